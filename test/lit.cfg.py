@@ -1,0 +1,27 @@
+# lit configuration for dist's FileCheck tests. Unit tests (GoogleTest) live in
+# the Unit sub-suite, which has its own configuration.
+import os
+import lit.formats
+from lit.llvm import llvm_config
+
+config.name = "dist"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".test"]
+config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "Unit"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.dist_obj_root, "test")
+
+llvm_config.with_system_environment(["HOME", "TMPDIR", "PATH"])
+llvm_config.use_default_substitutions()
+
+# Our tools first, then FileCheck & co. from Debian's LLVM.
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+llvm_config.with_environment("PATH", config.dist_tools_dir, append_path=True)
+config.substitutions.append(("%dist_src_root", config.dist_src_root))
+
+if config.dist_enable_mlir:
+    config.available_features.add("mlir")
+if config.dist_have_nccl:
+    config.available_features.add("nccl")
+if config.dist_have_mpi:
+    config.available_features.add("mpi")
