@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Configures (once) and builds dist into $DIST_BUILD_DIR (default: build/).
+# Used by demo.sh and check.sh; safe to run by hand.
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build=${DIST_BUILD_DIR:-$root/build}
+jobs=${DIST_JOBS:-$(nproc)}
+
+"$root/utils/setup.sh"
+
+if [ ! -f "$build/build.ninja" ]; then
+  cmake -G Ninja -S "$root" -B "$build" \
+    -DCMAKE_BUILD_TYPE=Release \
+    -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit >"$build.configure.log" 2>&1 || {
+    echo "build.sh: cmake configure failed; see $build.configure.log" >&2
+    tail -n 30 "$build.configure.log" >&2
+    exit 1
+  }
+  grep -E '^-- dist' "$build.configure.log" || true
+fi
+log="$build.ninja.log"
+if ! ninja -C "$build" -j "$jobs" >"$log" 2>&1; then
+  echo "build.sh: build failed (full log: $log):" >&2
+  grep -E 'error|FAILED' "$log" | head -n 40 >&2
+  exit 1
+fi
+grep -E 'warning:' "$log" | head -n 20 || true

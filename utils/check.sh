@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Sets up (if needed), builds, and runs every test: lit (FileCheck tests,
+# GoogleTest unit tests, end-to-end runs), then prints one summary line
+# `lit: N passed, M failed`. Exits non-zero on any failure.
+set -uo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build=${DIST_BUILD_DIR:-$root/build}
+
+"$root/utils/build.sh" || { echo "lit: 0 passed, 1 failed"; exit 1; }
+
+log=$(mktemp)
+/usr/lib/llvm-22/bin/lit -sv --time-tests "$build/test" 2>&1 | tee "$log"
+status=${PIPESTATUS[0]}
+
+count() { grep -E "^ *$1: +[0-9]+" "$log" | awk '{print $NF}' | head -n 1; }
+passed=$(( $(count Passed || true) + 0 ))
+failed=0
+for kind in Failed Unresolved "Timed Out" "Unexpectedly Passed"; do
+  n=$(count "$kind" || true)
+  failed=$(( failed + ${n:-0} ))
+done
+unsupported=$(count Unsupported || true)
+rm -f "$log"
+if [ "$status" -ne 0 ] && [ "$failed" -eq 0 ]; then failed=1; fi
+echo "lit: $passed passed, $failed failed${unsupported:+, ${unsupported} skipped}"
+[ "$failed" -eq 0 ]
