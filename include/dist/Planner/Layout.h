@@ -1,0 +1,117 @@
+//===- Layout.h - Sharding layouts of SPEC §2 -------------------*- C++ -*-===//
+//
+// A layout says, for every tensor dim, which mesh axes split it (major to
+// minor), which axes hold partial values (and how they reduce), and leaves
+// every other axis replicating. This file owns the exact block semantics:
+// which global indices a device holds and the padded local shape.
+//
+//===----------------------------------------------------------------------===//
+#ifndef DIST_PLANNER_LAYOUT_H
+#define DIST_PLANNER_LAYOUT_H
+
+#include "dist/Planner/Mesh.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace dist::planner {
+
+enum class ReductionKind { Sum, Max, Min, Prod, Avg };
+
+/// "sum", "max", "min", "prod", "avg".
+std::optional<ReductionKind> parseReductionKind(llvm::StringRef text);
+llvm::StringRef stringifyReductionKind(ReductionKind kind);
+
+struct Layout {
+  /// Per tensor dim: the mesh axis indices that split it, major -> minor.
+  std::vector<std::vector<unsigned>> dimAxes;
+  /// Axes whose local values are partial; kept sorted by mesh axis index.
+  std::vector<unsigned> partialAxes;
+  ReductionKind partialKind = ReductionKind::Sum;
+
+  /// A layout of the given rank with every axis replicating.
+  static Layout replicated(size_t rank) {
+    Layout layout;
+    layout.dimAxes.resize(rank);
+    return layout;
+  }
+
+  /// Structural equality; the partial kind only matters when some axis is
+  /// partial, and the order of `partialAxes` does not matter.
+  bool operator==(const Layout &other) const;
+  bool operator!=(const Layout &other) const { return !(*this == other); }
+
+  size_t getRank() const { return dimAxes.size(); }
+  bool hasPartial() const { return !partialAxes.empty(); }
+  bool isPartial(unsigned axis) const;
+  /// The tensor dim that `axis` splits, if any.
+  std::optional<unsigned> dimOf(unsigned axis) const;
+  /// True when `axis` neither splits a dim nor is partial.
+  bool isReplicated(unsigned axis) const {
+    return !isPartial(axis) && !dimOf(axis);
+  }
+  /// P_d: product of the sizes of the axes splitting `dim`.
+  int64_t shardCount(const Mesh &mesh, unsigned dim) const;
+  /// Sorts `partialAxes` (the canonical form every API returns).
+  void canonicalize();
+};
+
+/// Checks that every axis index is in range, that no axis appears twice in
+/// the whole layout, and that the layout has `tensorRank` dims.
+llvm::Error verifyLayout(const Mesh &mesh, const Layout &layout,
+                         size_t tensorRank);
+
+/// Parses the sharding attribute's body after the mesh, e.g.
+/// `[{"x"}, {"y", "z"}, {}], partial = sum {"w"}`, and verifies it against
+/// the mesh (the rank is the number of `{...}` groups).
+llvm::Expected<Layout> parseLayout(const Mesh &mesh, llvm::StringRef body);
+
+/// Prints `[{}, {"y", "x"}]`, followed by `, partial = sum {"w"}` when some
+/// axis is partial. Round-trips through parseLayout.
+std::string printLayout(const Mesh &mesh, const Layout &layout);
+
+/// Checks a global shape: every extent >= 0 and the element count fits in
+/// 63 bits even when multiplied by `elementBytes`.
+llvm::Error verifyShape(llvm::ArrayRef<int64_t> globalShape,
+                        int64_t elementBytes = 1);
+
+/// Shard index s_d of the device at `coord` along `dim`:
+/// sum_i c[a_i] * prod_{j>i} size(a_j) over the dim's axes a_1..a_k.
+int64_t shardIndex(const Mesh &mesh, const Layout &layout, unsigned dim,
+                   llvm::ArrayRef<int64_t> coord);
+
+/// The padded local shape: per dim B_d = ceil(N_d / P_d). Identical on every
+/// device. The layout must be valid for the shape's rank.
+std::vector<int64_t> localShape(const Mesh &mesh, const Layout &layout,
+                                llvm::ArrayRef<int64_t> globalShape);
+
+/// Bytes of one device's local (padded) buffer.
+int64_t localBytes(const Mesh &mesh, const Layout &layout,
+                   llvm::ArrayRef<int64_t> globalShape, int64_t elementBytes);
+
+/// Half-open range of global indices along one dim. Both ends are clipped to
+/// N_d, so a device whose block lies past the end has begin == end (its
+/// buffer is all padding).
+struct DimRange {
+  int64_t begin, end;
+  int64_t size() const { return end - begin; }
+  bool operator==(const DimRange &o) const {
+    return begin == o.begin && end == o.end;
+  }
+};
+
+/// The global block the device at `coord` holds, per dim:
+/// [min(s_d * B_d, N_d), min((s_d + 1) * B_d, N_d)).
+std::vector<DimRange> deviceBlock(const Mesh &mesh, const Layout &layout,
+                                  llvm::ArrayRef<int64_t> globalShape,
+                                  llvm::ArrayRef<int64_t> coord);
+
+} // namespace dist::planner
+
+#endif // DIST_PLANNER_LAYOUT_H

@@ -1,0 +1,141 @@
+//===- Move.h - The resharding moves of SPEC §3 -----------------*- C++ -*-===//
+//
+// A move is one collective (or local) step that turns one layout into
+// another. applyMove is the single source of truth for the preconditions and
+// effects: the search, the plan checker, the dialect verifiers and the tests
+// all go through it.
+//
+//===----------------------------------------------------------------------===//
+#ifndef DIST_PLANNER_MOVE_H
+#define DIST_PLANNER_MOVE_H
+
+#include "dist/Planner/Layout.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace dist::planner {
+
+enum class MoveKind {
+  AllGather,
+  AllSlice,
+  AllToAll,
+  ReduceScatter,
+  AllReduce,
+  Permute,
+  ReplicateToPartial
+};
+
+/// "all_gather", "all_slice", "all_to_all", "reduce_scatter", "all_reduce",
+/// "permute", "replicate_to_partial".
+llvm::StringRef stringifyMoveKind(MoveKind kind);
+std::optional<MoveKind> parseMoveKind(llvm::StringRef text);
+
+/// all_slice and replicate_to_partial touch only local data: they cost
+/// nothing and every device can do them on its own.
+inline bool isLocalMove(MoveKind kind) {
+  return kind == MoveKind::AllSlice || kind == MoveKind::ReplicateToPartial;
+}
+/// Moves whose `dim` field is meaningful.
+inline bool moveHasDim(MoveKind kind) {
+  return kind == MoveKind::AllGather || kind == MoveKind::AllSlice ||
+         kind == MoveKind::AllToAll || kind == MoveKind::ReduceScatter;
+}
+/// Moves whose `reduction` field is meaningful.
+inline bool moveHasReduction(MoveKind kind) {
+  return kind == MoveKind::ReduceScatter || kind == MoveKind::AllReduce ||
+         kind == MoveKind::ReplicateToPartial;
+}
+
+struct Move {
+  MoveKind kind = MoveKind::AllGather;
+  /// Ordered. Several axes make one collective over their product group; for
+  /// gather/slice/all_to_all/reduce_scatter the order is major -> minor
+  /// within the dim. For permute: the axes whose coordinate differs between
+  /// sender and receiver (see permuteAxes).
+  std::vector<unsigned> axes;
+  /// gather/slice/reduce_scatter: the dim; all_to_all: dim -> toDim.
+  int64_t dim = -1, toDim = -1;
+  /// reduce_scatter, all_reduce, replicate_to_partial.
+  ReductionKind reduction = ReductionKind::Sum;
+  /// permute only: the layout after the move.
+  Layout permuteTarget;
+
+  static Move allGather(std::vector<unsigned> axes, int64_t dim);
+  static Move allSlice(std::vector<unsigned> axes, int64_t dim);
+  static Move allToAll(std::vector<unsigned> axes, int64_t dim, int64_t toDim);
+  static Move reduceScatter(std::vector<unsigned> axes, int64_t dim,
+                            ReductionKind kind);
+  static Move allReduce(std::vector<unsigned> axes, ReductionKind kind);
+  static Move replicateToPartial(std::vector<unsigned> axes,
+                                 ReductionKind kind);
+  /// A permute from `src` to `target`; `axes` is filled by permuteAxes.
+  static Move permute(const Mesh &mesh, const Layout &src,
+                      const Layout &target);
+
+  /// Compares only the fields meaningful for the kind.
+  bool operator==(const Move &other) const;
+  bool operator!=(const Move &other) const { return !(*this == other); }
+};
+
+/// Applies the SPEC §3 preconditions and effects at the level of layouts. A
+/// violated precondition is an Error whose message is a full sentence naming
+/// axes and dims, e.g. `all_gather: axis "x" is not the minor-most axis of
+/// dim 0`.
+///  - all_gather / all_to_all: `axes` must be exactly the minor-most suffix
+///    of the dim, in order.
+///  - all_slice / reduce_scatter: appended in order as the new minor-most
+///    axes; slice needs them replicated, reduce_scatter partial.
+///  - all_reduce / reduce_scatter: the axes must be partial and `reduction`
+///    must equal the operand's partial kind.
+///  - replicate_to_partial: the axes must be replicated and, if some axes are
+///    already partial, `reduction` must equal their kind.
+///  - permute: same per-dim shard counts, same partial axes and kind, a
+///    different layout, and `axes` equal (as a set) to permuteAxes.
+llvm::Expected<Layout> applyMove(const Mesh &mesh, const Layout &src,
+                                 const Move &move, size_t tensorRank);
+
+/// applyMove plus the data-availability condition that depends on extents:
+/// when a dim that is already split P ways gains (or loses) q more shards,
+/// the new blocks must nest in the old ones (see blocksNest). Otherwise the
+/// data a device needs is not inside its own buffer (slice) or its group
+/// (gather), and the step is not the collective SPEC §3 prices. Moves on
+/// evenly divisible dims always nest.
+llvm::Expected<Layout> applyMove(const Mesh &mesh, const Layout &src,
+                                 const Move &move,
+                                 llvm::ArrayRef<int64_t> globalShape);
+
+/// True when splitting each of the `outer` blocks of a dim of `extent`
+/// elements into `inner` pieces gives exactly the blocks of a dim split
+/// outer*inner ways: ceil(N/(P q)) * q == ceil(N/P), or everything lies in
+/// the first outer block (ceil(N/P) >= N).
+bool blocksNest(int64_t extent, int64_t outer, int64_t inner);
+
+/// The axes A of SPEC §3's permute cost for `src` -> `dst` (equal per-dim
+/// shard counts and partial axes required): an axis of size > 1 that splits
+/// dim d in `src` belongs to A unless it splits d in `dst` at the same
+/// stride. Senders are chosen to keep A smallest: the receiver's sender has
+/// the receiver's own coordinate on every partial axis and on every axis
+/// replicated in `src`; only the coordinates on `src`'s splitting axes are
+/// forced, and those are unchanged exactly for the axes that keep their dim
+/// and stride. Sorted by mesh axis index.
+std::vector<unsigned> permuteAxes(const Mesh &mesh, const Layout &src,
+                                  const Layout &dst);
+
+/// The coordinate of the device that sends to `receiver` in the permute
+/// `src` -> `dst` (the choice permuteAxes prices).
+std::vector<int64_t> permuteSender(const Mesh &mesh, const Layout &src,
+                                   const Layout &dst,
+                                   llvm::ArrayRef<int64_t> receiver);
+
+/// Human-readable: `all_to_all {"x"} dim 0 -> 1`, `all_reduce {"y"} sum`.
+std::string printMove(const Mesh &mesh, const Move &move);
+
+} // namespace dist::planner
+
+#endif // DIST_PLANNER_MOVE_H

@@ -1,0 +1,84 @@
+//===- BlockSemantics.cpp - Which global block each device holds ----------===//
+//
+// SPEC §2: for dim d split by axes a_1..a_k (major -> minor), P_d is the
+// product of their sizes, the device's shard index is the mixed-radix number
+// formed by its coordinates on those axes, and it holds the block of
+// B_d = ceil(N_d / P_d) indices starting at s_d * B_d, clipped to N_d.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dist/Planner/Layout.h"
+
+#include "llvm/Support/MathExtras.h"
+
+using namespace dist::planner;
+
+llvm::Error dist::planner::verifyShape(llvm::ArrayRef<int64_t> globalShape,
+                                       int64_t elementBytes) {
+  if (elementBytes < 1)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "element size must be at least 1 byte");
+  int64_t total = elementBytes;
+  for (size_t d = 0; d < globalShape.size(); ++d) {
+    if (globalShape[d] < 0)
+      return llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          "tensor dim " + llvm::Twine(d) + " has negative extent " +
+              llvm::Twine(globalShape[d]));
+    if (llvm::MulOverflow(total, globalShape[d], total))
+      return llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          "tensor size in bytes overflows 64 bits (at dim " + llvm::Twine(d) +
+              ")");
+  }
+  return llvm::Error::success();
+}
+
+int64_t dist::planner::shardIndex(const Mesh &mesh, const Layout &layout,
+                                  unsigned dim, llvm::ArrayRef<int64_t> coord) {
+  int64_t index = 0;
+  if (dim >= layout.dimAxes.size())
+    return 0;
+  for (unsigned axis : layout.dimAxes[dim]) {
+    if (axis >= mesh.getNumAxes())
+      continue;
+    int64_t c = axis < coord.size() ? coord[axis] : 0;
+    index = index * mesh.getAxisSize(axis) + c;
+  }
+  return index;
+}
+
+static int64_t ceilDiv(int64_t n, int64_t p) { return p <= 0 ? n : (n + p - 1) / p; }
+
+std::vector<int64_t> dist::planner::localShape(const Mesh &mesh,
+                                               const Layout &layout,
+                                               llvm::ArrayRef<int64_t> shape) {
+  std::vector<int64_t> local(shape.begin(), shape.end());
+  for (size_t d = 0; d < local.size(); ++d)
+    local[d] = ceilDiv(shape[d], layout.shardCount(mesh, d));
+  return local;
+}
+
+int64_t dist::planner::localBytes(const Mesh &mesh, const Layout &layout,
+                                  llvm::ArrayRef<int64_t> shape,
+                                  int64_t elementBytes) {
+  int64_t bytes = elementBytes;
+  for (int64_t extent : localShape(mesh, layout, shape))
+    bytes *= extent;
+  return bytes;
+}
+
+std::vector<DimRange>
+dist::planner::deviceBlock(const Mesh &mesh, const Layout &layout,
+                           llvm::ArrayRef<int64_t> shape,
+                           llvm::ArrayRef<int64_t> coord) {
+  std::vector<DimRange> block(shape.size());
+  for (size_t d = 0; d < shape.size(); ++d) {
+    int64_t n = shape[d];
+    int64_t b = ceilDiv(n, layout.shardCount(mesh, d));
+    int64_t s = shardIndex(mesh, layout, d, coord);
+    block[d].begin = std::min(s * b, n);
+    block[d].end = std::min((s + 1) * b, n);
+  }
+  return block;
+}

@@ -1,0 +1,222 @@
+//===- Layout.cpp - Layout syntax, verification and equality --------------===//
+
+#include "dist/Planner/Layout.h"
+#include "Syntax.h"
+
+#include "llvm/Support/MathExtras.h"
+
+#include <algorithm>
+
+using namespace dist::planner;
+using llvm::createStringError;
+using llvm::Error;
+using llvm::Expected;
+using llvm::inconvertibleErrorCode;
+
+std::optional<ReductionKind>
+dist::planner::parseReductionKind(llvm::StringRef text) {
+  if (text == "sum")
+    return ReductionKind::Sum;
+  if (text == "max")
+    return ReductionKind::Max;
+  if (text == "min")
+    return ReductionKind::Min;
+  if (text == "prod")
+    return ReductionKind::Prod;
+  if (text == "avg")
+    return ReductionKind::Avg;
+  return std::nullopt;
+}
+
+llvm::StringRef dist::planner::stringifyReductionKind(ReductionKind kind) {
+  switch (kind) {
+  case ReductionKind::Sum:
+    return "sum";
+  case ReductionKind::Max:
+    return "max";
+  case ReductionKind::Min:
+    return "min";
+  case ReductionKind::Prod:
+    return "prod";
+  case ReductionKind::Avg:
+    return "avg";
+  }
+  return "sum";
+}
+
+static std::vector<unsigned> sortedCopy(const std::vector<unsigned> &v) {
+  std::vector<unsigned> out = v;
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+bool Layout::operator==(const Layout &other) const {
+  if (dimAxes != other.dimAxes ||
+      partialAxes.size() != other.partialAxes.size())
+    return false;
+  if (partialAxes.empty())
+    return true;
+  return partialKind == other.partialKind &&
+         sortedCopy(partialAxes) == sortedCopy(other.partialAxes);
+}
+
+bool Layout::isPartial(unsigned axis) const {
+  return std::find(partialAxes.begin(), partialAxes.end(), axis) !=
+         partialAxes.end();
+}
+
+std::optional<unsigned> Layout::dimOf(unsigned axis) const {
+  for (unsigned d = 0; d < dimAxes.size(); ++d)
+    if (std::find(dimAxes[d].begin(), dimAxes[d].end(), axis) !=
+        dimAxes[d].end())
+      return d;
+  return std::nullopt;
+}
+
+int64_t Layout::shardCount(const Mesh &mesh, unsigned dim) const {
+  int64_t count = 1;
+  if (dim >= dimAxes.size())
+    return count;
+  for (unsigned axis : dimAxes[dim])
+    if (axis < mesh.getNumAxes())
+      count *= mesh.getAxisSize(axis);
+  return count;
+}
+
+void Layout::canonicalize() { std::sort(partialAxes.begin(), partialAxes.end()); }
+
+static std::string axisName(const Mesh &mesh, unsigned axis) {
+  if (axis < mesh.getNumAxes())
+    return detail::quoteName(mesh.getAxis(axis).name);
+  return "#" + std::to_string(axis);
+}
+
+Error dist::planner::verifyLayout(const Mesh &mesh, const Layout &layout,
+                                  size_t tensorRank) {
+  auto fail = [](const llvm::Twine &msg) -> Error {
+    return createStringError(inconvertibleErrorCode(), msg);
+  };
+  if (layout.dimAxes.size() != tensorRank)
+    return fail("layout has " + llvm::Twine(layout.dimAxes.size()) +
+                " dims but the tensor has rank " + llvm::Twine(tensorRank));
+  // Where each axis was first seen, to name both places on a duplicate.
+  std::vector<std::string> seenAt(mesh.getNumAxes());
+  auto visit = [&](unsigned axis, const std::string &where) -> Error {
+    if (axis >= mesh.getNumAxes())
+      return fail("layout refers to mesh axis #" + llvm::Twine(axis) +
+                  " but the mesh has " + llvm::Twine(mesh.getNumAxes()) +
+                  " axes");
+    if (!seenAt[axis].empty())
+      return fail("mesh axis " + axisName(mesh, axis) +
+                  " appears more than once in the layout (" + seenAt[axis] +
+                  " and " + where + ")");
+    seenAt[axis] = where;
+    return Error::success();
+  };
+  for (unsigned d = 0; d < layout.dimAxes.size(); ++d)
+    for (unsigned axis : layout.dimAxes[d])
+      if (Error e = visit(axis, "dim " + std::to_string(d)))
+        return e;
+  for (unsigned axis : layout.partialAxes)
+    if (Error e = visit(axis, "partial"))
+      return e;
+  return Error::success();
+}
+
+Expected<Layout> dist::planner::parseLayout(const Mesh &mesh,
+                                            llvm::StringRef body) {
+  detail::Cursor cur(body, "layout");
+  auto parseAxis = [&](unsigned &axis) -> Error {
+    size_t at = (cur.skipSpace(), cur.position());
+    std::string name;
+    if (Error e = cur.parseString(name))
+      return e;
+    std::optional<unsigned> index = mesh.findAxis(name);
+    if (!index)
+      return createStringError(inconvertibleErrorCode(),
+                               "invalid layout '" + body + "': " +
+                                   detail::quoteName(name) +
+                                   " is not an axis of mesh " + mesh.str() +
+                                   " (column " + llvm::Twine(at + 1) + ")");
+    axis = *index;
+    return Error::success();
+  };
+  auto parseAxisSet = [&](std::vector<unsigned> &axes) -> Error {
+    if (Error e = cur.expect('{'))
+      return e;
+    if (cur.tryConsume('}'))
+      return Error::success();
+    do {
+      unsigned axis;
+      if (Error e = parseAxis(axis))
+        return e;
+      axes.push_back(axis);
+    } while (cur.tryConsume(','));
+    return cur.expect('}');
+  };
+
+  Layout layout;
+  if (Error e = cur.expect('['))
+    return std::move(e);
+  if (!cur.tryConsume(']')) {
+    do {
+      layout.dimAxes.emplace_back();
+      if (Error e = parseAxisSet(layout.dimAxes.back()))
+        return std::move(e);
+    } while (cur.tryConsume(','));
+    if (Error e = cur.expect(']'))
+      return std::move(e);
+  }
+  if (cur.tryConsume(',')) {
+    if (!cur.tryKeyword("partial"))
+      return cur.error("expected 'partial'");
+    if (Error e = cur.expect('='))
+      return std::move(e);
+    std::string kindText;
+    if (Error e = cur.parseIdent(kindText))
+      return std::move(e);
+    std::optional<ReductionKind> kind = parseReductionKind(kindText);
+    if (!kind)
+      return cur.error("unknown reduction kind '" + kindText +
+                       "' (expected sum, max, min, prod or avg)");
+    layout.partialKind = *kind;
+    if (Error e = parseAxisSet(layout.partialAxes))
+      return std::move(e);
+    if (layout.partialAxes.empty())
+      return cur.error("'partial' needs at least one axis");
+  }
+  if (Error e = cur.expectEnd())
+    return std::move(e);
+  if (Error e = verifyLayout(mesh, layout, layout.dimAxes.size()))
+    return createStringError(inconvertibleErrorCode(),
+                             "invalid layout '" + body +
+                                 "': " + llvm::toString(std::move(e)));
+  layout.canonicalize();
+  return layout;
+}
+
+std::string dist::planner::printLayout(const Mesh &mesh, const Layout &layout) {
+  auto printSet = [&](std::string &out, const std::vector<unsigned> &axes) {
+    out += "{";
+    for (size_t i = 0; i < axes.size(); ++i) {
+      if (i)
+        out += ", ";
+      out += axisName(mesh, axes[i]);
+    }
+    out += "}";
+  };
+  std::string out = "[";
+  for (size_t d = 0; d < layout.dimAxes.size(); ++d) {
+    if (d)
+      out += ", ";
+    printSet(out, layout.dimAxes[d]);
+  }
+  out += "]";
+  if (!layout.partialAxes.empty()) {
+    out += ", partial = ";
+    out += stringifyReductionKind(layout.partialKind);
+    out += " ";
+    printSet(out, sortedCopy(layout.partialAxes));
+  }
+  return out;
+}

@@ -1,0 +1,195 @@
+//===- Mesh.cpp - Device mesh of SPEC §1 ----------------------------------===//
+
+#include "dist/Planner/Mesh.h"
+#include "Syntax.h"
+
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <algorithm>
+
+using namespace dist::planner;
+using llvm::createStringError;
+using llvm::Error;
+using llvm::Expected;
+using llvm::inconvertibleErrorCode;
+
+std::string dist::planner::detail::quoteName(llvm::StringRef name) {
+  std::string out = "\"";
+  for (char c : name) {
+    if (c == '"' || c == '\\')
+      out.push_back('\\');
+    out.push_back(c);
+  }
+  out.push_back('"');
+  return out;
+}
+
+Expected<Mesh> Mesh::create(std::vector<MeshAxis> axes,
+                            std::vector<int64_t> devices) {
+  auto fail = [](const llvm::Twine &msg) -> Error {
+    return createStringError(inconvertibleErrorCode(), msg);
+  };
+  if (axes.empty())
+    return fail("a mesh needs at least one axis");
+  if (axes.size() > kMaxMeshAxes)
+    return fail("a mesh has at most " + llvm::Twine(kMaxMeshAxes) +
+                " axes, got " + llvm::Twine(axes.size()));
+  llvm::StringSet<> seen;
+  int64_t numDevices = 1;
+  for (const MeshAxis &axis : axes) {
+    if (axis.name.empty())
+      return fail("mesh axis names must not be empty");
+    if (!seen.insert(axis.name).second)
+      return fail("mesh axis " + detail::quoteName(axis.name) +
+                  " appears more than once");
+    if (axis.size < 1)
+      return fail("mesh axis " + detail::quoteName(axis.name) +
+                  " has size " + llvm::Twine(axis.size) +
+                  "; sizes must be at least 1");
+    if (llvm::MulOverflow(numDevices, axis.size, numDevices) ||
+        numDevices > kMaxMeshDevices)
+      return fail("mesh has more than 2^31 devices (at axis " +
+                  detail::quoteName(axis.name) + ")");
+  }
+  Mesh mesh;
+  if (!devices.empty()) {
+    if (int64_t(devices.size()) != numDevices)
+      return fail("mesh devices list has " + llvm::Twine(devices.size()) +
+                  " entries but the mesh has " + llvm::Twine(numDevices) +
+                  " devices");
+    std::vector<int64_t> inverse(numDevices, -1);
+    for (size_t i = 0; i < devices.size(); ++i) {
+      int64_t id = devices[i];
+      if (id < 0 || id >= numDevices)
+        return fail("mesh device id " + llvm::Twine(id) + " (entry " +
+                    llvm::Twine(i) + ") is outside 0.." +
+                    llvm::Twine(numDevices - 1));
+      if (inverse[id] != -1)
+        return fail("mesh device id " + llvm::Twine(id) +
+                    " appears more than once; devices must be a permutation");
+      inverse[id] = i;
+    }
+    // An identity table carries no information; drop it so that equal
+    // meshes compare (and hash, in the plan cache) equal.
+    bool identity = true;
+    for (size_t i = 0; i < devices.size() && identity; ++i)
+      identity = devices[i] == int64_t(i);
+    if (!identity) {
+      mesh.devices = std::move(devices);
+      mesh.rankToIndex = std::move(inverse);
+    }
+  }
+  mesh.axes = std::move(axes);
+  mesh.numDevices = numDevices;
+  return mesh;
+}
+
+Expected<Mesh> Mesh::parse(llvm::StringRef text) {
+  detail::Cursor cur(text, "mesh");
+  bool angle = cur.tryConsume('<');
+  if (Error e = cur.expect('['))
+    return std::move(e);
+  std::vector<MeshAxis> axes;
+  if (!cur.tryConsume(']')) {
+    do {
+      MeshAxis axis;
+      if (Error e = cur.parseString(axis.name))
+        return std::move(e);
+      if (Error e = cur.expect('='))
+        return std::move(e);
+      if (Error e = cur.parseInt(axis.size))
+        return std::move(e);
+      axes.push_back(std::move(axis));
+    } while (cur.tryConsume(','));
+    if (Error e = cur.expect(']'))
+      return std::move(e);
+  }
+  std::vector<int64_t> devices;
+  if (cur.tryConsume(',')) {
+    if (!cur.tryKeyword("devices"))
+      return cur.error("expected 'devices'");
+    if (Error e = cur.expect('='))
+      return std::move(e);
+    if (Error e = cur.expect('['))
+      return std::move(e);
+    if (!cur.tryConsume(']')) {
+      do {
+        int64_t id;
+        if (Error e = cur.parseInt(id))
+          return std::move(e);
+        devices.push_back(id);
+      } while (cur.tryConsume(','));
+      if (Error e = cur.expect(']'))
+        return std::move(e);
+    }
+    if (devices.empty())
+      return cur.error("the devices list is empty");
+  }
+  if (angle)
+    if (Error e = cur.expect('>'))
+      return std::move(e);
+  if (Error e = cur.expectEnd())
+    return std::move(e);
+  return create(std::move(axes), std::move(devices));
+}
+
+std::string Mesh::str() const {
+  std::string out = "<[";
+  for (size_t i = 0; i < axes.size(); ++i) {
+    if (i)
+      out += ", ";
+    out += detail::quoteName(axes[i].name) + "=" + std::to_string(axes[i].size);
+  }
+  out += "]";
+  if (!devices.empty()) {
+    out += ", devices = [";
+    for (size_t i = 0; i < devices.size(); ++i) {
+      if (i)
+        out += ", ";
+      out += std::to_string(devices[i]);
+    }
+    out += "]";
+  }
+  out += ">";
+  return out;
+}
+
+std::optional<unsigned> Mesh::findAxis(llvm::StringRef name) const {
+  for (unsigned i = 0; i < axes.size(); ++i)
+    if (axes[i].name == name)
+      return i;
+  return std::nullopt;
+}
+
+std::vector<int64_t> Mesh::coordinateOf(int64_t linearIndex) const {
+  std::vector<int64_t> coord(axes.size(), 0);
+  for (size_t i = axes.size(); i-- > 0;) {
+    coord[i] = linearIndex % axes[i].size;
+    linearIndex /= axes[i].size;
+  }
+  return coord;
+}
+
+int64_t Mesh::linearIndexOf(llvm::ArrayRef<int64_t> coord) const {
+  int64_t index = 0;
+  for (size_t i = 0; i < axes.size(); ++i)
+    index = index * axes[i].size + (i < coord.size() ? coord[i] : 0);
+  return index;
+}
+
+int64_t Mesh::rankOf(llvm::ArrayRef<int64_t> coord) const {
+  if (coord.size() != axes.size())
+    return -1;
+  for (size_t i = 0; i < axes.size(); ++i)
+    if (coord[i] < 0 || coord[i] >= axes[i].size)
+      return -1;
+  int64_t index = linearIndexOf(coord);
+  return devices.empty() ? index : devices[index];
+}
+
+std::vector<int64_t> Mesh::coordinateOfRank(int64_t rank) const {
+  if (rank < 0 || rank >= numDevices)
+    return {};
+  return coordinateOf(rankToIndex.empty() ? rank : rankToIndex[rank]);
+}

@@ -1,0 +1,462 @@
+//===- Move.cpp - Preconditions and effects of the moves (SPEC §3) --------===//
+
+#include "dist/Planner/Move.h"
+#include "Syntax.h"
+
+#include <algorithm>
+
+using namespace dist::planner;
+using llvm::createStringError;
+using llvm::Error;
+using llvm::Expected;
+using llvm::inconvertibleErrorCode;
+
+llvm::StringRef dist::planner::stringifyMoveKind(MoveKind kind) {
+  switch (kind) {
+  case MoveKind::AllGather:
+    return "all_gather";
+  case MoveKind::AllSlice:
+    return "all_slice";
+  case MoveKind::AllToAll:
+    return "all_to_all";
+  case MoveKind::ReduceScatter:
+    return "reduce_scatter";
+  case MoveKind::AllReduce:
+    return "all_reduce";
+  case MoveKind::Permute:
+    return "permute";
+  case MoveKind::ReplicateToPartial:
+    return "replicate_to_partial";
+  }
+  return "all_gather";
+}
+
+std::optional<MoveKind> dist::planner::parseMoveKind(llvm::StringRef text) {
+  for (MoveKind kind :
+       {MoveKind::AllGather, MoveKind::AllSlice, MoveKind::AllToAll,
+        MoveKind::ReduceScatter, MoveKind::AllReduce, MoveKind::Permute,
+        MoveKind::ReplicateToPartial})
+    if (stringifyMoveKind(kind) == text)
+      return kind;
+  return std::nullopt;
+}
+
+Move Move::allGather(std::vector<unsigned> axes, int64_t dim) {
+  Move m;
+  m.kind = MoveKind::AllGather;
+  m.axes = std::move(axes);
+  m.dim = dim;
+  return m;
+}
+Move Move::allSlice(std::vector<unsigned> axes, int64_t dim) {
+  Move m = allGather(std::move(axes), dim);
+  m.kind = MoveKind::AllSlice;
+  return m;
+}
+Move Move::allToAll(std::vector<unsigned> axes, int64_t dim, int64_t toDim) {
+  Move m = allGather(std::move(axes), dim);
+  m.kind = MoveKind::AllToAll;
+  m.toDim = toDim;
+  return m;
+}
+Move Move::reduceScatter(std::vector<unsigned> axes, int64_t dim,
+                         ReductionKind kind) {
+  Move m = allGather(std::move(axes), dim);
+  m.kind = MoveKind::ReduceScatter;
+  m.reduction = kind;
+  return m;
+}
+Move Move::allReduce(std::vector<unsigned> axes, ReductionKind kind) {
+  Move m;
+  m.kind = MoveKind::AllReduce;
+  m.axes = std::move(axes);
+  m.reduction = kind;
+  return m;
+}
+Move Move::replicateToPartial(std::vector<unsigned> axes, ReductionKind kind) {
+  Move m = allReduce(std::move(axes), kind);
+  m.kind = MoveKind::ReplicateToPartial;
+  return m;
+}
+Move Move::permute(const Mesh &mesh, const Layout &src, const Layout &target) {
+  Move m;
+  m.kind = MoveKind::Permute;
+  m.permuteTarget = target;
+  m.permuteTarget.canonicalize();
+  m.axes = permuteAxes(mesh, src, target);
+  return m;
+}
+
+bool Move::operator==(const Move &other) const {
+  if (kind != other.kind || axes != other.axes)
+    return false;
+  if (moveHasDim(kind) && dim != other.dim)
+    return false;
+  if (kind == MoveKind::AllToAll && toDim != other.toDim)
+    return false;
+  if (moveHasReduction(kind) && reduction != other.reduction)
+    return false;
+  if (kind == MoveKind::Permute && permuteTarget != other.permuteTarget)
+    return false;
+  return true;
+}
+
+bool dist::planner::blocksNest(int64_t extent, int64_t outer, int64_t inner) {
+  if (extent <= 0 || outer <= 0 || inner <= 0)
+    return true;
+  int64_t outerBlock = (extent + outer - 1) / outer;
+  if (outerBlock >= extent)
+    return true;
+  // outer * inner cannot overflow: both divide the mesh's device count.
+  int64_t innerBlock = (extent + outer * inner - 1) / (outer * inner);
+  return innerBlock * inner == outerBlock;
+}
+
+//===----------------------------------------------------------------------===//
+// Permute senders
+//===----------------------------------------------------------------------===//
+
+/// Stride of `axis` inside `dims[dim]`: the product of the sizes of the axes
+/// after it.
+static int64_t strideIn(const Mesh &mesh, const std::vector<unsigned> &axes,
+                        unsigned axis) {
+  int64_t stride = 1;
+  for (size_t i = axes.size(); i-- > 0;) {
+    if (axes[i] == axis)
+      return stride;
+    stride *= mesh.getAxisSize(axes[i]);
+  }
+  return -1;
+}
+
+std::vector<unsigned> dist::planner::permuteAxes(const Mesh &mesh,
+                                                 const Layout &src,
+                                                 const Layout &dst) {
+  std::vector<unsigned> result;
+  for (unsigned d = 0; d < src.dimAxes.size(); ++d) {
+    for (unsigned axis : src.dimAxes[d]) {
+      if (axis >= mesh.getNumAxes() || mesh.getAxisSize(axis) == 1)
+        continue;
+      bool kept = d < dst.dimAxes.size() &&
+                  strideIn(mesh, dst.dimAxes[d], axis) ==
+                      strideIn(mesh, src.dimAxes[d], axis);
+      if (!kept)
+        result.push_back(axis);
+    }
+  }
+  std::sort(result.begin(), result.end());
+  return result;
+}
+
+std::vector<int64_t> dist::planner::permuteSender(const Mesh &mesh,
+                                                  const Layout &src,
+                                                  const Layout &dst,
+                                                  llvm::ArrayRef<int64_t> receiver) {
+  std::vector<int64_t> sender(receiver.begin(), receiver.end());
+  for (unsigned d = 0; d < src.dimAxes.size() && d < dst.dimAxes.size(); ++d) {
+    int64_t shard = shardIndex(mesh, dst, d, receiver);
+    // Decompose the receiver's target shard in the source's mixed radix.
+    for (size_t i = src.dimAxes[d].size(); i-- > 0;) {
+      unsigned axis = src.dimAxes[d][i];
+      int64_t size = mesh.getAxisSize(axis);
+      sender[axis] = shard % size;
+      shard /= size;
+    }
+  }
+  return sender;
+}
+
+//===----------------------------------------------------------------------===//
+// applyMove
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Builds the error sentences; every message starts with the move's name.
+struct MoveChecker {
+  const Mesh &mesh;
+  const Move &move;
+
+  Error fail(const llvm::Twine &msg) const {
+    return createStringError(inconvertibleErrorCode(),
+                             stringifyMoveKind(move.kind) + ": " + msg);
+  }
+  std::string name(unsigned axis) const {
+    return detail::quoteName(mesh.getAxis(axis).name);
+  }
+  std::string set(llvm::ArrayRef<unsigned> axes) const {
+    std::string out = "{";
+    for (size_t i = 0; i < axes.size(); ++i)
+      out += (i ? ", " : "") + name(axes[i]);
+    return out + "}";
+  }
+  /// "axis "x"" or "axes {"x", "y"}".
+  std::string axesPhrase() const {
+    return move.axes.size() == 1 ? "axis " + name(move.axes[0])
+                                 : "axes " + set(move.axes);
+  }
+
+  Error checkDim(int64_t dim, size_t rank, llvm::StringRef field) const {
+    if (dim < 0 || dim >= int64_t(rank))
+      return fail(field + " " + llvm::Twine(dim) +
+                  " is out of range for a tensor of rank " +
+                  llvm::Twine(rank));
+    return Error::success();
+  }
+
+  Error checkAxes(bool allowEmpty) const {
+    if (move.axes.empty() && !allowEmpty)
+      return fail("the move names no mesh axis");
+    for (size_t i = 0; i < move.axes.size(); ++i) {
+      unsigned axis = move.axes[i];
+      if (axis >= mesh.getNumAxes())
+        return fail("mesh axis #" + llvm::Twine(axis) +
+                    " does not exist (the mesh has " +
+                    llvm::Twine(mesh.getNumAxes()) + " axes)");
+      for (size_t j = 0; j < i; ++j)
+        if (move.axes[j] == axis)
+          return fail("axis " + name(axis) + " is listed twice");
+    }
+    return Error::success();
+  }
+
+  /// `axes` must be exactly the minor-most suffix of `dimAxes`, in order.
+  Error checkSuffix(const std::vector<unsigned> &dimAxes, int64_t dim) const {
+    size_t k = move.axes.size();
+    bool ok = k <= dimAxes.size() &&
+              std::equal(move.axes.begin(), move.axes.end(),
+                         dimAxes.end() - k);
+    if (ok)
+      return Error::success();
+    if (k == 1) {
+      if (std::find(dimAxes.begin(), dimAxes.end(), move.axes[0]) ==
+          dimAxes.end())
+        return fail("axis " + name(move.axes[0]) + " does not split dim " +
+                    llvm::Twine(dim));
+      return fail("axis " + name(move.axes[0]) +
+                  " is not the minor-most axis of dim " + llvm::Twine(dim) +
+                  " (dim " + llvm::Twine(dim) + " is split by " +
+                  set(dimAxes) + ")");
+    }
+    return fail("axes " + set(move.axes) +
+                " are not the minor-most axes of dim " + llvm::Twine(dim) +
+                " in that order (dim " + llvm::Twine(dim) + " is split by " +
+                set(dimAxes) + ")");
+  }
+
+  Error checkReplicated(const Layout &src) const {
+    for (unsigned axis : move.axes) {
+      if (src.isPartial(axis))
+        return fail("axis " + name(axis) + " is partial, not replicated");
+      if (std::optional<unsigned> d = src.dimOf(axis))
+        return fail("axis " + name(axis) + " already splits dim " +
+                    llvm::Twine(*d));
+    }
+    return Error::success();
+  }
+
+  Error checkPartial(const Layout &src) const {
+    for (unsigned axis : move.axes)
+      if (!src.isPartial(axis))
+        return fail("axis " + name(axis) + " is not partial");
+    if (move.reduction != src.partialKind)
+      return fail("reduction " + stringifyReductionKind(move.reduction) +
+                  " does not match the operand's partial kind " +
+                  stringifyReductionKind(src.partialKind));
+    return Error::success();
+  }
+};
+} // namespace
+
+static void removeAxes(std::vector<unsigned> &from,
+                       llvm::ArrayRef<unsigned> axes) {
+  from.erase(std::remove_if(from.begin(), from.end(),
+                            [&](unsigned a) {
+                              return llvm::is_contained(axes, a);
+                            }),
+             from.end());
+}
+
+Expected<Layout> dist::planner::applyMove(const Mesh &mesh, const Layout &src,
+                                          const Move &move, size_t rank) {
+  MoveChecker check{mesh, move};
+  if (Error e = verifyLayout(mesh, src, rank))
+    return check.fail("the operand layout is invalid: " +
+                      llvm::toString(std::move(e)));
+  if (Error e = check.checkAxes(/*allowEmpty=*/move.kind == MoveKind::Permute))
+    return std::move(e);
+  if (moveHasDim(move.kind))
+    if (Error e = check.checkDim(move.dim, rank, "dim"))
+      return std::move(e);
+
+  Layout result = src;
+  result.canonicalize();
+  switch (move.kind) {
+  case MoveKind::AllGather: {
+    if (Error e = check.checkSuffix(src.dimAxes[move.dim], move.dim))
+      return std::move(e);
+    auto &axes = result.dimAxes[move.dim];
+    axes.resize(axes.size() - move.axes.size());
+    return result;
+  }
+  case MoveKind::AllSlice: {
+    if (Error e = check.checkReplicated(src))
+      return std::move(e);
+    auto &axes = result.dimAxes[move.dim];
+    axes.insert(axes.end(), move.axes.begin(), move.axes.end());
+    return result;
+  }
+  case MoveKind::AllToAll: {
+    if (Error e = check.checkDim(move.toDim, rank, "to_dim"))
+      return std::move(e);
+    if (move.toDim == move.dim)
+      return check.fail("dim and to_dim are both " + llvm::Twine(move.dim) +
+                        "; an all_to_all must move axes to another dim");
+    if (Error e = check.checkSuffix(src.dimAxes[move.dim], move.dim))
+      return std::move(e);
+    auto &from = result.dimAxes[move.dim];
+    from.resize(from.size() - move.axes.size());
+    auto &to = result.dimAxes[move.toDim];
+    to.insert(to.end(), move.axes.begin(), move.axes.end());
+    return result;
+  }
+  case MoveKind::ReduceScatter: {
+    if (Error e = check.checkPartial(src))
+      return std::move(e);
+    removeAxes(result.partialAxes, move.axes);
+    auto &axes = result.dimAxes[move.dim];
+    axes.insert(axes.end(), move.axes.begin(), move.axes.end());
+    return result;
+  }
+  case MoveKind::AllReduce: {
+    if (Error e = check.checkPartial(src))
+      return std::move(e);
+    removeAxes(result.partialAxes, move.axes);
+    return result;
+  }
+  case MoveKind::ReplicateToPartial: {
+    if (Error e = check.checkReplicated(src))
+      return std::move(e);
+    if (src.hasPartial() && move.reduction != src.partialKind)
+      return check.fail("reduction " +
+                        stringifyReductionKind(move.reduction) +
+                        " does not match the existing partial kind " +
+                        stringifyReductionKind(src.partialKind) +
+                        " of the operand");
+    result.partialAxes.insert(result.partialAxes.end(), move.axes.begin(),
+                              move.axes.end());
+    result.partialKind = move.reduction;
+    result.canonicalize();
+    return result;
+  }
+  case MoveKind::Permute: {
+    const Layout &target = move.permuteTarget;
+    if (Error e = verifyLayout(mesh, target, rank))
+      return check.fail("the target layout is invalid: " +
+                        llvm::toString(std::move(e)));
+    for (unsigned d = 0; d < rank; ++d) {
+      int64_t from = src.shardCount(mesh, d), to = target.shardCount(mesh, d);
+      if (from != to)
+        return check.fail("dim " + llvm::Twine(d) + " has " +
+                          llvm::Twine(from) + " shards in the operand but " +
+                          llvm::Twine(to) +
+                          " in the target; a permute keeps every dim's "
+                          "shard count");
+    }
+    Layout canonicalTarget = target;
+    canonicalTarget.canonicalize();
+    if (canonicalTarget.partialAxes != result.partialAxes)
+      return check.fail("the partial axes " + check.set(result.partialAxes) +
+                        " of the operand differ from the target's " +
+                        check.set(canonicalTarget.partialAxes));
+    if (src.hasPartial() && target.partialKind != src.partialKind)
+      return check.fail("the target's partial kind " +
+                        stringifyReductionKind(target.partialKind) +
+                        " differs from the operand's " +
+                        stringifyReductionKind(src.partialKind));
+    if (canonicalTarget == result)
+      return check.fail("the target layout equals the operand layout");
+    std::vector<unsigned> expected = permuteAxes(mesh, src, target);
+    std::vector<unsigned> given = move.axes;
+    std::sort(given.begin(), given.end());
+    if (given != expected)
+      return check.fail("axes " + check.set(move.axes) +
+                        " are not the axes whose coordinate changes between "
+                        "sender and receiver, which are " +
+                        check.set(expected));
+    canonicalTarget.partialKind = src.partialKind;
+    return canonicalTarget;
+  }
+  }
+  return check.fail("unknown move kind");
+}
+
+Expected<Layout> dist::planner::applyMove(const Mesh &mesh, const Layout &src,
+                                          const Move &move,
+                                          llvm::ArrayRef<int64_t> shape) {
+  if (Error e = verifyShape(shape))
+    return createStringError(inconvertibleErrorCode(),
+                             stringifyMoveKind(move.kind) + ": " +
+                                 llvm::toString(std::move(e)));
+  Expected<Layout> result = applyMove(mesh, src, move, shape.size());
+  if (!result)
+    return result.takeError();
+  MoveChecker check{mesh, move};
+  int64_t group = 1;
+  for (unsigned axis : move.axes)
+    group *= mesh.getAxisSize(axis);
+  // `coarse` is the layout with fewer shards along `dim`.
+  auto nest = [&](const Layout &coarse, int64_t dim) -> Error {
+    int64_t outer = coarse.shardCount(mesh, dim);
+    if (blocksNest(shape[dim], outer, group))
+      return Error::success();
+    int64_t n = shape[dim];
+    return check.fail(
+        "along dim " + llvm::Twine(dim) + " (extent " + llvm::Twine(n) +
+        ") the " + llvm::Twine(outer) + " blocks of " +
+        llvm::Twine((n + outer - 1) / outer) + " are not unions of the " +
+        llvm::Twine(outer * group) + " blocks of " +
+        llvm::Twine((n + outer * group - 1) / (outer * group)) + ", so " +
+        check.axesPhrase() +
+        " alone cannot carry the data (uneven extents do not nest)");
+  };
+  switch (move.kind) {
+  case MoveKind::AllGather:
+    if (Error e = nest(*result, move.dim))
+      return std::move(e);
+    break;
+  case MoveKind::AllSlice:
+  case MoveKind::ReduceScatter:
+    if (Error e = nest(src, move.dim))
+      return std::move(e);
+    break;
+  case MoveKind::AllToAll:
+    if (Error e = nest(*result, move.dim))
+      return std::move(e);
+    if (Error e = nest(src, move.toDim))
+      return std::move(e);
+    break;
+  default:
+    break;
+  }
+  return result;
+}
+
+std::string dist::planner::printMove(const Mesh &mesh, const Move &move) {
+  std::string out = stringifyMoveKind(move.kind).str() + " {";
+  for (size_t i = 0; i < move.axes.size(); ++i) {
+    out += i ? ", " : "";
+    out += move.axes[i] < mesh.getNumAxes()
+               ? detail::quoteName(mesh.getAxis(move.axes[i]).name)
+               : "#" + std::to_string(move.axes[i]);
+  }
+  out += "}";
+  if (moveHasDim(move.kind))
+    out += " dim " + std::to_string(move.dim);
+  if (move.kind == MoveKind::AllToAll)
+    out += " -> " + std::to_string(move.toDim);
+  if (moveHasReduction(move.kind))
+    out += " " + stringifyReductionKind(move.reduction).str();
+  if (move.kind == MoveKind::Permute)
+    out += " to " + printLayout(mesh, move.permuteTarget);
+  return out;
+}
