@@ -1,0 +1,125 @@
+//===- dist/Runtime/Backend.h - Communication backend interface -*- C++ -*-===//
+//
+// What a backend (MPI, NCCL) provides to the runtime core. The core owns
+// everything backend-independent: handles, meshes, groups and their MPI
+// control communicators, argument validation, the cross-rank signature check
+// and error reporting. A backend only moves bytes, on its kind of memory.
+//
+// The control plane is always MPI (process launch, communicator splits,
+// checks, NCCL's unique-id exchange), so the interface speaks MPI_Comm for
+// setup; the data plane is the backend's own.
+//
+// Contract of the data-moving calls: arguments are already validated (counts
+// fit the backend, dtype/redop supported, buffers non-null unless the count
+// is 0, in-place forms recognised as documented in DistRuntime.h); failures
+// are reported by throwing Error. Calls are asynchronous on `stream` where
+// the backend has streams; synchronize(stream) waits and reports
+// asynchronous failures.
+//
+//===----------------------------------------------------------------------===//
+#ifndef DIST_RUNTIME_BACKEND_H
+#define DIST_RUNTIME_BACKEND_H
+
+#include "dist/Runtime/CopyPlan.h"
+#include "dist/Runtime/Types.h"
+
+#include <mpi.h>
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace dist::rt {
+
+using Stream = void *;
+
+/// Backend state of one group (e.g. an ncclComm_t). Owned by the core.
+class BackendComm {
+public:
+  virtual ~BackendComm() = default;
+};
+
+class Backend {
+public:
+  virtual ~Backend() = default;
+
+  virtual const char *name() const = 0;
+
+  /// Sets the backend up over `world` (the core's private duplicate of
+  /// MPI_COMM_WORLD, errors returned). Collective over the world.
+  virtual void init(MPI_Comm world) = 0;
+  /// Releases everything; must not throw (it also runs on the exit path).
+  virtual void finalize() noexcept = 0;
+
+  /// Backend state for this process's group. `groupComm` is the group's MPI
+  /// communicator (members ordered by group index), `color`/`key` the split
+  /// that produced it. Collective over the world.
+  virtual std::unique_ptr<BackendComm> createComm(MPI_Comm groupComm,
+                                                  int color, int key) = 0;
+
+  /// Largest element count one call can move (MPI's counts are int).
+  virtual size_t maxCount() const = 0;
+  /// Whether this backend reduces `t` with `op` (beyond supportsReduction).
+  virtual bool supportsReduction(DType t, RedOp op) const = 0;
+
+  virtual void allGather(BackendComm &comm, const void *send, void *recv,
+                         size_t countPerRank, DType t, bool inPlace,
+                         Stream s) = 0;
+  virtual void allToAll(BackendComm &comm, const void *send, void *recv,
+                        size_t countPerRank, DType t, bool inPlace,
+                        Stream s) = 0;
+  virtual void reduceScatter(BackendComm &comm, const void *send, void *recv,
+                             size_t countPerRank, DType t, RedOp op,
+                             bool inPlace, Stream s) = 0;
+  virtual void allReduce(BackendComm &comm, const void *send, void *recv,
+                         size_t count, DType t, RedOp op, bool inPlace,
+                         Stream s) = 0;
+  /// Whole-buffer exchange over the world: receive `count` elements from
+  /// `source` (-1: none; this rank: local copy) and send to each of `dests`
+  /// (this rank among them means the same local copy). send may equal recv.
+  virtual void permute(const void *send, void *recv, size_t count, DType t,
+                       int source, const std::vector<int> &dests,
+                       Stream s) = 0;
+
+  /// Local data movement on backend memory.
+  virtual void copy(const CopyPlan &plan, const void *src, void *dst,
+                    Stream s) = 0;
+  virtual void fillZero(const CopyPlan &plan, void *dst, Stream s) = 0;
+
+  virtual void *allocate(size_t bytes) = 0;
+  virtual void deallocate(void *ptr) = 0;
+  /// kind is one of DIST_RT_COPY_*.
+  virtual void memcpy(void *dst, const void *src, size_t bytes, int kind,
+                      Stream s) = 0;
+
+  /// Normalises a caller's stream: NULL becomes defaultStream(); a stream
+  /// the backend cannot use throws Error(INVALID_ARGUMENT).
+  virtual Stream resolveStream(Stream s) = 0;
+  virtual Stream defaultStream() = 0;
+  virtual void synchronize(Stream s) = 0;
+};
+
+/// The backends this build has, by name, in a fixed order ("mpi", then
+/// "nccl" when built with it).
+std::vector<std::string> availableBackends();
+
+/// Creates a backend by name; throws Error(STATE) listing the available ones
+/// when the name is unknown or the backend was not built.
+std::unique_ptr<Backend> createBackend(const std::string &name);
+
+std::unique_ptr<Backend> createMpiBackend();
+#if defined(DIST_RT_HAVE_NCCL)
+std::unique_ptr<Backend> createNcclBackend();
+#endif
+
+/// Formats an MPI return code with MPI_Error_string.
+std::string mpiErrorString(int code);
+
+/// Throws Error(BACKEND) "<call> failed: <MPI message>" unless rc is
+/// MPI_SUCCESS.
+void checkMpi(int rc, const char *call);
+
+} // namespace dist::rt
+
+#endif // DIST_RUNTIME_BACKEND_H

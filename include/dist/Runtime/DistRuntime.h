@@ -1,0 +1,276 @@
+/*===- dist/Runtime/DistRuntime.h - C ABI of the dist runtime ---*- C -*-===//
+ *
+ * The calls that code compiled by dist makes to move data between devices
+ * (SPEC §1-§3): communicators over groups of mesh axes, the collectives of a
+ * resharding plan, whole-buffer permutes, and the local data movement around
+ * them (strided copies, all-to-all chunk packing, zero padding).
+ *
+ * Designed to be called from LLVM IR: every argument is an int32_t, an int64_t
+ * or a pointer; handles are int64_t; nothing is passed by value in a struct.
+ * The header is plain C99 and usable from C and C++.
+ *
+ * Conventions
+ * - Status: functions returning int32_t return DIST_RT_OK (0) on success.
+ *   Functions returning a handle or a value return -1 on failure.
+ * - Errors: by default every failure prints
+ *       dist-runtime: rank R: <op>: <reason>
+ *   to stderr and terminates the whole job with exit code 1 (MPI_Abort), so a
+ *   failure is never silent and never leaves the other ranks hanging.
+ *   distRtSetAbortOnError(0) makes failures return instead (for tests); the
+ *   message is then available from distRtLastErrorMessage().
+ * - Collectives are collective: every member of the group calls them in the
+ *   same order with the same count, dtype and reduction. While validation is
+ *   on (the default; DIST_RT_CHECK=0 or distRtSetValidation(0) turns it off),
+ *   the members exchange a small signature first, so a mismatch (a wrong-size
+ *   buffer on one rank, calls out of order) is reported on every member
+ *   instead of corrupting data or hanging.
+ * - Buffers live in the backend's memory: host memory for "mpi", device
+ *   memory of this rank's GPU for "nccl" (distRtAlloc returns such memory).
+ * - Streams: every data-moving call takes an opaque `stream`. NULL means the
+ *   runtime's own stream (distRtDefaultStream()). With "mpi" the stream must be
+ *   NULL and every call has completed when it returns. With "nccl" it is a
+ *   cudaStream_t and calls are only enqueued on it: the data is ready after
+ *   distRtSynchronize(stream).
+ * - Threads: calls must not be made concurrently from several threads.
+ *
+ * Environment
+ *   DIST_RT_BACKEND          mpi (default) | nccl: backend picked by distRtInit
+ *   DIST_RT_CHECK            0 turns off the cross-rank argument check
+ *   DIST_RT_EXIT_TIMEOUT_S   how long a rank leaving without distRtFinalize
+ *                            waits for the others before aborting (default 10)
+ *
+ *===----------------------------------------------------------------------===*/
+#ifndef DIST_RUNTIME_DISTRUNTIME_H
+#define DIST_RUNTIME_DISTRUNTIME_H
+
+#include <stdint.h>
+
+#if defined(__GNUC__)
+#define DIST_RT_API __attribute__((visibility("default")))
+#else
+#define DIST_RT_API
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*===--------------------------- Constants -------------------------------===*/
+
+/* Element types (int32_t `dtype` arguments). DIST_RT_I1 is a boolean stored
+ * in one byte (0 or 1), as MLIR lays out memref<...xi1>. */
+enum {
+  DIST_RT_F16 = 0,
+  DIST_RT_BF16 = 1,
+  DIST_RT_F32 = 2,
+  DIST_RT_F64 = 3,
+  DIST_RT_I32 = 4,
+  DIST_RT_I64 = 5,
+  DIST_RT_I8 = 6,
+  DIST_RT_I16 = 7,
+  DIST_RT_I1 = 8
+};
+
+/* Reductions (int32_t `redop` arguments), in the order of SPEC §2.
+ * f16/bf16 combine in float and round after every step. AVG is the sum
+ * divided by the group size (truncating toward zero for integers). I1
+ * supports MAX (or), MIN (and) and PROD (and) only. */
+enum {
+  DIST_RT_SUM = 0,
+  DIST_RT_MAX = 1,
+  DIST_RT_MIN = 2,
+  DIST_RT_PROD = 3,
+  DIST_RT_AVG = 4
+};
+
+/* Status codes. */
+enum {
+  DIST_RT_OK = 0,
+  DIST_RT_ERR_INVALID_ARGUMENT = 1, /* bad count, dtype, pointer, axis, table */
+  DIST_RT_ERR_BAD_HANDLE = 2,       /* unknown mesh or group handle */
+  DIST_RT_ERR_MISMATCH = 3,         /* ranks disagree on a collective call */
+  DIST_RT_ERR_BACKEND = 4,          /* MPI, NCCL or CUDA reported a failure */
+  DIST_RT_ERR_STATE = 5,            /* not initialised, finalised, conflicting init */
+  DIST_RT_ERR_UNSUPPORTED = 6       /* valid request the backend cannot do */
+};
+
+/* Directions for distRtMemcpy; the values match cudaMemcpyKind. "Device"
+ * is the backend's memory (host memory for "mpi"). */
+enum {
+  DIST_RT_COPY_HOST_TO_DEVICE = 1,
+  DIST_RT_COPY_DEVICE_TO_HOST = 2,
+  DIST_RT_COPY_DEVICE_TO_DEVICE = 3
+};
+
+/*===---------------------- Lifetime and errors --------------------------===*/
+
+/* Initialises the runtime with the backend named by DIST_RT_BACKEND (default
+ * "mpi"). Initialises MPI unless the program already did. Idempotent. */
+DIST_RT_API int32_t distRtInit(void);
+
+/* Same with an explicit backend: "mpi" or "nccl". An unknown name, a backend
+ * that was not built, or a second init naming a different backend fails. */
+DIST_RT_API int32_t distRtInitWithBackend(const char *backend);
+
+/* Releases every communicator and finalises MPI if distRtInit initialised it.
+ * Collective over the world. The runtime cannot be initialised again. */
+DIST_RT_API int32_t distRtFinalize(void);
+
+/* 1 between distRtInit and distRtFinalize, else 0. */
+DIST_RT_API int32_t distRtIsInitialized(void);
+
+/* Name of the active backend ("mpi", "nccl"), or "" before init. */
+DIST_RT_API const char *distRtBackendName(void);
+
+/* This process's rank in MPI_COMM_WORLD and the world size. */
+DIST_RT_API int64_t distRtWorldRank(void);
+DIST_RT_API int64_t distRtWorldSize(void);
+
+/* abortOnError != 0 (default): failures print and terminate the job.
+ * abortOnError == 0: failures return an error status; see distRtLastError. */
+DIST_RT_API void distRtSetAbortOnError(int32_t abortOnError);
+
+/* Turns the cross-rank signature check of every collective on (1, default)
+ * or off (0). Must be set identically on every rank. */
+DIST_RT_API void distRtSetValidation(int32_t enabled);
+
+/* Status of the last failed call (DIST_RT_OK if none since distRtClearError)
+ * and its full message "dist-runtime: rank R: <op>: <reason>" ("" if none). */
+DIST_RT_API int32_t distRtLastError(void);
+DIST_RT_API const char *distRtLastErrorMessage(void);
+DIST_RT_API void distRtClearError(void);
+
+/*===---------------------------- Meshes ---------------------------------===*/
+
+/* Registers a mesh (SPEC §1): axis sizes (each >= 1) and optionally the
+ * device table (`devices[L(c)]` is the world rank of coordinate c; a
+ * permutation of 0..N-1; NULL = identity). The mesh size N must equal the
+ * world size. Registering the same (sizes, devices) again returns the same
+ * handle; an identity table and NULL are the same mesh. Local call. */
+DIST_RT_API int64_t distRtMeshCreate(int64_t numAxes, const int64_t *sizes,
+                                     const int64_t *devices);
+
+/* Number of axes of a mesh. */
+DIST_RT_API int64_t distRtMeshNumAxes(int64_t mesh);
+
+/* This process's coordinate on `axis` of the mesh. */
+DIST_RT_API int64_t distRtMeshCoord(int64_t mesh, int64_t axis);
+
+/*===---------------------------- Groups ---------------------------------===*/
+
+/* The communicator over an ordered list of distinct mesh axes: the devices
+ * that differ from this one only on those axes, ordered by their combined
+ * index over the axes (axes[0] most significant). numAxes == 0 gives the
+ * group of this device alone. Collective over the world on first use of a
+ * (mesh, axes) pair; later calls return the cached handle without
+ * communicating. Every rank must create groups in the same order. */
+DIST_RT_API int64_t distRtGroup(int64_t mesh, int64_t numAxes,
+                                const int64_t *axes);
+
+/* Number of members of a group, and this process's index in it. */
+DIST_RT_API int64_t distRtGroupSize(int64_t group);
+DIST_RT_API int64_t distRtGroupRank(int64_t group);
+
+/*===-------------------------- Collectives ------------------------------===*/
+/* Counts are in elements. p = distRtGroupSize(group), g = distRtGroupRank. */
+
+/* recv[j*count .. (j+1)*count) = member j's send[0 .. count).
+ * In place: send == recv + g*count. */
+DIST_RT_API int32_t distRtAllGather(int64_t group, const void *send,
+                                    void *recv, int64_t countPerRank,
+                                    int32_t dtype, void *stream);
+
+/* Chunk j of send (send[j*count ..]) goes to member j; chunk i of recv comes
+ * from member i. Both hold p*count elements. In place: send == recv. */
+DIST_RT_API int32_t distRtAllToAll(int64_t group, const void *send, void *recv,
+                                   int64_t countPerRank, int32_t dtype,
+                                   void *stream);
+
+/* send holds p*count elements; recv[0 .. count) = reduction over the members
+ * of their chunk g. In place: send == recv (the result is in the first count
+ * elements). */
+DIST_RT_API int32_t distRtReduceScatter(int64_t group, const void *send,
+                                        void *recv, int64_t countPerRank,
+                                        int32_t dtype, int32_t redop,
+                                        void *stream);
+
+/* recv[0 .. count) = reduction over the members of send[0 .. count).
+ * In place: send == recv. */
+DIST_RT_API int32_t distRtAllReduce(int64_t group, const void *send,
+                                    void *recv, int64_t count, int32_t dtype,
+                                    int32_t redop, void *stream);
+
+/* Whole-buffer permute over the world ranks of `mesh` (SPEC §3 permute).
+ * The tables are the same on every rank and indexed by world rank:
+ *   srcRank[r]   the rank whose `send` buffer r receives into `recv`;
+ *                r itself: local copy; -1: r's recv is left untouched.
+ *   destList[destOffsets[r] .. destOffsets[r+1])  the ranks r sends to.
+ * (srcRank has N entries, destOffsets N+1.) The tables must agree: s != r
+ * lists r as a destination exactly when srcRank[r] == s; r listing itself is
+ * optional and then requires srcRank[r] == r. send == recv is allowed. */
+DIST_RT_API int32_t distRtPermute(int64_t mesh, const void *send, void *recv,
+                                  int64_t count, int32_t dtype,
+                                  const int64_t *srcRank,
+                                  const int64_t *destOffsets,
+                                  const int64_t *destList, void *stream);
+
+/*===---------------------- Local data movement --------------------------===*/
+/* Run on the backend's memory (CPU loops for "mpi", CUDA kernels for
+ * "nccl"). Shapes and strides are in elements; strides are >= 0; offsets are
+ * applied to the pointers by the caller. Source and destination must not
+ * overlap. At most DIST_RT_MAX_COPY_DIMS dims. */
+#define DIST_RT_MAX_COPY_DIMS 8
+
+/* dst[i0..in] = src[i0..in] over the box `sizes`, each side with its own
+ * strides: slices, transposes, gathers of a padded block, etc. */
+DIST_RT_API int32_t distRtCopyStrided(int64_t numDims, const int64_t *sizes,
+                                      const void *src,
+                                      const int64_t *srcStrides, void *dst,
+                                      const int64_t *dstStrides, int32_t dtype,
+                                      void *stream);
+
+/* dst[i0..in] = 0 over the box `sizes` (keeps padding zero). */
+DIST_RT_API int32_t distRtFillZero(int64_t numDims, const int64_t *sizes,
+                                   void *dst, const int64_t *dstStrides,
+                                   int32_t dtype, void *stream);
+
+/* All-to-all packing. src is a contiguous row-major tensor of `shape`;
+ * shape[dim] is split into `parts` chunks of c = shape[dim]/parts (must
+ * divide). dst = chunk 0, chunk 1, ... each contiguous with shape[dim] = c:
+ *   dst[j][.., i, ..] = src[.., j*c + i, ..]. */
+DIST_RT_API int32_t distRtPackChunks(int64_t numDims, const int64_t *shape,
+                                     int64_t dim, int64_t parts,
+                                     const void *src, void *dst, int32_t dtype,
+                                     void *stream);
+
+/* Inverse of distRtPackChunks: src is `parts` contiguous chunks, dst the
+ * contiguous tensor of `shape` (chunk j lands at dim offset j*c). */
+DIST_RT_API int32_t distRtUnpackChunks(int64_t numDims, const int64_t *shape,
+                                       int64_t dim, int64_t parts,
+                                       const void *src, void *dst,
+                                       int32_t dtype, void *stream);
+
+/*===----------------------- Memory and streams --------------------------===*/
+
+/* Allocates `bytes` of backend memory (64-byte aligned host memory for
+ * "mpi", cudaMalloc for "nccl"); NULL on failure. bytes == 0 gives NULL. */
+DIST_RT_API void *distRtAlloc(int64_t bytes);
+DIST_RT_API int32_t distRtFree(void *ptr);
+
+/* Copies between host and backend memory (kind: DIST_RT_COPY_*). */
+DIST_RT_API int32_t distRtMemcpy(void *dst, const void *src, int64_t bytes,
+                                 int32_t kind, void *stream);
+
+/* The runtime's own stream (NULL for "mpi"; a non-blocking cudaStream_t owned
+ * by the runtime for "nccl"). */
+DIST_RT_API void *distRtDefaultStream(void);
+
+/* Waits until everything enqueued on `stream` has completed, reporting any
+ * asynchronous failure (e.g. a peer that died during an NCCL collective). */
+DIST_RT_API int32_t distRtSynchronize(void *stream);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* DIST_RUNTIME_DISTRUNTIME_H */

@@ -1,0 +1,93 @@
+//===- dist/Runtime/Mesh.h - Mesh coordinates, groups, permute tables -===//
+//
+// The pure index math behind distRtMeshCreate, distRtGroup and distRtPermute
+// (SPEC §1): no MPI here, so that it is unit-tested on its own and shared by
+// every backend.
+//
+//===----------------------------------------------------------------------===//
+#ifndef DIST_RUNTIME_MESH_H
+#define DIST_RUNTIME_MESH_H
+
+#include <cstdint>
+#include <vector>
+
+namespace dist::rt {
+
+/// A validated device mesh: axis sizes and the full device table (identity
+/// when the program gave none).
+class MeshSpec {
+public:
+  /// Validates and builds a mesh; `devices` may be null (identity). Throws
+  /// Error(INVALID_ARGUMENT) naming the problem: no axes, a size < 1, a
+  /// size product that overflows, a table that is not a permutation.
+  static MeshSpec create(int64_t numAxes, const int64_t *sizes,
+                         const int64_t *devices);
+
+  int64_t numAxes() const { return static_cast<int64_t>(sizes_.size()); }
+  int64_t numDevices() const { return static_cast<int64_t>(devices_.size()); }
+  const std::vector<int64_t> &sizes() const { return sizes_; }
+  const std::vector<int64_t> &devices() const { return devices_; }
+
+  /// Row-major linear index L(c) of a coordinate (axis 0 most significant).
+  int64_t linearIndex(const std::vector<int64_t> &coords) const;
+  /// The coordinate with linear index `linear`.
+  std::vector<int64_t> coordsOfLinear(int64_t linear) const;
+  /// World rank of a coordinate: devices[L(c)].
+  int64_t rankOfCoords(const std::vector<int64_t> &coords) const;
+  /// Coordinate of a world rank (inverse of rankOfCoords).
+  std::vector<int64_t> coordsOfRank(int64_t rank) const;
+
+  bool operator==(const MeshSpec &other) const {
+    return sizes_ == other.sizes_ && devices_ == other.devices_;
+  }
+
+private:
+  std::vector<int64_t> sizes_;
+  std::vector<int64_t> devices_;      // linear index -> rank
+  std::vector<int64_t> linearOfRank_; // rank -> linear index
+};
+
+/// One process's view of the group over an ordered list of mesh axes.
+struct GroupSpec {
+  /// Identifies the group among all groups over the same axes: the row-major
+  /// index of the coordinate restricted to the other axes. Every member
+  /// computes the same color, and no two groups share one (MPI_Comm_split's
+  /// color, ncclCommSplit's color).
+  int64_t color = 0;
+  /// This process's index in the group: its combined index over `axes`,
+  /// axes[0] most significant (the split key).
+  int64_t index = 0;
+  /// World ranks of the members, by index.
+  std::vector<int64_t> members;
+};
+
+/// Validates `axes` (in range, distinct) and computes the group of `rank`.
+/// Throws Error(INVALID_ARGUMENT) for an unknown or repeated axis.
+GroupSpec computeGroup(const MeshSpec &mesh, const std::vector<int64_t> &axes,
+                       int64_t rank);
+
+/// What one rank does in a permute.
+struct PermuteRole {
+  int64_t source = -1;         ///< rank to receive from; -1: none
+  std::vector<int64_t> dests;  ///< ranks to send to (may include itself)
+};
+
+/// Checks the whole permute table against itself (see distRtPermute): ranks
+/// in range, destOffsets non-decreasing from 0, no duplicate destination,
+/// and every (s -> r) send matched by srcRank[r] == s and vice versa. Throws
+/// Error(INVALID_ARGUMENT) describing the first inconsistency.
+void validatePermuteTable(int64_t worldSize, const int64_t *srcRank,
+                          const int64_t *destOffsets, const int64_t *destList);
+
+/// The role of `rank` in a (validated) permute table.
+PermuteRole permuteRole(int64_t rank, const int64_t *srcRank,
+                        const int64_t *destOffsets, const int64_t *destList);
+
+/// A 64-bit FNV-1a hash of the table, so that ranks can cheaply check that
+/// they all execute the same permute.
+uint64_t hashPermuteTable(int64_t worldSize, const int64_t *srcRank,
+                          const int64_t *destOffsets, const int64_t *destList);
+
+} // namespace dist::rt
+
+#endif // DIST_RUNTIME_MESH_H

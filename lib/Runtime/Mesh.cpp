@@ -1,0 +1,193 @@
+//===- Mesh.cpp - Mesh coordinates, groups, permute tables ----------------===//
+
+#include "dist/Runtime/Mesh.h"
+#include "dist/Runtime/Types.h"
+
+#include <string>
+
+namespace dist::rt {
+
+namespace {
+[[noreturn]] void invalid(const std::string &reason) {
+  throw Error(DIST_RT_ERR_INVALID_ARGUMENT, reason);
+}
+} // namespace
+
+MeshSpec MeshSpec::create(int64_t numAxes, const int64_t *sizes,
+                          const int64_t *devices) {
+  if (numAxes < 1)
+    invalid("a mesh needs at least one axis (got " + std::to_string(numAxes) +
+            ")");
+  if (numAxes > 64)
+    invalid("a mesh has at most 64 axes (got " + std::to_string(numAxes) +
+            ")");
+  if (!sizes)
+    invalid("axis sizes are null");
+  MeshSpec m;
+  int64_t n = 1;
+  for (int64_t a = 0; a < numAxes; ++a) {
+    if (sizes[a] < 1)
+      invalid("axis " + std::to_string(a) + " has size " +
+              std::to_string(sizes[a]) + " (sizes must be >= 1)");
+    if (__builtin_mul_overflow(n, sizes[a], &n) || n > (int64_t(1) << 31))
+      invalid("the mesh has more than 2^31 devices");
+    m.sizes_.push_back(sizes[a]);
+  }
+  m.devices_.resize(n);
+  m.linearOfRank_.assign(n, -1);
+  for (int64_t l = 0; l < n; ++l) {
+    int64_t r = devices ? devices[l] : l;
+    if (r < 0 || r >= n)
+      invalid("devices[" + std::to_string(l) + "] = " + std::to_string(r) +
+              " is not a rank of a " + std::to_string(n) + "-device mesh");
+    if (m.linearOfRank_[r] != -1)
+      invalid("device table is not a permutation: rank " + std::to_string(r) +
+              " appears at positions " + std::to_string(m.linearOfRank_[r]) +
+              " and " + std::to_string(l));
+    m.devices_[l] = r;
+    m.linearOfRank_[r] = l;
+  }
+  return m;
+}
+
+int64_t MeshSpec::linearIndex(const std::vector<int64_t> &coords) const {
+  int64_t l = 0;
+  for (size_t a = 0; a < sizes_.size(); ++a)
+    l = l * sizes_[a] + coords[a];
+  return l;
+}
+
+std::vector<int64_t> MeshSpec::coordsOfLinear(int64_t linear) const {
+  std::vector<int64_t> c(sizes_.size());
+  for (size_t a = sizes_.size(); a-- > 0;) {
+    c[a] = linear % sizes_[a];
+    linear /= sizes_[a];
+  }
+  return c;
+}
+
+int64_t MeshSpec::rankOfCoords(const std::vector<int64_t> &coords) const {
+  return devices_[linearIndex(coords)];
+}
+
+std::vector<int64_t> MeshSpec::coordsOfRank(int64_t rank) const {
+  return coordsOfLinear(linearOfRank_[rank]);
+}
+
+GroupSpec computeGroup(const MeshSpec &mesh, const std::vector<int64_t> &axes,
+                       int64_t rank) {
+  const int64_t numAxes = mesh.numAxes();
+  std::vector<bool> inGroup(numAxes, false);
+  for (size_t i = 0; i < axes.size(); ++i) {
+    int64_t a = axes[i];
+    if (a < 0 || a >= numAxes)
+      invalid("unknown mesh axis " + std::to_string(a) + " (the mesh has " +
+              std::to_string(numAxes) + " axes, 0.." +
+              std::to_string(numAxes - 1) + ")");
+    if (inGroup[a])
+      invalid("mesh axis " + std::to_string(a) +
+              " appears twice in the group's axis list");
+    inGroup[a] = true;
+  }
+  const std::vector<int64_t> &sizes = mesh.sizes();
+  std::vector<int64_t> coords = mesh.coordsOfRank(rank);
+
+  GroupSpec g;
+  // Color: row-major index over the axes outside the group, in mesh order.
+  for (int64_t a = 0; a < numAxes; ++a)
+    if (!inGroup[a])
+      g.color = g.color * sizes[a] + coords[a];
+  // Index: combined index over the group's axes, in the caller's order.
+  int64_t groupSize = 1;
+  for (int64_t a : axes) {
+    g.index = g.index * sizes[a] + coords[a];
+    groupSize *= sizes[a];
+  }
+  g.members.resize(groupSize);
+  std::vector<int64_t> c = coords;
+  for (int64_t k = 0; k < groupSize; ++k) {
+    int64_t rest = k;
+    for (size_t i = axes.size(); i-- > 0;) {
+      c[axes[i]] = rest % sizes[axes[i]];
+      rest /= sizes[axes[i]];
+    }
+    g.members[k] = mesh.rankOfCoords(c);
+  }
+  return g;
+}
+
+void validatePermuteTable(int64_t worldSize, const int64_t *srcRank,
+                          const int64_t *destOffsets, const int64_t *destList) {
+  if (!srcRank || !destOffsets)
+    invalid("permute table: srcRank and destOffsets must not be null");
+  if (destOffsets[0] != 0)
+    invalid("permute table: destOffsets[0] is " +
+            std::to_string(destOffsets[0]) + ", expected 0");
+  for (int64_t r = 0; r < worldSize; ++r)
+    if (destOffsets[r + 1] < destOffsets[r])
+      invalid("permute table: destOffsets decreases at rank " +
+              std::to_string(r));
+  if (destOffsets[worldSize] > 0 && !destList)
+    invalid("permute table: destList is null but destOffsets lists " +
+            std::to_string(destOffsets[worldSize]) + " destinations");
+  for (int64_t r = 0; r < worldSize; ++r)
+    if (srcRank[r] < -1 || srcRank[r] >= worldSize)
+      invalid("permute table: srcRank[" + std::to_string(r) + "] = " +
+              std::to_string(srcRank[r]) + " is not a rank (or -1) of a " +
+              std::to_string(worldSize) + "-rank world");
+  // Every listed send must be the receiver's declared source; count them so
+  // that, with no duplicates, every declared source is matched by a send.
+  std::vector<int64_t> sendsTo(worldSize, 0);
+  for (int64_t s = 0; s < worldSize; ++s) {
+    for (int64_t k = destOffsets[s]; k < destOffsets[s + 1]; ++k) {
+      int64_t d = destList[k];
+      if (d < 0 || d >= worldSize)
+        invalid("permute table: rank " + std::to_string(s) +
+                " sends to " + std::to_string(d) + ", which is not a rank");
+      if (srcRank[d] != s)
+        invalid("permute table: rank " + std::to_string(s) + " sends to " +
+                std::to_string(d) + " but srcRank[" + std::to_string(d) +
+                "] = " + std::to_string(srcRank[d]));
+      if (++sendsTo[d] > 1)
+        invalid("permute table: rank " + std::to_string(s) + " lists " +
+                std::to_string(d) + " twice");
+    }
+  }
+  // A local copy (srcRank[r] == r) may or may not list r among r's
+  // destinations; any other source must list its receiver.
+  for (int64_t r = 0; r < worldSize; ++r)
+    if (srcRank[r] >= 0 && srcRank[r] != r && sendsTo[r] == 0)
+      invalid("permute table: srcRank[" + std::to_string(r) + "] = " +
+              std::to_string(srcRank[r]) + " but rank " +
+              std::to_string(srcRank[r]) + " does not list " +
+              std::to_string(r) + " as a destination");
+}
+
+PermuteRole permuteRole(int64_t rank, const int64_t *srcRank,
+                        const int64_t *destOffsets, const int64_t *destList) {
+  PermuteRole role;
+  role.source = srcRank[rank];
+  for (int64_t k = destOffsets[rank]; k < destOffsets[rank + 1]; ++k)
+    role.dests.push_back(destList[k]);
+  return role;
+}
+
+uint64_t hashPermuteTable(int64_t worldSize, const int64_t *srcRank,
+                          const int64_t *destOffsets, const int64_t *destList) {
+  uint64_t h = 1469598103934665603ull;
+  auto mix = [&h](int64_t v) {
+    for (int i = 0; i < 8; ++i) {
+      h ^= static_cast<uint64_t>(v >> (8 * i)) & 0xffu;
+      h *= 1099511628211ull;
+    }
+  };
+  for (int64_t r = 0; r < worldSize; ++r)
+    mix(srcRank[r]);
+  for (int64_t r = 0; r <= worldSize; ++r)
+    mix(destOffsets[r]);
+  for (int64_t k = 0; k < destOffsets[worldSize]; ++k)
+    mix(destList[k]);
+  return h;
+}
+
+} // namespace dist::rt

@@ -1,0 +1,318 @@
+//===- MpiBackend.cpp - Collectives over MPI on host memory ---------------===//
+//
+// The CPU backend: every collective maps onto the matching MPI collective on
+// a private duplicate of the group's communicator, and completes before the
+// call returns. MPI has no half-precision types, so f16/bf16 reductions use a
+// 2-byte derived datatype with user-defined operations that combine in float;
+// avg is a sum followed by a local division, as MPI has no mean.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dist/Runtime/Backend.h"
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+namespace dist::rt {
+namespace {
+
+class MpiComm : public BackendComm {
+public:
+  explicit MpiComm(MPI_Comm c) : comm(c) {}
+  ~MpiComm() override {
+    int fin = 0;
+    MPI_Finalized(&fin);
+    if (!fin && comm != MPI_COMM_NULL)
+      MPI_Comm_free(&comm);
+  }
+  MPI_Comm comm;
+};
+
+struct SumF {
+  static float apply(float a, float b) { return a + b; }
+};
+struct ProdF {
+  static float apply(float a, float b) { return a * b; }
+};
+struct MaxF {
+  static float apply(float a, float b) { return std::fmax(a, b); }
+};
+struct MinF {
+  static float apply(float a, float b) { return std::fmin(a, b); }
+};
+
+// MPI_User_function for 16-bit floats: widen both operands to float, combine,
+// round back (one rounding per combination step, as NCCL does).
+template <float (*Dec)(uint16_t), uint16_t (*Enc)(float), typename Op>
+void halfReduce(void *in, void *inout, int *len, MPI_Datatype *) {
+  const uint16_t *a = static_cast<const uint16_t *>(in);
+  uint16_t *b = static_cast<uint16_t *>(inout);
+  for (int i = 0; i < *len; ++i)
+    b[i] = Enc(Op::apply(Dec(a[i]), Dec(b[i])));
+}
+
+template <float (*Dec)(uint16_t), uint16_t (*Enc)(float)>
+void createHalfOps(MPI_Op ops[4]) {
+  // Indexed by RedOp (sum, max, min, prod); avg reuses sum.
+  checkMpi(MPI_Op_create(&halfReduce<Dec, Enc, SumF>, 1, &ops[0]),
+           "MPI_Op_create");
+  checkMpi(MPI_Op_create(&halfReduce<Dec, Enc, MaxF>, 1, &ops[1]),
+           "MPI_Op_create");
+  checkMpi(MPI_Op_create(&halfReduce<Dec, Enc, MinF>, 1, &ops[2]),
+           "MPI_Op_create");
+  checkMpi(MPI_Op_create(&halfReduce<Dec, Enc, ProdF>, 1, &ops[3]),
+           "MPI_Op_create");
+}
+
+class MpiBackend final : public Backend {
+public:
+  const char *name() const override { return "mpi"; }
+
+  void init(MPI_Comm world) override {
+    // Permute traffic gets its own communicator, apart from the core's.
+    checkMpi(MPI_Comm_dup(world, &world_), "MPI_Comm_dup");
+    checkMpi(MPI_Comm_set_errhandler(world_, MPI_ERRORS_RETURN),
+             "MPI_Comm_set_errhandler");
+    MPI_Comm_rank(world_, &rank_);
+    checkMpi(MPI_Type_contiguous(2, MPI_BYTE, &halfType_),
+             "MPI_Type_contiguous");
+    checkMpi(MPI_Type_commit(&halfType_), "MPI_Type_commit");
+    checkMpi(MPI_Type_contiguous(2, MPI_BYTE, &bf16Type_),
+             "MPI_Type_contiguous");
+    checkMpi(MPI_Type_commit(&bf16Type_), "MPI_Type_commit");
+    createHalfOps<halfBitsToFloat, floatToHalfBits>(halfOps_);
+    createHalfOps<bf16BitsToFloat, floatToBf16Bits>(bf16Ops_);
+  }
+
+  void finalize() noexcept override {
+    int fin = 0;
+    MPI_Finalized(&fin);
+    if (fin)
+      return;
+    for (MPI_Op *ops : {halfOps_, bf16Ops_})
+      for (int i = 0; i < 4; ++i)
+        if (ops[i] != MPI_OP_NULL)
+          MPI_Op_free(&ops[i]);
+    if (halfType_ != MPI_DATATYPE_NULL)
+      MPI_Type_free(&halfType_);
+    if (bf16Type_ != MPI_DATATYPE_NULL)
+      MPI_Type_free(&bf16Type_);
+    if (world_ != MPI_COMM_NULL)
+      MPI_Comm_free(&world_);
+  }
+
+  std::unique_ptr<BackendComm> createComm(MPI_Comm groupComm, int,
+                                          int) override {
+    // A duplicate keeps data traffic apart from the core's control traffic
+    // on the group communicator.
+    MPI_Comm c;
+    checkMpi(MPI_Comm_dup(groupComm, &c), "MPI_Comm_dup");
+    checkMpi(MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN),
+             "MPI_Comm_set_errhandler");
+    return std::make_unique<MpiComm>(c);
+  }
+
+  size_t maxCount() const override { return INT_MAX; }
+
+  bool supportsReduction(DType, RedOp) const override { return true; }
+
+  void allGather(BackendComm &c, const void *send, void *recv, size_t n,
+                 DType t, bool inPlace, Stream) override {
+    MPI_Datatype dt = dataType(t);
+    int cnt = static_cast<int>(n);
+    checkMpi(MPI_Allgather(inPlace ? MPI_IN_PLACE : send, cnt, dt, recv, cnt,
+                           dt, comm(c)),
+             "MPI_Allgather");
+  }
+
+  void allToAll(BackendComm &c, const void *send, void *recv, size_t n,
+                DType t, bool inPlace, Stream) override {
+    MPI_Datatype dt = dataType(t);
+    int cnt = static_cast<int>(n);
+    checkMpi(MPI_Alltoall(inPlace ? MPI_IN_PLACE : send, cnt, dt, recv, cnt,
+                          dt, comm(c)),
+             "MPI_Alltoall");
+  }
+
+  void reduceScatter(BackendComm &c, const void *send, void *recv, size_t n,
+                     DType t, RedOp op, bool inPlace, Stream) override {
+    checkMpi(MPI_Reduce_scatter_block(inPlace ? MPI_IN_PLACE : send, recv,
+                                      static_cast<int>(n), reduceType(t),
+                                      mpiOp(t, op), comm(c)),
+             "MPI_Reduce_scatter_block");
+    if (op == RedOp::Avg)
+      divideInPlace(recv, n, t, commSize(c));
+  }
+
+  void allReduce(BackendComm &c, const void *send, void *recv, size_t n,
+                 DType t, RedOp op, bool inPlace, Stream) override {
+    checkMpi(MPI_Allreduce(inPlace ? MPI_IN_PLACE : send, recv,
+                           static_cast<int>(n), reduceType(t), mpiOp(t, op),
+                           comm(c)),
+             "MPI_Allreduce");
+    if (op == RedOp::Avg)
+      divideInPlace(recv, n, t, commSize(c));
+  }
+
+  void permute(const void *send, void *recv, size_t n, DType t, int source,
+               const std::vector<int> &dests, Stream) override {
+    const size_t bytes = n * dtypeSize(t);
+    MPI_Datatype dt = dataType(t);
+    const int cnt = static_cast<int>(n);
+    const bool receives = source >= 0 && source != rank_;
+    // Receiving into the buffer being sent would overwrite it before the
+    // sends have read it: stage the incoming data.
+    std::unique_ptr<char[]> staging;
+    void *target = recv;
+    if (receives && send == recv) {
+      staging.reset(new char[bytes]);
+      target = staging.get();
+    }
+    std::vector<MPI_Request> reqs;
+    reqs.reserve(dests.size() + 1);
+    // Messages between a pair are non-overtaking on one communicator and tag,
+    // so consecutive permutes cannot mix even with a fixed tag.
+    constexpr int kTag = 7;
+    if (receives) {
+      reqs.emplace_back();
+      checkMpi(MPI_Irecv(target, cnt, dt, source, kTag, world_, &reqs.back()),
+               "MPI_Irecv");
+    }
+    for (int d : dests) {
+      if (d == rank_)
+        continue;
+      reqs.emplace_back();
+      checkMpi(MPI_Isend(send, cnt, dt, d, kTag, world_, &reqs.back()),
+               "MPI_Isend");
+    }
+    if (source == rank_ && send != recv)
+      std::memcpy(recv, send, bytes);
+    std::vector<MPI_Status> statuses(reqs.size());
+    int rc = MPI_Waitall(static_cast<int>(reqs.size()), reqs.data(),
+                         statuses.data());
+    if (rc == MPI_ERR_IN_STATUS) {
+      for (const MPI_Status &st : statuses)
+        if (st.MPI_ERROR != MPI_SUCCESS && st.MPI_ERROR != MPI_ERR_PENDING)
+          checkMpi(st.MPI_ERROR, "MPI_Waitall (permute send/recv)");
+    }
+    checkMpi(rc, "MPI_Waitall (permute send/recv)");
+    if (staging)
+      std::memcpy(recv, staging.get(), bytes);
+  }
+
+  void copy(const CopyPlan &plan, const void *src, void *dst,
+            Stream) override {
+    copyCpu(plan, src, dst);
+  }
+
+  void fillZero(const CopyPlan &plan, void *dst, Stream) override {
+    fillZeroCpu(plan, dst);
+  }
+
+  void *allocate(size_t bytes) override {
+    // 64-byte alignment: cache lines, and every vector width of the copies.
+    size_t rounded = (bytes + 63) / 64 * 64;
+    void *p = std::aligned_alloc(64, rounded);
+    if (!p)
+      throw Error(DIST_RT_ERR_BACKEND, "out of host memory allocating " +
+                                           std::to_string(bytes) + " bytes");
+    return p;
+  }
+
+  void deallocate(void *ptr) override { std::free(ptr); }
+
+  void memcpy(void *dst, const void *src, size_t bytes, int,
+              Stream) override {
+    std::memcpy(dst, src, bytes);
+  }
+
+  Stream resolveStream(Stream s) override {
+    if (s != nullptr)
+      throw Error(DIST_RT_ERR_INVALID_ARGUMENT,
+                  "the mpi backend has no streams: pass NULL");
+    return nullptr;
+  }
+  Stream defaultStream() override { return nullptr; }
+  void synchronize(Stream) override {}
+
+private:
+  static MPI_Comm comm(BackendComm &c) { return static_cast<MpiComm &>(c).comm; }
+
+  static int commSize(BackendComm &c) {
+    int p = 1;
+    MPI_Comm_size(comm(c), &p);
+    return p;
+  }
+
+  // Datatype for moving data: the bit pattern is all that matters.
+  static MPI_Datatype dataType(DType t) {
+    switch (t) {
+    case DType::F16:
+    case DType::BF16:
+    case DType::I16:
+      return MPI_INT16_T;
+    case DType::F32:
+      return MPI_FLOAT;
+    case DType::F64:
+      return MPI_DOUBLE;
+    case DType::I32:
+      return MPI_INT32_T;
+    case DType::I64:
+      return MPI_INT64_T;
+    case DType::I8:
+      return MPI_INT8_T;
+    case DType::I1:
+      return MPI_UINT8_T;
+    }
+    return MPI_BYTE;
+  }
+
+  // Datatype for reducing: the arithmetic matters. Booleans are bytes 0/1,
+  // on which MPI's unsigned max/min/prod are or/and/and.
+  MPI_Datatype reduceType(DType t) const {
+    if (t == DType::F16)
+      return halfType_;
+    if (t == DType::BF16)
+      return bf16Type_;
+    return dataType(t);
+  }
+
+  MPI_Op mpiOp(DType t, RedOp op) const {
+    int index = op == RedOp::Avg ? 0 : static_cast<int>(op);
+    if (t == DType::F16)
+      return halfOps_[index];
+    if (t == DType::BF16)
+      return bf16Ops_[index];
+    switch (op) {
+    case RedOp::Sum:
+    case RedOp::Avg:
+      return MPI_SUM;
+    case RedOp::Max:
+      return MPI_MAX;
+    case RedOp::Min:
+      return MPI_MIN;
+    case RedOp::Prod:
+      return MPI_PROD;
+    }
+    return MPI_SUM;
+  }
+
+  MPI_Comm world_ = MPI_COMM_NULL;
+  int rank_ = 0;
+  MPI_Datatype halfType_ = MPI_DATATYPE_NULL;
+  MPI_Datatype bf16Type_ = MPI_DATATYPE_NULL;
+  MPI_Op halfOps_[4] = {MPI_OP_NULL, MPI_OP_NULL, MPI_OP_NULL, MPI_OP_NULL};
+  MPI_Op bf16Ops_[4] = {MPI_OP_NULL, MPI_OP_NULL, MPI_OP_NULL, MPI_OP_NULL};
+};
+
+} // namespace
+
+std::unique_ptr<Backend> createMpiBackend() {
+  return std::make_unique<MpiBackend>();
+}
+
+} // namespace dist::rt

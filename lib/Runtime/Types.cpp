@@ -1,0 +1,162 @@
+//===- Types.cpp - Element types and reductions ---------------------------===//
+
+#include "dist/Runtime/Types.h"
+
+#include <cstdint>
+
+namespace dist::rt {
+
+DType toDType(int32_t dtype) {
+  if (dtype < 0 || dtype >= kNumDTypes)
+    throw Error(DIST_RT_ERR_INVALID_ARGUMENT,
+                "unknown dtype " + std::to_string(dtype) +
+                    " (expected 0..8: f16, bf16, f32, f64, i32, i64, i8, i16, "
+                    "i1)");
+  return static_cast<DType>(dtype);
+}
+
+RedOp toRedOp(int32_t redop) {
+  if (redop < 0 || redop >= kNumRedOps)
+    throw Error(DIST_RT_ERR_INVALID_ARGUMENT,
+                "unknown reduction " + std::to_string(redop) +
+                    " (expected 0..4: sum, max, min, prod, avg)");
+  return static_cast<RedOp>(redop);
+}
+
+size_t dtypeSize(DType t) {
+  switch (t) {
+  case DType::F16:
+  case DType::BF16:
+  case DType::I16:
+    return 2;
+  case DType::F32:
+  case DType::I32:
+    return 4;
+  case DType::F64:
+  case DType::I64:
+    return 8;
+  case DType::I8:
+  case DType::I1:
+    return 1;
+  }
+  return 0;
+}
+
+const char *dtypeName(DType t) {
+  switch (t) {
+  case DType::F16:
+    return "f16";
+  case DType::BF16:
+    return "bf16";
+  case DType::F32:
+    return "f32";
+  case DType::F64:
+    return "f64";
+  case DType::I32:
+    return "i32";
+  case DType::I64:
+    return "i64";
+  case DType::I8:
+    return "i8";
+  case DType::I16:
+    return "i16";
+  case DType::I1:
+    return "i1";
+  }
+  return "?";
+}
+
+const char *redOpName(RedOp op) {
+  switch (op) {
+  case RedOp::Sum:
+    return "sum";
+  case RedOp::Max:
+    return "max";
+  case RedOp::Min:
+    return "min";
+  case RedOp::Prod:
+    return "prod";
+  case RedOp::Avg:
+    return "avg";
+  }
+  return "?";
+}
+
+bool isFloat(DType t) {
+  return t == DType::F16 || t == DType::BF16 || t == DType::F32 ||
+         t == DType::F64;
+}
+
+bool supportsReduction(DType t, RedOp op) {
+  // On booleans max/min/prod are or/and/and; a sum or mean of booleans has no
+  // i1 result that a program could mean, so it is refused rather than guessed.
+  if (t == DType::I1)
+    return op == RedOp::Max || op == RedOp::Min || op == RedOp::Prod;
+  return true;
+}
+
+void checkReduction(DType t, RedOp op) {
+  if (!supportsReduction(t, op))
+    throw Error(DIST_RT_ERR_UNSUPPORTED, std::string("reduction ") +
+                                             redOpName(op) +
+                                             " is not defined on " +
+                                             dtypeName(t));
+}
+
+namespace {
+template <typename T> void divideInts(void *data, size_t n, int64_t divisor) {
+  T *p = static_cast<T *>(data);
+  // C++ integer division truncates toward zero, as documented for avg.
+  for (size_t i = 0; i < n; ++i)
+    p[i] = static_cast<T>(static_cast<int64_t>(p[i]) / divisor);
+}
+} // namespace
+
+void divideInPlace(void *data, size_t n, DType t, int64_t divisor) {
+  if (divisor == 1)
+    return;
+  switch (t) {
+  case DType::F16: {
+    uint16_t *p = static_cast<uint16_t *>(data);
+    float d = static_cast<float>(divisor);
+    for (size_t i = 0; i < n; ++i)
+      p[i] = floatToHalfBits(halfBitsToFloat(p[i]) / d);
+    return;
+  }
+  case DType::BF16: {
+    uint16_t *p = static_cast<uint16_t *>(data);
+    float d = static_cast<float>(divisor);
+    for (size_t i = 0; i < n; ++i)
+      p[i] = floatToBf16Bits(bf16BitsToFloat(p[i]) / d);
+    return;
+  }
+  case DType::F32: {
+    float *p = static_cast<float *>(data);
+    float d = static_cast<float>(divisor);
+    for (size_t i = 0; i < n; ++i)
+      p[i] /= d;
+    return;
+  }
+  case DType::F64: {
+    double *p = static_cast<double *>(data);
+    double d = static_cast<double>(divisor);
+    for (size_t i = 0; i < n; ++i)
+      p[i] /= d;
+    return;
+  }
+  case DType::I32:
+    return divideInts<int32_t>(data, n, divisor);
+  case DType::I64:
+    return divideInts<int64_t>(data, n, divisor);
+  case DType::I8:
+    return divideInts<int8_t>(data, n, divisor);
+  case DType::I16:
+    return divideInts<int16_t>(data, n, divisor);
+  case DType::I1:
+    break;
+  }
+  throw Error(DIST_RT_ERR_UNSUPPORTED,
+              std::string("avg is not defined on ") + dtypeName(t));
+}
+
+} // namespace dist::rt

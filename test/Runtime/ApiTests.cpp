@@ -1,0 +1,302 @@
+//===- ApiTests.cpp - The C ABI in a one-rank MPI world -------------------===//
+//
+// Exercises the C ABI as compiled code calls it, in a singleton MPI world
+// (no mpirun): lifetime, handles, every error path as a return code, and the
+// local data movement. Multi-rank behaviour is tested by the lit tests that
+// run dist-rt-collectives-check and dist-rt-failure under mpirun.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dist/Runtime/DistRuntime.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace {
+
+// MPI can be initialised once per process: one environment for all tests.
+class RuntimeEnvironment : public ::testing::Environment {
+public:
+  void SetUp() override {
+    distRtSetAbortOnError(0);
+    ASSERT_EQ(distRtInitWithBackend("mpi"), DIST_RT_OK)
+        << distRtLastErrorMessage();
+  }
+  void TearDown() override { EXPECT_EQ(distRtFinalize(), DIST_RT_OK); }
+};
+
+const ::testing::Environment *const env =
+    ::testing::AddGlobalTestEnvironment(new RuntimeEnvironment);
+
+class Api : public ::testing::Test {
+protected:
+  void SetUp() override {
+    distRtSetAbortOnError(0);
+    distRtClearError();
+  }
+  // Expects the last call to have failed with `code` and a message
+  // containing `text` in the documented format.
+  void expectError(int32_t code, const std::string &op,
+                   const std::string &text) {
+    EXPECT_EQ(distRtLastError(), code);
+    std::string msg = distRtLastErrorMessage();
+    EXPECT_EQ(msg.rfind("dist-runtime: rank 0: " + op + ": ", 0), 0u) << msg;
+    EXPECT_NE(msg.find(text), std::string::npos) << msg;
+    distRtClearError();
+  }
+  int64_t worldMesh() {
+    int64_t size = 1;
+    return distRtMeshCreate(1, &size, nullptr);
+  }
+};
+
+TEST_F(Api, Lifetime) {
+  EXPECT_EQ(distRtIsInitialized(), 1);
+  EXPECT_STREQ(distRtBackendName(), "mpi");
+  EXPECT_EQ(distRtWorldRank(), 0);
+  EXPECT_EQ(distRtWorldSize(), 1);
+  EXPECT_EQ(distRtInit(), DIST_RT_OK); // idempotent
+  EXPECT_EQ(distRtInitWithBackend("mpi"), DIST_RT_OK);
+  EXPECT_EQ(distRtDefaultStream(), nullptr);
+  EXPECT_EQ(distRtSynchronize(nullptr), DIST_RT_OK);
+}
+
+TEST_F(Api, BackendSwitchAndUnknownBackend) {
+  EXPECT_EQ(distRtInitWithBackend("nccl"), DIST_RT_ERR_STATE);
+  expectError(DIST_RT_ERR_STATE, "init",
+              "already initialised with backend 'mpi'");
+  EXPECT_EQ(distRtInitWithBackend(nullptr), DIST_RT_ERR_INVALID_ARGUMENT);
+  expectError(DIST_RT_ERR_INVALID_ARGUMENT, "init", "null");
+}
+
+TEST_F(Api, MeshesAreDeduplicated) {
+  int64_t one = 1;
+  int64_t m = distRtMeshCreate(1, &one, nullptr);
+  ASSERT_GE(m, 0);
+  int64_t identity = 0;
+  EXPECT_EQ(distRtMeshCreate(1, &one, &identity), m);
+  int64_t ones[3] = {1, 1, 1};
+  int64_t m3 = distRtMeshCreate(3, ones, nullptr);
+  EXPECT_NE(m3, m);
+  EXPECT_EQ(distRtMeshNumAxes(m3), 3);
+  EXPECT_EQ(distRtMeshCoord(m3, 2), 0);
+}
+
+TEST_F(Api, MeshErrors) {
+  int64_t sizes[2] = {2, 4};
+  EXPECT_EQ(distRtMeshCreate(2, sizes, nullptr), -1);
+  expectError(DIST_RT_ERR_INVALID_ARGUMENT, "mesh_create",
+              "the mesh has 8 devices but the job has 1 ranks");
+  int64_t zero = 0;
+  EXPECT_EQ(distRtMeshCreate(1, &zero, nullptr), -1);
+  expectError(DIST_RT_ERR_INVALID_ARGUMENT, "mesh_create", "size 0");
+  EXPECT_EQ(distRtMeshCoord(worldMesh(), 1), -1);
+  expectError(DIST_RT_ERR_INVALID_ARGUMENT, "mesh_coord",
+              "unknown mesh axis 1");
+  EXPECT_EQ(distRtMeshCoord(12345, 0), -1);
+  expectError(DIST_RT_ERR_BAD_HANDLE, "mesh_coord", "bad mesh handle 12345");
+}
+
+TEST_F(Api, GroupsAreCachedAndChecked) {
+  int64_t m = worldMesh();
+  int64_t axis = 0;
+  int64_t g = distRtGroup(m, 1, &axis);
+  ASSERT_GE(g, 0) << distRtLastErrorMessage();
+  EXPECT_EQ(distRtGroup(m, 1, &axis), g);
+  EXPECT_EQ(distRtGroupSize(g), 1);
+  EXPECT_EQ(distRtGroupRank(g), 0);
+  int64_t self = distRtGroup(m, 0, nullptr);
+  EXPECT_NE(self, g);
+  EXPECT_EQ(distRtGroupSize(self), 1);
+
+  int64_t bad = 3;
+  EXPECT_EQ(distRtGroup(m, 1, &bad), -1);
+  expectError(DIST_RT_ERR_INVALID_ARGUMENT, "group", "unknown mesh axis 3");
+  // A group handle is not a mesh handle, and vice versa.
+  EXPECT_EQ(distRtGroup(g, 1, &axis), -1);
+  expectError(DIST_RT_ERR_BAD_HANDLE, "group", "bad mesh handle");
+  EXPECT_EQ(distRtGroupSize(m), -1);
+  expectError(DIST_RT_ERR_BAD_HANDLE, "group_size", "bad group handle");
+}
+
+int64_t worldGroup() {
+  int64_t one = 1, axis = 0;
+  return distRtGroup(distRtMeshCreate(1, &one, nullptr), 1, &axis);
+}
+
+TEST_F(Api, OneRankCollectivesAreCopies) {
+  int64_t g = worldGroup();
+  std::vector<float> in{1.5f, -2.f, 3.f}, out(3);
+  ASSERT_EQ(distRtAllGather(g, in.data(), out.data(), 3, DIST_RT_F32, nullptr),
+            DIST_RT_OK);
+  EXPECT_EQ(out, in);
+  out.assign(3, 0);
+  ASSERT_EQ(distRtAllToAll(g, in.data(), out.data(), 3, DIST_RT_F32, nullptr),
+            DIST_RT_OK);
+  EXPECT_EQ(out, in);
+  for (int op = DIST_RT_SUM; op <= DIST_RT_AVG; ++op) {
+    out.assign(3, 0);
+    ASSERT_EQ(distRtAllReduce(g, in.data(), out.data(), 3, DIST_RT_F32, op,
+                              nullptr),
+              DIST_RT_OK);
+    EXPECT_EQ(out, in) << op;
+    out.assign(3, 0);
+    ASSERT_EQ(distRtReduceScatter(g, in.data(), out.data(), 3, DIST_RT_F32,
+                                  op, nullptr),
+              DIST_RT_OK);
+    EXPECT_EQ(out, in) << op;
+  }
+  // In place.
+  std::vector<int64_t> v{4, 5};
+  ASSERT_EQ(distRtAllReduce(g, v.data(), v.data(), 2, DIST_RT_I64, DIST_RT_MAX,
+                            nullptr),
+            DIST_RT_OK);
+  EXPECT_EQ(v, (std::vector<int64_t>{4, 5}));
+  // Zero counts are valid no-ops, even with null buffers.
+  EXPECT_EQ(distRtAllGather(g, nullptr, nullptr, 0, DIST_RT_F16, nullptr),
+            DIST_RT_OK);
+}
+
+TEST_F(Api, CollectiveArgumentErrors) {
+  int64_t g = worldGroup();
+  float a[4] = {}, b[4] = {};
+  EXPECT_EQ(distRtAllGather(g, a, b, -1, DIST_RT_F32, nullptr),
+            DIST_RT_ERR_INVALID_ARGUMENT);
+  expectError(DIST_RT_ERR_INVALID_ARGUMENT, "all_gather",
+              "countPerRank is negative (-1)");
+  EXPECT_EQ(distRtAllGather(g, a, b, 1, 42, nullptr),
+            DIST_RT_ERR_INVALID_ARGUMENT);
+  expectError(DIST_RT_ERR_INVALID_ARGUMENT, "all_gather", "unknown dtype 42");
+  EXPECT_EQ(distRtAllReduce(g, a, b, 1, DIST_RT_F32, 9, nullptr),
+            DIST_RT_ERR_INVALID_ARGUMENT);
+  expectError(DIST_RT_ERR_INVALID_ARGUMENT, "all_reduce",
+              "unknown reduction 9");
+  EXPECT_EQ(distRtAllReduce(g, a, b, 1, DIST_RT_I1, DIST_RT_SUM, nullptr),
+            DIST_RT_ERR_UNSUPPORTED);
+  expectError(DIST_RT_ERR_UNSUPPORTED, "all_reduce",
+              "reduction sum is not defined on i1");
+  EXPECT_EQ(distRtAllToAll(g, nullptr, b, 2, DIST_RT_F32, nullptr),
+            DIST_RT_ERR_INVALID_ARGUMENT);
+  expectError(DIST_RT_ERR_INVALID_ARGUMENT, "all_to_all",
+              "send buffer is null");
+  EXPECT_EQ(distRtAllReduce(g, a, a + 1, 2, DIST_RT_F32, DIST_RT_SUM, nullptr),
+            DIST_RT_ERR_INVALID_ARGUMENT);
+  expectError(DIST_RT_ERR_INVALID_ARGUMENT, "all_reduce", "overlap");
+  int dummy;
+  EXPECT_EQ(distRtAllReduce(g, a, b, 1, DIST_RT_F32, DIST_RT_SUM, &dummy),
+            DIST_RT_ERR_INVALID_ARGUMENT);
+  expectError(DIST_RT_ERR_INVALID_ARGUMENT, "all_reduce",
+              "the mpi backend has no streams");
+  EXPECT_EQ(distRtAllGather(77, a, b, 1, DIST_RT_F32, nullptr),
+            DIST_RT_ERR_BAD_HANDLE);
+  expectError(DIST_RT_ERR_BAD_HANDLE, "all_gather", "bad group handle 77");
+  EXPECT_EQ(distRtAllGather(g, a, b, int64_t(1) << 33, DIST_RT_F32, nullptr),
+            DIST_RT_ERR_UNSUPPORTED);
+  expectError(DIST_RT_ERR_UNSUPPORTED, "all_gather",
+              "exceeds the mpi backend's limit");
+}
+
+TEST_F(Api, ValidationOffStillChecksLocally) {
+  int64_t g = worldGroup();
+  distRtSetValidation(0);
+  float a[2] = {1, 2}, b[2] = {};
+  EXPECT_EQ(distRtAllGather(g, a, b, 2, DIST_RT_F32, nullptr), DIST_RT_OK);
+  EXPECT_EQ(b[1], 2.f);
+  EXPECT_EQ(distRtAllGather(g, a, b, -2, DIST_RT_F32, nullptr),
+            DIST_RT_ERR_INVALID_ARGUMENT);
+  distRtSetValidation(1);
+}
+
+TEST_F(Api, PermuteOnOneRank) {
+  int64_t m = worldMesh();
+  int32_t in[3] = {7, 8, 9}, out[3] = {};
+  int64_t self[1] = {0}, offsets[2] = {0, 0}, none[1] = {-1};
+  ASSERT_EQ(distRtPermute(m, in, out, 3, DIST_RT_I32, self, offsets, nullptr,
+                          nullptr),
+            DIST_RT_OK)
+      << distRtLastErrorMessage();
+  EXPECT_EQ(std::memcmp(in, out, sizeof in), 0);
+  int32_t untouched[3] = {1, 1, 1};
+  ASSERT_EQ(distRtPermute(m, in, untouched, 3, DIST_RT_I32, none, offsets,
+                          nullptr, nullptr),
+            DIST_RT_OK);
+  EXPECT_EQ(untouched[0], 1);
+  int64_t bogus[1] = {3};
+  EXPECT_EQ(distRtPermute(m, in, out, 3, DIST_RT_I32, bogus, offsets, nullptr,
+                          nullptr),
+            DIST_RT_ERR_INVALID_ARGUMENT);
+  expectError(DIST_RT_ERR_INVALID_ARGUMENT, "permute",
+              "srcRank[0] = 3 is not a rank");
+}
+
+TEST_F(Api, LocalDataMovement) {
+  // A 4x6 i16 tensor: pack on dim 1 into 3 chunks, unpack back.
+  std::vector<int16_t> t(24), packed(24), back(24);
+  for (int i = 0; i < 24; ++i)
+    t[i] = static_cast<int16_t>(i);
+  int64_t shape[2] = {4, 6};
+  ASSERT_EQ(distRtPackChunks(2, shape, 1, 3, t.data(), packed.data(),
+                             DIST_RT_I16, nullptr),
+            DIST_RT_OK);
+  // Chunk 1 = columns 2..3 of every row.
+  EXPECT_EQ(packed[8], 2);
+  EXPECT_EQ(packed[9], 3);
+  EXPECT_EQ(packed[10], 8);
+  ASSERT_EQ(distRtUnpackChunks(2, shape, 1, 3, packed.data(), back.data(),
+                               DIST_RT_I16, nullptr),
+            DIST_RT_OK);
+  EXPECT_EQ(back, t);
+
+  // Slice rows 1..2, columns 2..4 of the tensor into a 2x3 buffer.
+  std::vector<int16_t> slice(6);
+  int64_t sizes[2] = {2, 3}, srcStrides[2] = {6, 1}, dstStrides[2] = {3, 1};
+  ASSERT_EQ(distRtCopyStrided(2, sizes, t.data() + 8, srcStrides,
+                              slice.data(), dstStrides, DIST_RT_I16, nullptr),
+            DIST_RT_OK);
+  EXPECT_EQ(slice, (std::vector<int16_t>{8, 9, 10, 14, 15, 16}));
+  ASSERT_EQ(distRtFillZero(2, sizes, t.data() + 8, srcStrides, DIST_RT_I16,
+                           nullptr),
+            DIST_RT_OK);
+  EXPECT_EQ(t[7], 7);
+  EXPECT_EQ(t[8], 0);
+  EXPECT_EQ(t[16], 0);
+  EXPECT_EQ(t[17], 17);
+
+  EXPECT_EQ(distRtPackChunks(2, shape, 1, 4, t.data(), packed.data(),
+                             DIST_RT_I16, nullptr),
+            DIST_RT_ERR_INVALID_ARGUMENT);
+  expectError(DIST_RT_ERR_INVALID_ARGUMENT, "pack_chunks",
+              "does not split into 4");
+  EXPECT_EQ(distRtCopyStrided(2, sizes, t.data(), srcStrides, t.data() + 1,
+                              dstStrides, DIST_RT_I16, nullptr),
+            DIST_RT_ERR_INVALID_ARGUMENT);
+  expectError(DIST_RT_ERR_INVALID_ARGUMENT, "copy_strided", "overlap");
+}
+
+TEST_F(Api, MemoryAndCopies) {
+  void *p = distRtAlloc(100);
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(p) % 64, 0u);
+  char host[100];
+  for (int i = 0; i < 100; ++i)
+    host[i] = static_cast<char>(i);
+  EXPECT_EQ(distRtMemcpy(p, host, 100, DIST_RT_COPY_HOST_TO_DEVICE, nullptr),
+            DIST_RT_OK);
+  char back[100] = {};
+  EXPECT_EQ(distRtMemcpy(back, p, 100, DIST_RT_COPY_DEVICE_TO_HOST, nullptr),
+            DIST_RT_OK);
+  EXPECT_EQ(std::memcmp(host, back, 100), 0);
+  EXPECT_EQ(distRtMemcpy(back, p, 100, 9, nullptr),
+            DIST_RT_ERR_INVALID_ARGUMENT);
+  expectError(DIST_RT_ERR_INVALID_ARGUMENT, "memcpy", "unknown copy kind 9");
+  EXPECT_EQ(distRtFree(p), DIST_RT_OK);
+  EXPECT_EQ(distRtAlloc(0), nullptr);
+  EXPECT_EQ(distRtLastError(), DIST_RT_OK);
+  EXPECT_EQ(distRtAlloc(-5), nullptr);
+  expectError(DIST_RT_ERR_INVALID_ARGUMENT, "alloc", "negative size -5");
+}
+
+} // namespace

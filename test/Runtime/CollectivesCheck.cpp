@@ -1,0 +1,614 @@
+//===- CollectivesCheck.cpp - Every collective on N ranks, element by element ===//
+//
+//   dist-mpirun -np N dist-rt-collectives-check [--backend mpi|nccl]
+//
+// For several meshes of the world size (with and without device tables) and
+// groups over their axes in several orders, runs every collective for every
+// dtype and reduction through the C ABI, plus in-place forms, larger
+// messages and whole-buffer permutes, and checks every element on every rank
+// against values this program computes on its own: group membership by
+// brute force over the mesh definition (not the runtime's code), expected
+// results from the inputs' defining formula in int64/double arithmetic.
+// Inputs are small integers, so every reduction is exact in every dtype and
+// the expected value does not depend on the reduction order.
+//
+// Prints one summary line from rank 0 and exits non-zero if any check
+// failed on any rank.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dist/Runtime/DistRuntime.h"
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <numeric>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace {
+
+int gRank = 0, gSize = 1;
+bool gDevice = false; // buffers live on a GPU (nccl)
+long gCalls = 0, gChecked = 0, gFailures = 0;
+std::string gContext;
+
+const char *kDTypeNames[] = {"f16", "bf16", "f32", "f64", "i32",
+                             "i64", "i8",   "i16", "i1"};
+const char *kOpNames[] = {"sum", "max", "min", "prod", "avg"};
+const int kNumDTypes = 9;
+
+size_t elemSize(int dt) {
+  static const size_t sizes[] = {2, 2, 4, 8, 4, 8, 1, 2, 1};
+  return sizes[dt];
+}
+
+// Encodes an exactly representable value (the test only uses integers and
+// halves of them) in a dtype. Independent of the runtime's converters:
+// _Float16 from the compiler for f16, truncation of the float for bf16
+// (exact when the low 16 bits are zero, which holds for these values).
+void encode(int dt, double v, void *out) {
+  switch (dt) {
+  case DIST_RT_F16: {
+    _Float16 h = static_cast<_Float16>(v);
+    std::memcpy(out, &h, 2);
+    return;
+  }
+  case DIST_RT_BF16: {
+    float f = static_cast<float>(v);
+    uint32_t b;
+    std::memcpy(&b, &f, 4);
+    uint16_t h = static_cast<uint16_t>(b >> 16);
+    std::memcpy(out, &h, 2);
+    return;
+  }
+  case DIST_RT_F32: {
+    float f = static_cast<float>(v);
+    std::memcpy(out, &f, 4);
+    return;
+  }
+  case DIST_RT_F64:
+    std::memcpy(out, &v, 8);
+    return;
+  case DIST_RT_I32: {
+    int32_t i = static_cast<int32_t>(v);
+    std::memcpy(out, &i, 4);
+    return;
+  }
+  case DIST_RT_I64: {
+    int64_t i = static_cast<int64_t>(v);
+    std::memcpy(out, &i, 8);
+    return;
+  }
+  case DIST_RT_I8: {
+    int8_t i = static_cast<int8_t>(v);
+    std::memcpy(out, &i, 1);
+    return;
+  }
+  case DIST_RT_I16: {
+    int16_t i = static_cast<int16_t>(v);
+    std::memcpy(out, &i, 2);
+    return;
+  }
+  case DIST_RT_I1: {
+    uint8_t i = v != 0 ? 1 : 0;
+    std::memcpy(out, &i, 1);
+    return;
+  }
+  }
+}
+
+double decode(int dt, const void *in) {
+  switch (dt) {
+  case DIST_RT_F16: {
+    _Float16 h;
+    std::memcpy(&h, in, 2);
+    return static_cast<double>(h);
+  }
+  case DIST_RT_BF16: {
+    uint16_t h;
+    std::memcpy(&h, in, 2);
+    uint32_t b = static_cast<uint32_t>(h) << 16;
+    float f;
+    std::memcpy(&f, &b, 4);
+    return f;
+  }
+  case DIST_RT_F32: {
+    float f;
+    std::memcpy(&f, in, 4);
+    return f;
+  }
+  case DIST_RT_F64: {
+    double d;
+    std::memcpy(&d, in, 8);
+    return d;
+  }
+  case DIST_RT_I32: {
+    int32_t i;
+    std::memcpy(&i, in, 4);
+    return i;
+  }
+  case DIST_RT_I64: {
+    int64_t i;
+    std::memcpy(&i, in, 8);
+    return static_cast<double>(i);
+  }
+  case DIST_RT_I8: {
+    int8_t i;
+    std::memcpy(&i, in, 1);
+    return i;
+  }
+  case DIST_RT_I16: {
+    int16_t i;
+    std::memcpy(&i, in, 2);
+    return i;
+  }
+  case DIST_RT_I1: {
+    uint8_t i;
+    std::memcpy(&i, in, 1);
+    return i;
+  }
+  }
+  return NAN;
+}
+
+bool isInt(int dt) { return dt >= DIST_RT_I32; }
+
+// Input of world rank r at element i for a given operation (salt varies it
+// between calls, so that stale data from a previous call is caught).
+double inputValue(int dt, int op, int r, int64_t i, int salt) {
+  if (dt == DIST_RT_I1) // booleans: max = or, min = prod = and
+    return (r * 3 + i + salt) % 2 == 0 ? 1 : 0;
+  switch (op) {
+  case DIST_RT_SUM:
+  case DIST_RT_AVG:
+    return static_cast<double>((r * 7 + i * 3 + salt) % 11) - 5; // [-5, 5]
+  case DIST_RT_MAX:
+  case DIST_RT_MIN:
+    return static_cast<double>((r * 37 + i * 11 + salt * 5) % 199) - 99;
+  case DIST_RT_PROD: {
+    // Factors -1, 1 or 2, with 2 only on ranks 0..2: |product| <= 8 fits i8.
+    int64_t k = (r + i + salt) % 3;
+    if (k == 0 && r < 3)
+      return 2;
+    return k == 1 ? -1 : 1;
+  }
+  default: // plain data movement: [-99, 99] fits i8 and is exact in bf16
+    return static_cast<double>((r * 37 + i * 11 + salt * 5) % 199) - 99;
+  }
+}
+
+double combine(int op, double a, double b) {
+  switch (op) {
+  case DIST_RT_SUM:
+  case DIST_RT_AVG:
+    return a + b;
+  case DIST_RT_MAX:
+    return std::max(a, b);
+  case DIST_RT_MIN:
+    return std::min(a, b);
+  case DIST_RT_PROD:
+    return a * b;
+  }
+  return NAN;
+}
+
+double reduceExpected(int dt, int op, const std::vector<int> &members,
+                      int64_t i, int salt) {
+  double acc = inputValue(dt, op, members[0], i, salt);
+  for (size_t m = 1; m < members.size(); ++m)
+    acc = combine(op, acc, inputValue(dt, op, members[m], i, salt));
+  if (op == DIST_RT_AVG) {
+    double p = static_cast<double>(members.size());
+    // Integers: truncation toward zero; floats: exact (p is a power of 2).
+    acc = isInt(dt) ? std::trunc(acc / p) : acc / p;
+  }
+  return acc;
+}
+
+//===--------------------------------------------------------------------===//
+// Buffers in the backend's memory
+//===--------------------------------------------------------------------===//
+
+struct Buffer {
+  std::vector<char> host;
+  void *dev = nullptr;
+  size_t bytes = 0;
+  explicit Buffer(size_t n) : host(n), bytes(n) {
+    dev = gDevice ? distRtAlloc(static_cast<int64_t>(n)) : host.data();
+  }
+  ~Buffer() {
+    if (gDevice)
+      distRtFree(dev);
+  }
+  Buffer(const Buffer &) = delete;
+  Buffer &operator=(const Buffer &) = delete;
+  void upload() {
+    if (gDevice && bytes)
+      distRtMemcpy(dev, host.data(), static_cast<int64_t>(bytes),
+                   DIST_RT_COPY_HOST_TO_DEVICE, nullptr);
+  }
+  void download() {
+    if (gDevice) {
+      distRtSynchronize(nullptr);
+      if (bytes)
+        distRtMemcpy(host.data(), dev, static_cast<int64_t>(bytes),
+                     DIST_RT_COPY_DEVICE_TO_HOST, nullptr);
+      distRtSynchronize(nullptr);
+    }
+  }
+  void *at(size_t offset) { return static_cast<char *>(dev) + offset; }
+};
+
+void fill(Buffer &b, int dt, int64_t count, double (*f)(int64_t, void *),
+          void *ctx) {
+  for (int64_t i = 0; i < count; ++i)
+    encode(dt, f(i, ctx), b.host.data() + i * elemSize(dt));
+  b.upload();
+}
+
+void expectElem(const Buffer &b, int dt, int64_t i, double want,
+                const char *what) {
+  ++gChecked;
+  double got = decode(dt, b.host.data() + i * elemSize(dt));
+  if (got == want)
+    return;
+  if (++gFailures <= 20)
+    std::fprintf(stderr, "FAIL rank %d: %s: %s element %lld: got %g, want %g\n",
+                 gRank, gContext.c_str(), what, static_cast<long long>(i), got,
+                 want);
+}
+
+//===--------------------------------------------------------------------===//
+// Meshes and groups, computed independently of the runtime
+//===--------------------------------------------------------------------===//
+
+struct TestMesh {
+  std::vector<int64_t> sizes;
+  std::vector<int64_t> devices; // empty: identity
+  int64_t handle = -1;
+
+  int64_t rankAt(int64_t linear) const {
+    return devices.empty() ? linear : devices[linear];
+  }
+  std::vector<int64_t> coordsOfLinear(int64_t l) const {
+    std::vector<int64_t> c(sizes.size());
+    for (size_t a = sizes.size(); a-- > 0;) {
+      c[a] = l % sizes[a];
+      l /= sizes[a];
+    }
+    return c;
+  }
+  // Members of `rank`'s group over `axes`, ordered by the combined index.
+  std::vector<int> members(const std::vector<int64_t> &axes, int rank) const {
+    std::vector<int64_t> mine;
+    for (int64_t l = 0; l < gSize; ++l)
+      if (rankAt(l) == rank)
+        mine = coordsOfLinear(l);
+    std::vector<std::pair<int64_t, int>> found;
+    for (int64_t l = 0; l < gSize; ++l) {
+      std::vector<int64_t> c = coordsOfLinear(l);
+      bool sameElsewhere = true;
+      for (size_t a = 0; a < sizes.size(); ++a)
+        if (std::find(axes.begin(), axes.end(), (int64_t)a) == axes.end())
+          sameElsewhere = sameElsewhere && c[a] == mine[a];
+      if (!sameElsewhere)
+        continue;
+      int64_t index = 0;
+      for (int64_t a : axes)
+        index = index * sizes[a] + c[a];
+      found.push_back({index, static_cast<int>(rankAt(l))});
+    }
+    std::sort(found.begin(), found.end());
+    std::vector<int> out;
+    for (auto &f : found)
+      out.push_back(f.second);
+    return out;
+  }
+  std::string str() const {
+    std::string s = "mesh [";
+    for (size_t a = 0; a < sizes.size(); ++a)
+      s += (a ? "," : "") + std::to_string(sizes[a]);
+    s += "]";
+    if (!devices.empty()) {
+      s += " devices [";
+      for (size_t i = 0; i < devices.size(); ++i)
+        s += (i ? "," : "") + std::to_string(devices[i]);
+      s += "]";
+    }
+    return s;
+  }
+};
+
+std::vector<TestMesh> meshesFor(int n) {
+  std::vector<TestMesh> out;
+  out.push_back({{n}, {}});
+  std::vector<int64_t> reversed(n);
+  for (int i = 0; i < n; ++i)
+    reversed[i] = n - 1 - i;
+  if (n >= 2)
+    out.push_back({{1, n}, reversed});
+  if (n >= 4)
+    out.push_back({{2, n / 2}, {}});
+  if (n >= 4)
+    out.push_back({{n / 2, 2}, reversed});
+  if (n == 8)
+    out.push_back({{2, 2, 2}, {6, 1, 4, 3, 2, 5, 0, 7}});
+  return out;
+}
+
+std::vector<std::vector<int64_t>> groupsFor(const TestMesh &m) {
+  int k = static_cast<int>(m.sizes.size());
+  std::vector<std::vector<int64_t>> out;
+  for (int a = 0; a < k; ++a)
+    out.push_back({a});
+  if (k >= 2) {
+    std::vector<int64_t> all(k), rev(k);
+    std::iota(all.begin(), all.end(), 0);
+    std::iota(rev.rbegin(), rev.rend(), 0);
+    out.push_back(all);
+    out.push_back(rev);
+  }
+  if (k == 3)
+    out.push_back({2, 0});
+  return out;
+}
+
+//===--------------------------------------------------------------------===//
+// The checks
+//===--------------------------------------------------------------------===//
+
+void checkGroupShape(int64_t g, const std::vector<int> &members) {
+  ++gChecked;
+  int64_t size = distRtGroupSize(g), index = distRtGroupRank(g);
+  auto it = std::find(members.begin(), members.end(), gRank);
+  if (size != (int64_t)members.size() || it == members.end() ||
+      index != it - members.begin()) {
+    ++gFailures;
+    std::fprintf(stderr, "FAIL rank %d: %s: group size %lld index %lld\n",
+                 gRank, gContext.c_str(), (long long)size, (long long)index);
+  }
+}
+
+struct Ctx {
+  int dt, op, rank, salt;
+};
+
+double inputAt(int64_t i, void *p) {
+  Ctx *c = static_cast<Ctx *>(p);
+  return inputValue(c->dt, c->op, c->rank, i, c->salt);
+}
+
+// all_gather / all_to_all of `n` elements per member.
+void checkMovement(int64_t g, const std::vector<int> &members, int dt,
+                   int64_t n, bool allToAll, bool inPlace, int salt) {
+  const int p = static_cast<int>(members.size());
+  const int me = static_cast<int>(
+      std::find(members.begin(), members.end(), gRank) - members.begin());
+  const size_t es = elemSize(dt);
+  const int op = -1;
+  Buffer recv(p * n * es);
+  ++gCalls;
+  if (!allToAll) {
+    // Chunk i of member r is input(r, i).
+    Ctx c{dt, op, gRank, salt};
+    Buffer send(n * es);
+    fill(send, dt, n, inputAt, &c);
+    if (inPlace) {
+      for (int64_t i = 0; i < n; ++i)
+        encode(dt, inputValue(dt, op, gRank, i, salt),
+               recv.host.data() + (me * n + i) * es);
+      recv.upload();
+      distRtAllGather(g, recv.at(me * n * es), recv.dev, n, dt, nullptr);
+    } else {
+      distRtAllGather(g, send.dev, recv.dev, n, dt, nullptr);
+    }
+    recv.download();
+    for (int j = 0; j < p; ++j)
+      for (int64_t i = 0; i < n; ++i)
+        expectElem(recv, dt, j * n + i,
+                   inputValue(dt, op, members[j], i, salt), "all_gather");
+  } else {
+    // Member r's element (j, i) — destined for member j — is
+    // input(r, j*n + i); member j receives it in chunk r.
+    Ctx c{dt, op, gRank, salt};
+    Buffer send(p * n * es);
+    Buffer &src = inPlace ? recv : send;
+    fill(src, dt, p * n, inputAt, &c);
+    distRtAllToAll(g, src.dev, recv.dev, n, dt, nullptr);
+    recv.download();
+    for (int r = 0; r < p; ++r)
+      for (int64_t i = 0; i < n; ++i)
+        expectElem(recv, dt, r * n + i,
+                   inputValue(dt, op, members[r], me * n + i, salt),
+                   "all_to_all");
+  }
+}
+
+void checkReduction(int64_t g, const std::vector<int> &members, int dt,
+                    int op, int64_t n, bool scatter, bool inPlace, int salt) {
+  const int p = static_cast<int>(members.size());
+  const int me = static_cast<int>(
+      std::find(members.begin(), members.end(), gRank) - members.begin());
+  const size_t es = elemSize(dt);
+  const int64_t inCount = scatter ? p * n : n;
+  Ctx c{dt, op, gRank, salt};
+  Buffer send(inCount * es);
+  fill(send, dt, inCount, inputAt, &c);
+  Buffer recv(n * es);
+  ++gCalls;
+  if (scatter)
+    distRtReduceScatter(g, send.dev, inPlace ? send.dev : recv.dev, n, dt, op,
+                        nullptr);
+  else
+    distRtAllReduce(g, send.dev, inPlace ? send.dev : recv.dev, n, dt, op,
+                    nullptr);
+  Buffer &out = inPlace ? send : recv;
+  out.download();
+  const int64_t base = scatter ? me * n : 0;
+  for (int64_t i = 0; i < n; ++i)
+    expectElem(out, dt, i, reduceExpected(dt, op, members, base + i, salt),
+               scatter ? "reduce_scatter" : "all_reduce");
+}
+
+bool backendReduces(int dt, int op, const std::string &backend) {
+  if (dt == DIST_RT_I1 && (op == DIST_RT_SUM || op == DIST_RT_AVG))
+    return false; // not defined on booleans (DistRuntime.h)
+  if (backend == "nccl" && dt == DIST_RT_I16)
+    return false; // NCCL has no 16-bit integer type
+  return true;
+}
+
+void checkGroup(const TestMesh &m, const std::vector<int64_t> &axes,
+                const std::string &backend, int &salt) {
+  int64_t g = distRtGroup(m.handle, static_cast<int64_t>(axes.size()),
+                          axes.data());
+  std::vector<int> members = m.members(axes, gRank);
+  gContext = m.str() + " axes [";
+  for (size_t i = 0; i < axes.size(); ++i)
+    gContext += (i ? "," : "") + std::to_string(axes[i]);
+  gContext += "]";
+  const std::string groupContext = gContext;
+  checkGroupShape(g, members);
+  const int64_t n = 3; // odd, so chunks do not line up with vector widths
+  for (int dt = 0; dt < kNumDTypes; ++dt) {
+    gContext = groupContext + " " + kDTypeNames[dt];
+    checkMovement(g, members, dt, n, false, false, ++salt);
+    checkMovement(g, members, dt, n, true, false, ++salt);
+    for (int op = 0; op < 5; ++op) {
+      if (!backendReduces(dt, op, backend))
+        continue;
+      gContext = groupContext + " " + kDTypeNames[dt] + " " + kOpNames[op];
+      checkReduction(g, members, dt, op, n, true, false, ++salt);
+      checkReduction(g, members, dt, op, n, false, false, ++salt);
+    }
+  }
+  // In place, and messages large enough to leave MPI's eager protocol.
+  gContext = groupContext + " in-place";
+  checkMovement(g, members, DIST_RT_F32, 5, false, true, ++salt);
+  checkMovement(g, members, DIST_RT_I32, 5, true, true, ++salt);
+  checkReduction(g, members, DIST_RT_F64, DIST_RT_SUM, 5, true, true, ++salt);
+  checkReduction(g, members, DIST_RT_BF16, DIST_RT_AVG, 5, false, true,
+                 ++salt);
+  gContext = groupContext + " large";
+  checkMovement(g, members, DIST_RT_F32, 20000, false, false, ++salt);
+  checkMovement(g, members, DIST_RT_BF16, 20000, true, false, ++salt);
+  checkReduction(g, members, DIST_RT_F16, DIST_RT_SUM, 20000, true, false,
+                 ++salt);
+  checkReduction(g, members, DIST_RT_I64, DIST_RT_MAX, 20000, false, false,
+                 ++salt);
+}
+
+// Permute with the table "rank r receives from src[r]".
+void checkPermute(int64_t mesh, const std::vector<int64_t> &src, int dt,
+                  int64_t n, bool inPlace, int salt, const char *what) {
+  gContext = std::string("permute ") + what;
+  std::vector<int64_t> offsets{0}, dests;
+  for (int s = 0; s < gSize; ++s) {
+    for (int r = 0; r < gSize; ++r)
+      if (src[r] == s && r != s)
+        dests.push_back(r);
+    offsets.push_back(static_cast<int64_t>(dests.size()));
+  }
+  const size_t es = elemSize(dt);
+  Ctx c{dt, -1, gRank, salt};
+  Buffer send(n * es), recv(n * es);
+  fill(send, dt, n, inputAt, &c);
+  // Sentinel in recv: a rank with no source must keep it.
+  for (int64_t i = 0; i < n; ++i)
+    encode(dt, dt == DIST_RT_I1 ? 1 : 42, recv.host.data() + i * es);
+  recv.upload();
+  ++gCalls;
+  distRtPermute(mesh, send.dev, inPlace ? send.dev : recv.dev, n, dt,
+                src.data(), offsets.data(), dests.data(), nullptr);
+  Buffer &out = inPlace ? send : recv;
+  out.download();
+  for (int64_t i = 0; i < n; ++i) {
+    double want = src[gRank] >= 0
+                      ? inputValue(dt, -1, static_cast<int>(src[gRank]), i,
+                                   salt)
+                      : (inPlace ? inputValue(dt, -1, gRank, i, salt)
+                                 : (dt == DIST_RT_I1 ? 1 : 42));
+    expectElem(out, dt, i, want, "permute");
+  }
+}
+
+void checkPermutes(int64_t mesh, int &salt) {
+  std::mt19937 rng(1234); // same tables on every rank
+  for (int trial = 0; trial < 6; ++trial) {
+    std::vector<int64_t> src(gSize);
+    std::iota(src.begin(), src.end(), 0);
+    std::shuffle(src.begin(), src.end(), rng);
+    int dt = trial % kNumDTypes;
+    checkPermute(mesh, src, dt, 7, false, ++salt, "random permutation");
+    checkPermute(mesh, src, (dt + 3) % kNumDTypes, 7, true, ++salt,
+                 "random permutation in place");
+  }
+  // Replicated blocks: rank 0's buffer goes to every rank.
+  std::vector<int64_t> bcast(gSize, 0);
+  checkPermute(mesh, bcast, DIST_RT_F32, 1000, false, ++salt, "one to all");
+  // Half the ranks receive nothing; the others take from their neighbour.
+  std::vector<int64_t> partial(gSize, -1);
+  for (int r = 1; r < gSize; r += 2)
+    partial[r] = r - 1;
+  checkPermute(mesh, partial, DIST_RT_I64, 5, false, ++salt, "partial");
+  checkPermute(mesh, partial, DIST_RT_I16, 5, true, ++salt,
+               "partial in place");
+  // Large shift.
+  std::vector<int64_t> shift(gSize);
+  for (int r = 0; r < gSize; ++r)
+    shift[r] = (r + 1) % gSize;
+  checkPermute(mesh, shift, DIST_RT_F64, 50000, false, ++salt, "shift large");
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  std::string backend = "mpi";
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--backend" && i + 1 < argc)
+      backend = argv[++i];
+    else {
+      std::fprintf(stderr, "usage: %s [--backend mpi|nccl]\n", argv[0]);
+      return 2;
+    }
+  }
+  // Abort on error (the default): a failing call ends the job with the
+  // runtime's message, which the lit test would show.
+  if (distRtInitWithBackend(backend.c_str()) != DIST_RT_OK)
+    return 1;
+  gDevice = backend != "mpi";
+  gRank = static_cast<int>(distRtWorldRank());
+  gSize = static_cast<int>(distRtWorldSize());
+  int salt = 0;
+  std::vector<TestMesh> meshes = meshesFor(gSize);
+  for (TestMesh &m : meshes) {
+    m.handle = distRtMeshCreate(static_cast<int64_t>(m.sizes.size()),
+                                m.sizes.data(),
+                                m.devices.empty() ? nullptr
+                                                  : m.devices.data());
+    for (const std::vector<int64_t> &axes : groupsFor(m))
+      checkGroup(m, axes, backend, salt);
+  }
+  // The group of this device alone.
+  checkGroup(meshes[0], {}, backend, salt);
+  checkPermutes(meshes[0].handle, salt);
+
+  long local[3] = {gCalls, gChecked, gFailures}, total[3];
+  MPI_Reduce(local, total, 3, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+  if (gRank == 0)
+    std::printf("collectives-check: %s backend, %d ranks, %zu meshes: %ld "
+                "calls, %ld elements checked, %ld failures\n",
+                backend.c_str(), gSize, meshes.size(), total[0], total[1],
+                total[2]);
+  long failures = gRank == 0 ? total[2] : 0;
+  MPI_Bcast(&failures, 1, MPI_LONG, 0, MPI_COMM_WORLD);
+  distRtFinalize();
+  return failures == 0 ? 0 : 1;
+}
