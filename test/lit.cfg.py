@@ -25,3 +25,4 @@ if config.dist_have_nccl:
     config.available_features.add("nccl")
 if config.dist_have_mpi:
     config.available_features.add("mpi")
+config.substitutions.append(("%dist_obj_root", config.dist_obj_root))

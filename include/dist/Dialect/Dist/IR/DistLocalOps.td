@@ -1,0 +1,176 @@
+//===- DistLocalOps.td - per-device forms of the collectives -*- tablegen -*-===//
+//
+// After `dist-localize`, values are the local padded buffers of one device
+// (plain tensors, no encoding) and each collective is one of these ops. Their
+// semantics are defined on local shapes alone, so bufferization and the
+// lowering to runtime calls never need the global view again.
+//
+// "Group" below means: the devices that differ from this one only on `axes`,
+// ordered by their combined coordinate over `axes` (first axis most
+// significant); `r` is this device's index in it and `q` its size.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DIST_DIALECT_DIST_IR_DISTLOCALOPS_TD
+#define DIST_DIALECT_DIST_IR_DISTLOCALOPS_TD
+
+
+class Dist_LocalOp<string mnemonic, list<Trait> traits = []>
+    : Dist_Op<"local." # mnemonic, !listconcat(traits,
+        [DeclareOpInterfaceMethods<SymbolUserOpInterface>])> {
+  let results = (outs AnyStaticShapeTensor:$result);
+  let hasVerifier = 1;
+  code commonLocalDecls = [{
+    /// The mesh axes of the group, as indices into the mesh's axes.
+    ::llvm::SmallVector<int64_t> getAxisIndices(MeshOp mesh);
+  }];
+  let extraClassDeclaration = commonLocalDecls;
+}
+
+def Dist_LocalAllGatherOp : Dist_LocalOp<"all_gather"> {
+  let summary = "Concatenate the group's buffers along a dimension";
+  let description = [{
+    Concatenates the buffers of the group members in group order along `dim`
+    and keeps the first `result.shape[dim]` entries (the rest is padding of
+    the coarser layout).
+
+    ```mlir
+    %1 = dist.local.all_gather %0 on @m axes = ["y"] dim = 1
+        : tensor<8x4xf32> -> tensor<8x16xf32>
+    ```
+  }];
+  let arguments = (ins AnyStaticShapeTensor:$input, FlatSymbolRefAttr:$mesh,
+                       StrArrayAttr:$axes,
+                       ConfinedAttr<I64Attr, [IntNonNegative]>:$dim);
+  let assemblyFormat = [{
+    $input `on` $mesh `axes` `=` $axes `dim` `=` $dim attr-dict
+    `:` type($input) `->` type($result)
+  }];
+}
+
+def Dist_LocalAllSliceOp : Dist_LocalOp<"all_slice", [Pure]> {
+  let summary = "Keep this device's part of a dimension (no communication)";
+  let description = [{
+    Returns entries `[r*S, (r+1)*S)` of `dim`, with `S = result.shape[dim]`
+    and `r` this device's index in the group; entries past the input are
+    zero.
+
+    ```mlir
+    %1 = dist.local.all_slice %0 on @m axes = ["y"] dim = 0
+        : tensor<8x16xf32> -> tensor<2x16xf32>
+    ```
+  }];
+  let arguments = (ins AnyStaticShapeTensor:$input, FlatSymbolRefAttr:$mesh,
+                       StrArrayAttr:$axes,
+                       ConfinedAttr<I64Attr, [IntNonNegative]>:$dim);
+  let assemblyFormat = [{
+    $input `on` $mesh `axes` `=` $axes `dim` `=` $dim attr-dict
+    `:` type($input) `->` type($result)
+  }];
+}
+
+def Dist_LocalAllToAllOp : Dist_LocalOp<"all_to_all"> {
+  let summary = "Exchange chunks of one dimension for chunks of another";
+  let description = [{
+    Cuts `to_dim` of the input into `q` chunks of `result.shape[to_dim]`
+    entries (zero past the input), sends chunk `j` to group member `j`, and
+    concatenates the received chunks in group order along `dim`, keeping the
+    first `result.shape[dim]` entries.
+
+    ```mlir
+    %1 = dist.local.all_to_all %0 on @m axes = ["x"] dim = 0 to_dim = 1
+        : tensor<8x16xf32> -> tensor<16x8xf32>
+    ```
+  }];
+  let arguments = (ins AnyStaticShapeTensor:$input, FlatSymbolRefAttr:$mesh,
+                       StrArrayAttr:$axes,
+                       ConfinedAttr<I64Attr, [IntNonNegative]>:$dim,
+                       ConfinedAttr<I64Attr, [IntNonNegative]>:$to_dim);
+  let assemblyFormat = [{
+    $input `on` $mesh `axes` `=` $axes `dim` `=` $dim `to_dim` `=` $to_dim
+    attr-dict `:` type($input) `->` type($result)
+  }];
+}
+
+def Dist_LocalReduceScatterOp : Dist_LocalOp<"reduce_scatter"> {
+  let summary = "Reduce the group's buffers and keep this device's chunk";
+  let description = [{
+    Cuts `dim` of the input into `q` chunks of `result.shape[dim]` entries
+    (zero past the input), reduces chunk `r` over the group with
+    `reduction`, and returns it.
+
+    ```mlir
+    %1 = dist.local.reduce_scatter %0 on @m axes = ["y"] dim = 0 reduction = sum
+        : tensor<16x16xf32> -> tensor<4x16xf32>
+    ```
+  }];
+  let arguments = (ins AnyStaticShapeTensor:$input, FlatSymbolRefAttr:$mesh,
+                       StrArrayAttr:$axes,
+                       ConfinedAttr<I64Attr, [IntNonNegative]>:$dim,
+                       Dist_ReductionKind:$reduction);
+  let assemblyFormat = [{
+    $input `on` $mesh `axes` `=` $axes `dim` `=` $dim `reduction` `=` $reduction
+    attr-dict `:` type($input) `->` type($result)
+  }];
+}
+
+def Dist_LocalAllReduceOp : Dist_LocalOp<"all_reduce"> {
+  let summary = "Reduce the group's buffers elementwise";
+  let description = [{
+    ```mlir
+    %1 = dist.local.all_reduce %0 on @m axes = ["y"] reduction = max
+        : tensor<16x16xf32> -> tensor<16x16xf32>
+    ```
+  }];
+  let arguments = (ins AnyStaticShapeTensor:$input, FlatSymbolRefAttr:$mesh,
+                       StrArrayAttr:$axes, Dist_ReductionKind:$reduction);
+  let assemblyFormat = [{
+    $input `on` $mesh `axes` `=` $axes `reduction` `=` $reduction attr-dict
+    `:` type($input) `->` type($result)
+  }];
+}
+
+def Dist_LocalReplicateToPartialOp
+    : Dist_LocalOp<"replicate_to_partial", [Pure]> {
+  let summary = "Keep the value on group member 0, the identity elsewhere";
+  let description = [{
+    Member 0 of the group returns the input; for sum the others return 0 and
+    for prod they return 1. For max, min and avg every member returns the
+    input. (The 1s of prod also land in padding; padding is zero again after
+    any reduction, since member 0's zero padding takes part in it.)
+
+    ```mlir
+    %1 = dist.local.replicate_to_partial %0 on @m axes = ["y"] reduction = sum
+        : tensor<16xf32> -> tensor<16xf32>
+    ```
+  }];
+  let arguments = (ins AnyStaticShapeTensor:$input, FlatSymbolRefAttr:$mesh,
+                       StrArrayAttr:$axes, Dist_ReductionKind:$reduction);
+  let assemblyFormat = [{
+    $input `on` $mesh `axes` `=` $axes `reduction` `=` $reduction attr-dict
+    `:` type($input) `->` type($result)
+  }];
+}
+
+def Dist_LocalPermuteOp : Dist_LocalOp<"permute"> {
+  let summary = "Exchange whole buffers along a static table";
+  let description = [{
+    `sources[rank]` is the world rank this rank receives its whole buffer
+    from (itself: keep the input). Every rank sends its buffer to each rank
+    that names it. The table is computed at compile time.
+
+    ```mlir
+    %1 = dist.local.permute %0 on @m sources = [0, 2, 1, 3]
+        : tensor<8xf32> -> tensor<8xf32>
+    ```
+  }];
+  let arguments = (ins AnyStaticShapeTensor:$input, FlatSymbolRefAttr:$mesh,
+                       DenseI64ArrayAttr:$sources);
+  let assemblyFormat = [{
+    $input `on` $mesh `sources` `=` $sources attr-dict
+    `:` type($input) `->` type($result)
+  }];
+  let extraClassDeclaration = "";
+}
+
+#endif // DIST_DIALECT_DIST_IR_DISTLOCALOPS_TD

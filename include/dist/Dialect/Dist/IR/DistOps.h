@@ -1,0 +1,18 @@
+//===- DistOps.h - dist operations ------------------------------*- C++ -*-===//
+
+#ifndef DIST_DIALECT_DIST_IR_DISTOPS_H
+#define DIST_DIALECT_DIST_IR_DISTOPS_H
+
+#include "dist/Dialect/Dist/IR/DistAttrs.h"
+#include "dist/Dialect/Dist/IR/DistDialect.h"
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#define GET_OP_CLASSES
+#include "dist/Dialect/Dist/IR/DistOps.h.inc"
+
+#endif // DIST_DIALECT_DIST_IR_DISTOPS_H

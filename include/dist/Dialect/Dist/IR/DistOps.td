@@ -1,0 +1,265 @@
+//===- DistOps.td - dist operations -------------------------*- tablegen -*-===//
+
+#ifndef DIST_DIALECT_DIST_IR_DISTOPS_TD
+#define DIST_DIALECT_DIST_IR_DISTOPS_TD
+
+include "dist/Dialect/Dist/IR/DistAttrs.td"
+include "mlir/IR/SymbolInterfaces.td"
+include "mlir/IR/BuiltinAttributes.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+class Dist_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Dist_Dialect, mnemonic, traits>;
+
+def Dist_ShardedTensor : Type<
+    And<[CPred<"::llvm::isa<::mlir::RankedTensorType>($_self)">,
+         CPred<"::llvm::isa_and_nonnull<::dist::ShardingAttr>("
+               "::llvm::cast<::mlir::RankedTensorType>($_self).getEncoding())">]>,
+    "ranked tensor with a #dist.sharding encoding",
+    "::mlir::RankedTensorType">;
+
+//===----------------------------------------------------------------------===//
+// dist.mesh
+//===----------------------------------------------------------------------===//
+
+def Dist_MeshOp : Dist_Op<"mesh", [Symbol]> {
+  let summary = "A named N-dimensional mesh of devices";
+  let description = [{
+    Declares the device mesh `@name` with ordered, named axes. A device has one
+    coordinate per axis; its linear index is row-major (axis 0 most
+    significant) and its rank is `devices[linear index]`, or the linear index
+    itself when `devices` is absent. `devices` must be a permutation of
+    `0..N-1`, where N is the product of the axis sizes.
+
+    ```mlir
+    dist.mesh @node = <["x"=8]>
+    dist.mesh @mesh = <["dp"=4, "tp"=8]>
+    dist.mesh @swapped = <["x"=2, "y"=2], devices = [3, 2, 1, 0]>
+    ```
+
+    A mesh may carry the alpha-beta parameters of its axes (seconds per
+    message, seconds per byte) in an optional `cost` dictionary; axes it does
+    not mention keep the defaults. Pass options of `dist-lower-reshard`
+    override it.
+
+    ```mlir
+    // 4 nodes of 8 GPUs: the node axis crosses a slower network.
+    dist.mesh @cluster = <["node"=4, "gpu"=8]> {cost = {
+        node = {alpha = 2.0e-05, beta = 4.0e-11},
+        gpu = {alpha = 1.0e-05, beta = 2.7e-12}}}
+    ```
+  }];
+  let arguments = (ins
+    SymbolNameAttr:$sym_name,
+    StrArrayAttr:$axis_names,
+    DenseI64ArrayAttr:$axis_sizes,
+    OptionalAttr<DenseI64ArrayAttr>:$devices,
+    OptionalAttr<DictionaryAttr>:$cost
+  );
+  let assemblyFormat = [{
+    $sym_name `=` custom<MeshShape>($axis_names, $axis_sizes, $devices) attr-dict
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    unsigned getNumAxes() { return getAxisSizes().size(); }
+    /// The index of the axis called `name`, if any.
+    std::optional<unsigned> findAxis(::llvm::StringRef name);
+    /// The (alpha, beta) the `cost` attribute gives `axis`, if any.
+    std::optional<std::pair<double, double>> getAxisCost(::llvm::StringRef axis);
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// dist.reshard
+//===----------------------------------------------------------------------===//
+
+def Dist_ReshardOp : Dist_Op<"reshard",
+    [Pure, DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "Change the layout of a sharded tensor";
+  let description = [{
+    Returns the same global tensor in another layout on the same mesh. How it
+    is done is left to `dist-lower-reshard`, which plans the cheapest sequence
+    of collectives. A reshard between equal layouts folds away, and a chain of
+    reshards canonicalizes to one.
+
+    ```mlir
+    dist.mesh @m = <["x"=2, "y"=4]>
+    %1 = dist.reshard %0 : tensor<1024x1024xf32, #dist.sharding<@m, [{"x"}, {"y"} ]>>
+                        -> tensor<1024x1024xf32, #dist.sharding<@m, [{"y"}, {"x"} ]>>
+    ```
+  }];
+  let arguments = (ins Dist_ShardedTensor:$input);
+  let results = (outs Dist_ShardedTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+  let hasCanonicalizer = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Collectives: one op per move of the planner, in the global view.
+//===----------------------------------------------------------------------===//
+
+// Every move takes one sharded tensor and returns it in the layout the move
+// produces; the verifier recomputes that layout and rejects any other, so an
+// invalid step cannot be written down.
+class Dist_MoveOp<string mnemonic, list<Trait> traits = []>
+    : Dist_Op<mnemonic, !listconcat(traits,
+        [Pure, DeclareOpInterfaceMethods<SymbolUserOpInterface>])> {
+  let results = (outs Dist_ShardedTensor:$result);
+  let hasVerifier = 1;
+}
+
+def Dist_AllGatherOp : Dist_MoveOp<"all_gather"> {
+  let summary = "Gather the minor-most axes of a dimension (unsplit it)";
+  let description = [{
+    The listed axes must be the minor-most axes splitting `dim`, in order;
+    they are removed from it, so afterwards every device of the group holds
+    the concatenated blocks. Ring cost: `(p-1)*alpha + (p-1)*n*beta`.
+
+    ```mlir
+    %1 = dist.all_gather %0 axes = ["y"] dim = 1
+        : tensor<16x16xf32, #dist.sharding<@m, [{"x"}, {"y"} ]>>
+       -> tensor<16x16xf32, #dist.sharding<@m, [{"x"}, {} ]>>
+    ```
+  }];
+  let arguments = (ins Dist_ShardedTensor:$input, StrArrayAttr:$axes,
+                       ConfinedAttr<I64Attr, [IntNonNegative]>:$dim);
+  let assemblyFormat = [{
+    $input `axes` `=` $axes `dim` `=` $dim attr-dict `:` type($input) `->` type($result)
+  }];
+}
+
+def Dist_AllSliceOp : Dist_MoveOp<"all_slice"> {
+  let summary = "Split a dimension further over replicated axes (local)";
+  let description = [{
+    The listed axes must replicate the tensor; they are appended as the
+    minor-most axes of `dim`, and each device keeps its own block. No data
+    moves.
+
+    ```mlir
+    %1 = dist.all_slice %0 axes = ["y"] dim = 0
+        : tensor<16x16xf32, #dist.sharding<@m, [{"x"}, {} ]>>
+       -> tensor<16x16xf32, #dist.sharding<@m, [{"x", "y"}, {} ]>>
+    ```
+  }];
+  let arguments = (ins Dist_ShardedTensor:$input, StrArrayAttr:$axes,
+                       ConfinedAttr<I64Attr, [IntNonNegative]>:$dim);
+  let assemblyFormat = [{
+    $input `axes` `=` $axes `dim` `=` $dim attr-dict `:` type($input) `->` type($result)
+  }];
+}
+
+def Dist_AllToAllOp : Dist_MoveOp<"all_to_all"> {
+  let summary = "Move the minor-most axes of one dimension to another";
+  let description = [{
+    The listed axes must be the minor-most axes of `dim`; they are removed
+    from it and appended as the minor-most axes of `to_dim`. Ring cost:
+    `(p-1)*alpha + (p-1)/p*n*beta`.
+
+    ```mlir
+    %1 = dist.all_to_all %0 axes = ["x"] dim = 0 to_dim = 1
+        : tensor<16x16xf32, #dist.sharding<@m, [{"x"}, {} ]>>
+       -> tensor<16x16xf32, #dist.sharding<@m, [{}, {"x"} ]>>
+    ```
+  }];
+  let arguments = (ins Dist_ShardedTensor:$input, StrArrayAttr:$axes,
+                       ConfinedAttr<I64Attr, [IntNonNegative]>:$dim,
+                       ConfinedAttr<I64Attr, [IntNonNegative]>:$to_dim);
+  let assemblyFormat = [{
+    $input `axes` `=` $axes `dim` `=` $dim `to_dim` `=` $to_dim attr-dict
+    `:` type($input) `->` type($result)
+  }];
+}
+
+def Dist_ReduceScatterOp : Dist_MoveOp<"reduce_scatter"> {
+  let summary = "Reduce partial values and scatter the result along a dimension";
+  let description = [{
+    The listed axes must be partial with kind `reduction`; they stop being
+    partial and are appended as the minor-most axes of `dim`. Ring cost:
+    `(p-1)*alpha + (p-1)/p*n*beta`.
+
+    ```mlir
+    %1 = dist.reduce_scatter %0 axes = ["y"] dim = 0 reduction = sum
+        : tensor<16x16xf32, #dist.sharding<@m, [{}, {"x"} ], partial = sum {"y"}>>
+       -> tensor<16x16xf32, #dist.sharding<@m, [{"y"}, {"x"} ]>>
+    ```
+  }];
+  let arguments = (ins Dist_ShardedTensor:$input, StrArrayAttr:$axes,
+                       ConfinedAttr<I64Attr, [IntNonNegative]>:$dim,
+                       Dist_ReductionKind:$reduction);
+  let assemblyFormat = [{
+    $input `axes` `=` $axes `dim` `=` $dim `reduction` `=` $reduction attr-dict
+    `:` type($input) `->` type($result)
+  }];
+}
+
+def Dist_AllReduceOp : Dist_MoveOp<"all_reduce"> {
+  let summary = "Reduce partial values over mesh axes, leaving them replicated";
+  let description = [{
+    The listed axes must be partial with kind `reduction`; afterwards they
+    replicate the reduced value. Ring cost:
+    `2(p-1)*alpha + 2(p-1)/p*n*beta`.
+
+    ```mlir
+    %1 = dist.all_reduce %0 axes = ["y"] reduction = max
+        : tensor<16xf32, #dist.sharding<@m, [{"x"} ], partial = max {"y"}>>
+       -> tensor<16xf32, #dist.sharding<@m, [{"x"} ]>>
+    ```
+  }];
+  let arguments = (ins Dist_ShardedTensor:$input, StrArrayAttr:$axes,
+                       Dist_ReductionKind:$reduction);
+  let assemblyFormat = [{
+    $input `axes` `=` $axes `reduction` `=` $reduction attr-dict
+    `:` type($input) `->` type($result)
+  }];
+}
+
+def Dist_ReplicateToPartialOp : Dist_MoveOp<"replicate_to_partial"> {
+  let summary = "Reinterpret a replicated value as partial (local)";
+  let description = [{
+    The listed axes must replicate the tensor; afterwards they are partial
+    with kind `reduction`. The device with coordinate 0 on those axes keeps
+    the value and the others hold the identity of the reduction (0 for sum,
+    1 for prod, the value itself for max, min and avg), so the global value
+    is unchanged. No data moves.
+
+    ```mlir
+    %1 = dist.replicate_to_partial %0 axes = ["y"] reduction = sum
+        : tensor<16xf32, #dist.sharding<@m, [{"x"} ]>>
+       -> tensor<16xf32, #dist.sharding<@m, [{"x"} ], partial = sum {"y"}>>
+    ```
+  }];
+  let arguments = (ins Dist_ShardedTensor:$input, StrArrayAttr:$axes,
+                       Dist_ReductionKind:$reduction);
+  let assemblyFormat = [{
+    $input `axes` `=` $axes `reduction` `=` $reduction attr-dict
+    `:` type($input) `->` type($result)
+  }];
+}
+
+def Dist_PermuteOp : Dist_MoveOp<"permute"> {
+  let summary = "Exchange whole local buffers between devices";
+  let description = [{
+    Moves to any layout with the same number of shards per dimension and the
+    same partial axes and kind: every device receives one whole buffer from a
+    device that differs from it only on the listed axes (or keeps its own).
+    Examples: reordering the axes of one dimension, or swapping which axes
+    split which dimensions. Cost: `max alpha + n * max beta` over the axes.
+
+    ```mlir
+    dist.mesh @m = <["x"=2, "y"=2]>
+    %1 = dist.permute %0 axes = ["x", "y"]
+        : tensor<16xf32, #dist.sharding<@m, [{"x", "y"} ]>>
+       -> tensor<16xf32, #dist.sharding<@m, [{"y", "x"} ]>>
+    ```
+  }];
+  let arguments = (ins Dist_ShardedTensor:$input, StrArrayAttr:$axes);
+  let assemblyFormat = [{
+    $input `axes` `=` $axes attr-dict `:` type($input) `->` type($result)
+  }];
+}
+
+include "dist/Dialect/Dist/IR/DistLocalOps.td"
+
+#endif // DIST_DIALECT_DIST_IR_DISTOPS_TD

@@ -1,0 +1,213 @@
+//===- DistAttrs.cpp - dist attributes ------------------------------------===//
+//
+// The sharding attribute: its textual form, its structural verifier (which
+// needs no symbol table) and its role as a tensor encoding. Whether the axes
+// exist on the mesh is checked by the ops that use the attribute, since only
+// they can resolve the mesh symbol.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dist/Dialect/Dist/IR/DistAttrs.h"
+#include "dist/Dialect/Dist/IR/DistDialect.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallSet.h"
+#include "llvm/ADT/TypeSwitch.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+using namespace dist;
+
+//===----------------------------------------------------------------------===//
+// Custom directives
+//===----------------------------------------------------------------------===//
+
+/// Parses `"a", "b"` (possibly empty: the caller owns the brackets).
+static ParseResult parseAxisNames(AsmParser &parser,
+                                  SmallVector<StringAttr> &axes) {
+  std::string name;
+  // An empty list is fine: the caller owns the brackets.
+  if (failed(parser.parseOptionalString(&name)))
+    return success();
+  axes.push_back(StringAttr::get(parser.getContext(), name));
+  while (succeeded(parser.parseOptionalComma())) {
+    if (parser.parseString(&name))
+      return failure();
+    axes.push_back(StringAttr::get(parser.getContext(), name));
+  }
+  return success();
+}
+
+static void printAxisNames(AsmPrinter &printer, ArrayRef<StringAttr> axes) {
+  llvm::interleaveComma(axes, printer, [&](StringAttr axis) {
+    printer.printString(axis.getValue());
+  });
+}
+
+/// Parses `{"a"}, {}, ...` (possibly empty, for rank-0 tensors).
+static ParseResult parseDimShardings(AsmParser &parser,
+                                     SmallVector<DimShardingAttr> &dims) {
+  auto parseOne = [&]() -> ParseResult {
+    SmallVector<StringAttr> axes;
+    if (parser.parseLBrace() || parseAxisNames(parser, axes) ||
+        parser.parseRBrace())
+      return failure();
+    dims.push_back(DimShardingAttr::get(parser.getContext(), axes));
+    return success();
+  };
+  if (failed(parser.parseOptionalLBrace()))
+    return success();
+  SmallVector<StringAttr> axes;
+  if (parseAxisNames(parser, axes) || parser.parseRBrace())
+    return failure();
+  dims.push_back(DimShardingAttr::get(parser.getContext(), axes));
+  while (succeeded(parser.parseOptionalComma()))
+    if (parseOne())
+      return failure();
+  return success();
+}
+
+static void printDimShardings(AsmPrinter &printer,
+                              ArrayRef<DimShardingAttr> dims) {
+  llvm::interleaveComma(dims, printer, [&](DimShardingAttr dim) {
+    printer << "{";
+    printAxisNames(printer, dim.getAxes());
+    printer << "}";
+  });
+}
+
+/// Parses the optional `, partial = KIND {"a", ...}` clause.
+static ParseResult parsePartialClause(AsmParser &parser, ReductionKind &kind,
+                                      SmallVector<StringAttr> &axes) {
+  kind = ReductionKind::sum;
+  if (failed(parser.parseOptionalComma()))
+    return success();
+  StringRef keyword;
+  SMLoc kindLoc;
+  if (parser.parseKeyword("partial") || parser.parseEqual())
+    return failure();
+  kindLoc = parser.getCurrentLocation();
+  if (parser.parseKeyword(&keyword))
+    return failure();
+  std::optional<ReductionKind> parsed = symbolizeReductionKind(keyword);
+  if (!parsed)
+    return parser.emitError(kindLoc, "unknown reduction kind '")
+           << keyword << "' (expected sum, max, min, prod or avg)";
+  kind = *parsed;
+  SMLoc axesLoc = parser.getCurrentLocation();
+  if (parser.parseLBrace() || parseAxisNames(parser, axes) ||
+      parser.parseRBrace())
+    return failure();
+  if (axes.empty())
+    return parser.emitError(axesLoc,
+                            "'partial' clause must name at least one axis");
+  return success();
+}
+
+static void printPartialClause(AsmPrinter &printer, ReductionKind kind,
+                               ArrayRef<StringAttr> axes) {
+  if (axes.empty())
+    return;
+  printer << ", partial = " << stringifyReductionKind(kind) << " {";
+  printAxisNames(printer, axes);
+  printer << "}";
+}
+
+#include "dist/Dialect/Dist/IR/DistEnums.cpp.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "dist/Dialect/Dist/IR/DistAttrs.cpp.inc"
+
+void DistDialect::registerAttributes() {
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "dist/Dialect/Dist/IR/DistAttrs.cpp.inc"
+      >();
+}
+
+//===----------------------------------------------------------------------===//
+// ShardingAttr
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+ShardingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                     FlatSymbolRefAttr mesh, ArrayRef<DimShardingAttr> dims,
+                     ReductionKind partialKind,
+                     ArrayRef<StringAttr> partialAxes) {
+  (void)partialKind; // Every enumerant is valid; the parser rejects others.
+  if (!mesh)
+    return emitError() << "sharding requires a mesh symbol";
+  llvm::SmallSet<StringRef, 8> seen;
+  auto checkAxis = [&](StringAttr axis, StringRef where) -> LogicalResult {
+    if (!axis || axis.getValue().empty())
+      return emitError() << "mesh axis names must be non-empty (in " << where
+                         << ")";
+    if (!seen.insert(axis.getValue()).second)
+      return emitError() << "mesh axis \"" << axis.getValue()
+                         << "\" is used more than once in the sharding";
+    return success();
+  };
+  for (auto [index, dim] : llvm::enumerate(dims)) {
+    if (!dim)
+      return emitError() << "sharding of dim " << index << " is missing";
+    std::string where = "dim " + std::to_string(index);
+    for (StringAttr axis : dim.getAxes())
+      if (failed(checkAxis(axis, where)))
+        return failure();
+  }
+  for (StringAttr axis : partialAxes)
+    if (failed(checkAxis(axis, "the partial axes")))
+      return failure();
+  return success();
+}
+
+LogicalResult
+ShardingAttr::verifyEncoding(ArrayRef<int64_t> shape, Type elementType,
+                             function_ref<InFlightDiagnostic()> emitError) const {
+  (void)elementType;
+  if (shape.size() != getDims().size())
+    return emitError() << "sharding has " << getDims().size()
+                       << " dim entries but the tensor has rank "
+                       << shape.size();
+  if (llvm::any_of(shape, ShapedType::isDynamic))
+    return emitError() << "sharded tensors must have a static shape";
+  return success();
+}
+
+bool ShardingAttr::usesAxis(StringRef axis) const {
+  auto matches = [&](StringAttr a) { return a.getValue() == axis; };
+  if (llvm::any_of(getPartialAxes(), matches))
+    return true;
+  return llvm::any_of(getDims(), [&](DimShardingAttr dim) {
+    return llvm::any_of(dim.getAxes(), matches);
+  });
+}
+
+std::string ShardingAttr::getBodyString() const {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << "[";
+  llvm::interleaveComma(getDims(), os, [&](DimShardingAttr dim) {
+    os << "{";
+    llvm::interleaveComma(dim.getAxes(), os, [&](StringAttr axis) {
+      os << '"';
+      llvm::printEscapedString(axis.getValue(), os);
+      os << '"';
+    });
+    os << "}";
+  });
+  os << "]";
+  if (isPartial()) {
+    os << ", partial = " << stringifyReductionKind(getPartialKind()) << " {";
+    llvm::interleaveComma(getPartialAxes(), os, [&](StringAttr axis) {
+      os << '"';
+      llvm::printEscapedString(axis.getValue(), os);
+      os << '"';
+    });
+    os << "}";
+  }
+  return text;
+}

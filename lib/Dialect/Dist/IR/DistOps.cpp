@@ -1,0 +1,386 @@
+//===- DistOps.cpp - dist operations --------------------------------------===//
+//
+// Structural checks (shapes, element types, one mesh) live in verify(); checks
+// that need the mesh (axis names, move preconditions) live in
+// verifySymbolUses(), which MLIR runs with a symbol table once the whole
+// module is parsed. The move semantics themselves come from the planner.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dist/Dialect/Dist/IR/DistOps.h"
+#include "dist/Dialect/Dist/IR/PlannerInterop.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/PatternMatch.h"
+#include "llvm/Support/Error.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace dist;
+
+//===----------------------------------------------------------------------===//
+// dist.mesh
+//===----------------------------------------------------------------------===//
+
+/// Parses `<["x"=2, "y"=4], devices = [3, 2, 1, 0]>`.
+static ParseResult parseMeshShape(OpAsmParser &parser, ArrayAttr &axisNames,
+                                  DenseI64ArrayAttr &axisSizes,
+                                  DenseI64ArrayAttr &devices) {
+  SmallVector<Attribute> names;
+  SmallVector<int64_t> sizes;
+  if (parser.parseLess())
+    return failure();
+  auto parseAxis = [&]() -> ParseResult {
+    std::string name;
+    int64_t size = 0;
+    if (parser.parseString(&name) || parser.parseEqual() ||
+        parser.parseInteger(size))
+      return failure();
+    names.push_back(parser.getBuilder().getStringAttr(name));
+    sizes.push_back(size);
+    return success();
+  };
+  if (parser.parseCommaSeparatedList(AsmParser::Delimiter::Square, parseAxis,
+                                     " in the list of mesh axes"))
+    return failure();
+  if (succeeded(parser.parseOptionalComma())) {
+    SmallVector<int64_t> ids;
+    auto parseId = [&]() -> ParseResult {
+      int64_t id = 0;
+      if (parser.parseInteger(id))
+        return failure();
+      ids.push_back(id);
+      return success();
+    };
+    if (parser.parseKeyword("devices") || parser.parseEqual() ||
+        parser.parseCommaSeparatedList(AsmParser::Delimiter::Square, parseId,
+                                       " in the list of device ids"))
+      return failure();
+    devices = parser.getBuilder().getDenseI64ArrayAttr(ids);
+  }
+  if (parser.parseGreater())
+    return failure();
+  axisNames = parser.getBuilder().getArrayAttr(names);
+  axisSizes = parser.getBuilder().getDenseI64ArrayAttr(sizes);
+  return success();
+}
+
+static void printMeshShape(OpAsmPrinter &printer, MeshOp, ArrayAttr axisNames,
+                           DenseI64ArrayAttr axisSizes,
+                           DenseI64ArrayAttr devices) {
+  printer << "<[";
+  llvm::interleaveComma(
+      llvm::zip(axisNames.getAsValueRange<StringAttr>(), axisSizes.asArrayRef()),
+      printer, [&](auto axis) {
+        printer.printString(std::get<0>(axis));
+        printer << "=" << std::get<1>(axis);
+      });
+  printer << "]";
+  if (devices) {
+    printer << ", devices = [";
+    llvm::interleaveComma(devices.asArrayRef(), printer);
+    printer << "]";
+  }
+  printer << ">";
+}
+
+LogicalResult MeshOp::verify() {
+  if (getAxisNames().size() != getAxisSizes().size())
+    return emitOpError("has ") << getAxisNames().size() << " axis names but "
+                               << getAxisSizes().size() << " axis sizes";
+  if (llvm::any_of(getAxisNames(),
+                   [](Attribute name) { return !isa<StringAttr>(name); }))
+    return emitOpError("axis names must be strings");
+  if (failed(getPlannerMesh(*this, [&] { return emitOpError(); })))
+    return failure();
+  if (DictionaryAttr cost = getCostAttr()) {
+    for (NamedAttribute entry : cost) {
+      if (!findAxis(entry.getName()))
+        return emitOpError("cost names unknown axis \"")
+               << entry.getName().getValue() << "\"";
+      auto params = dyn_cast<DictionaryAttr>(entry.getValue());
+      if (!params)
+        return emitOpError("cost of axis \"")
+               << entry.getName().getValue()
+               << "\" must be a dictionary {alpha = F, beta = F}";
+      for (NamedAttribute param : params) {
+        StringRef key = param.getName().getValue();
+        auto value = dyn_cast<FloatAttr>(param.getValue());
+        if ((key != "alpha" && key != "beta") || !value)
+          return emitOpError("cost of axis \"")
+                 << entry.getName().getValue()
+                 << "\" may only hold float 'alpha' and 'beta', found '" << key
+                 << "'";
+        double v = value.getValueAsDouble();
+        if (!(v >= 0.0) || std::isinf(v))
+          return emitOpError("cost of axis \"")
+                 << entry.getName().getValue() << "\": " << key
+                 << " must be finite and non-negative, got " << v;
+      }
+      if (!params.get("alpha") || !params.get("beta"))
+        return emitOpError("cost of axis \"")
+               << entry.getName().getValue()
+               << "\" must give both 'alpha' and 'beta'";
+    }
+  }
+  return success();
+}
+
+std::optional<std::pair<double, double>> MeshOp::getAxisCost(StringRef axis) {
+  DictionaryAttr cost = getCostAttr();
+  if (!cost)
+    return std::nullopt;
+  auto params = cost.getAs<DictionaryAttr>(axis);
+  if (!params)
+    return std::nullopt;
+  auto alpha = params.getAs<FloatAttr>("alpha");
+  auto beta = params.getAs<FloatAttr>("beta");
+  if (!alpha || !beta)
+    return std::nullopt;
+  return std::make_pair(alpha.getValueAsDouble(), beta.getValueAsDouble());
+}
+
+std::optional<unsigned> MeshOp::findAxis(StringRef name) {
+  for (auto [index, axis] :
+       llvm::enumerate(getAxisNames().getAsValueRange<StringAttr>()))
+    if (axis == name)
+      return index;
+  return std::nullopt;
+}
+
+//===----------------------------------------------------------------------===//
+// Shared checks of ops that take and return one sharded tensor
+//===----------------------------------------------------------------------===//
+
+static ShardingAttr getSharding(Value value) {
+  return cast<ShardingAttr>(cast<RankedTensorType>(value.getType()).getEncoding());
+}
+
+/// Same global tensor (shape, element type) on the same mesh.
+static LogicalResult verifySameGlobalTensor(Operation *op, Value input,
+                                            Value result) {
+  auto inType = cast<RankedTensorType>(input.getType());
+  auto outType = cast<RankedTensorType>(result.getType());
+  if (inType.getShape() != outType.getShape())
+    return op->emitOpError("result shape [")
+           << outType.getShape() << "] differs from operand shape ["
+           << inType.getShape() << "]";
+  if (inType.getElementType() != outType.getElementType())
+    return op->emitOpError("result element type ")
+           << outType.getElementType() << " differs from operand element type "
+           << inType.getElementType();
+  if (getSharding(input).getMesh() != getSharding(result).getMesh())
+    return op->emitOpError("operand is on mesh ")
+           << getSharding(input).getMesh() << " but result is on mesh "
+           << getSharding(result).getMesh();
+  return success();
+}
+
+/// The axes a collective names: at least one, each once.
+static LogicalResult verifyAxisList(Operation *op, ArrayAttr axes) {
+  if (axes.empty())
+    return op->emitOpError("requires at least one mesh axis");
+  llvm::SmallDenseSet<StringRef> seen;
+  for (StringRef axis : axes.getAsValueRange<StringAttr>())
+    if (!seen.insert(axis).second)
+      return op->emitOpError("lists mesh axis \"") << axis << "\" twice";
+  return success();
+}
+
+namespace {
+/// Everything a move verifier needs, resolved once against the mesh.
+struct ResolvedMove {
+  MeshOp mesh;
+  planner::Mesh plannerMesh;
+  planner::Layout source;
+  planner::Layout result;
+  SmallVector<unsigned> axes;
+};
+} // namespace
+
+static FailureOr<ResolvedMove> resolve(Operation *op, Value input, Value result,
+                                       ArrayAttr axes,
+                                       SymbolTableCollection &symbolTable) {
+  auto emitError = [&] { return op->emitOpError(); };
+  ShardingAttr inSharding = getSharding(input);
+  FailureOr<MeshOp> mesh = lookupMesh(op, inSharding.getMesh(), symbolTable);
+  if (failed(mesh))
+    return failure();
+  FailureOr<planner::Mesh> plannerMesh = getPlannerMesh(*mesh, emitError);
+  if (failed(plannerMesh))
+    return failure();
+  FailureOr<planner::Layout> source =
+      getPlannerLayout(inSharding, *mesh, emitError);
+  if (failed(source))
+    return failure();
+  FailureOr<planner::Layout> target =
+      getPlannerLayout(getSharding(result), *mesh, emitError);
+  if (failed(target))
+    return failure();
+  SmallVector<unsigned> axisIndices;
+  if (axes) {
+    FailureOr<SmallVector<unsigned>> indices =
+        getAxisIndices(axes, *mesh, emitError);
+    if (failed(indices))
+      return failure();
+    axisIndices = std::move(*indices);
+  }
+  return ResolvedMove{*mesh, std::move(*plannerMesh), std::move(*source),
+                      std::move(*target), std::move(axisIndices)};
+}
+
+/// Recomputes the layout the move produces and requires the result to be it.
+/// The global shape matters: on uneven dims a move is only the collective it
+/// claims to be when the old and new blocks nest.
+static LogicalResult verifyMoveResult(Operation *op, const ResolvedMove &r,
+                                      planner::Move move,
+                                      ArrayRef<int64_t> globalShape) {
+  move.axes.assign(r.axes.begin(), r.axes.end());
+  llvm::Expected<planner::Layout> expected =
+      planner::applyMove(r.plannerMesh, r.source, move, globalShape);
+  if (!expected)
+    return op->emitOpError() << llvm::toString(expected.takeError());
+  if (!(*expected == r.result))
+    return op->emitOpError("result layout ")
+           << planner::printLayout(r.plannerMesh, r.result) << " should be "
+           << planner::printLayout(r.plannerMesh, *expected)
+           << ", the layout this move produces";
+  return success();
+}
+
+template <typename OpTy>
+static LogicalResult verifyMoveOp(OpTy op) {
+  if (failed(verifySameGlobalTensor(op, op.getInput(), op.getResult())))
+    return failure();
+  return verifyAxisList(op, op.getAxes());
+}
+
+template <typename OpTy>
+static LogicalResult verifyMoveSymbols(OpTy op, planner::Move move,
+                                       SymbolTableCollection &symbolTable) {
+  FailureOr<ResolvedMove> resolved = resolve(op, op.getInput(), op.getResult(),
+                                             op.getAxes(), symbolTable);
+  if (failed(resolved))
+    return failure();
+  return verifyMoveResult(op, *resolved, std::move(move),
+                          op.getInput().getType().getShape());
+}
+
+static planner::Move makeMove(planner::MoveKind kind, int64_t dim = -1,
+                              int64_t toDim = -1,
+                              ReductionKind reduction = ReductionKind::sum) {
+  planner::Move move;
+  move.kind = kind;
+  move.dim = dim;
+  move.toDim = toDim;
+  move.reduction = toPlanner(reduction);
+  return move;
+}
+
+//===----------------------------------------------------------------------===//
+// dist.reshard
+//===----------------------------------------------------------------------===//
+
+LogicalResult ReshardOp::verify() {
+  return verifySameGlobalTensor(*this, getInput(), getResult());
+}
+
+LogicalResult ReshardOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  return resolve(*this, getInput(), getResult(), /*axes=*/nullptr, symbolTable);
+}
+
+OpFoldResult ReshardOp::fold(FoldAdaptor) {
+  if (getInput().getType() == getResult().getType())
+    return getInput();
+  return {};
+}
+
+namespace {
+/// reshard(reshard(x)) -> reshard(x): the planner sees the whole move at
+/// once, which is never worse than planning the two halves apart.
+struct ComposeReshards : OpRewritePattern<ReshardOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ReshardOp op,
+                                PatternRewriter &rewriter) const override {
+    auto producer = op.getInput().getDefiningOp<ReshardOp>();
+    if (!producer)
+      return failure();
+    rewriter.replaceOpWithNewOp<ReshardOp>(op, op.getType(),
+                                           producer.getInput());
+    return success();
+  }
+};
+} // namespace
+
+void ReshardOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                            MLIRContext *context) {
+  results.add<ComposeReshards>(context);
+}
+
+//===----------------------------------------------------------------------===//
+// Collectives
+//===----------------------------------------------------------------------===//
+
+LogicalResult AllGatherOp::verify() { return verifyMoveOp(*this); }
+LogicalResult AllGatherOp::verifySymbolUses(SymbolTableCollection &table) {
+  return verifyMoveSymbols(
+      *this, makeMove(planner::MoveKind::AllGather, getDim()), table);
+}
+
+LogicalResult AllSliceOp::verify() { return verifyMoveOp(*this); }
+LogicalResult AllSliceOp::verifySymbolUses(SymbolTableCollection &table) {
+  return verifyMoveSymbols(
+      *this, makeMove(planner::MoveKind::AllSlice, getDim()), table);
+}
+
+LogicalResult AllToAllOp::verify() {
+  if (getDim() == getToDim())
+    return emitOpError("source and destination dim are both ") << getDim();
+  return verifyMoveOp(*this);
+}
+LogicalResult AllToAllOp::verifySymbolUses(SymbolTableCollection &table) {
+  return verifyMoveSymbols(
+      *this, makeMove(planner::MoveKind::AllToAll, getDim(), getToDim()),
+      table);
+}
+
+LogicalResult ReduceScatterOp::verify() { return verifyMoveOp(*this); }
+LogicalResult ReduceScatterOp::verifySymbolUses(SymbolTableCollection &table) {
+  return verifyMoveSymbols(*this,
+                           makeMove(planner::MoveKind::ReduceScatter, getDim(),
+                                    -1, getReduction()),
+                           table);
+}
+
+LogicalResult AllReduceOp::verify() { return verifyMoveOp(*this); }
+LogicalResult AllReduceOp::verifySymbolUses(SymbolTableCollection &table) {
+  return verifyMoveSymbols(
+      *this, makeMove(planner::MoveKind::AllReduce, -1, -1, getReduction()),
+      table);
+}
+
+LogicalResult ReplicateToPartialOp::verify() { return verifyMoveOp(*this); }
+LogicalResult
+ReplicateToPartialOp::verifySymbolUses(SymbolTableCollection &table) {
+  return verifyMoveSymbols(
+      *this,
+      makeMove(planner::MoveKind::ReplicateToPartial, -1, -1, getReduction()),
+      table);
+}
+
+LogicalResult PermuteOp::verify() { return verifyMoveOp(*this); }
+LogicalResult PermuteOp::verifySymbolUses(SymbolTableCollection &table) {
+  FailureOr<ResolvedMove> resolved =
+      resolve(*this, getInput(), getResult(), getAxes(), table);
+  if (failed(resolved))
+    return failure();
+  planner::Move move = makeMove(planner::MoveKind::Permute);
+  move.permuteTarget = resolved->result;
+  return verifyMoveResult(*this, *resolved, std::move(move),
+                          getInput().getType().getShape());
+}
+
+#define GET_OP_CLASSES
+#include "dist/Dialect/Dist/IR/DistOps.cpp.inc"

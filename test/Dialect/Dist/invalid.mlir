@@ -1,0 +1,526 @@
+// RUN: dist-opt %s -split-input-file -verify-diagnostics
+
+//===----------------------------------------------------------------------===//
+// dist.mesh
+//===----------------------------------------------------------------------===//
+
+// expected-error @+1 {{'dist.mesh' op mesh axis "x" appears more than once}}
+dist.mesh @m = <["x"=2, "x"=4]>
+
+// -----
+
+// expected-error @+1 {{mesh axis "x" has size 0; sizes must be at least 1}}
+dist.mesh @m = <["x"=0]>
+
+// -----
+
+// expected-error @+1 {{mesh axis "y" has size -4; sizes must be at least 1}}
+dist.mesh @m = <["x"=2, "y"=-4]>
+
+// -----
+
+// expected-error @+1 {{mesh axis names must not be empty}}
+dist.mesh @m = <["x"=2, ""=2]>
+
+// -----
+
+// expected-error @+1 {{mesh device id 2 appears more than once; devices must be a permutation}}
+dist.mesh @m = <["x"=2, "y"=2], devices = [0, 1, 2, 2]>
+
+// -----
+
+// expected-error @+1 {{mesh devices list has 3 entries but the mesh has 4 devices}}
+dist.mesh @m = <["x"=2, "y"=2], devices = [0, 1, 2]>
+
+// -----
+
+// expected-error @+1 {{mesh device id 5 (entry 1) is outside 0..1}}
+dist.mesh @m = <["x"=2], devices = [0, 5]>
+
+// -----
+
+// expected-error @+1 {{a mesh needs at least one axis}}
+dist.mesh @m = <[]>
+
+// -----
+
+// expected-error @+1 {{expected '='}}
+dist.mesh @m = <["x" 2]>
+
+// -----
+
+// expected-error @+1 {{expected integer value}}
+dist.mesh @m = <["x"=two]>
+
+// -----
+
+// expected-error @+1 {{expected 'devices'}}
+dist.mesh @m = <["x"=2], ids = [0, 1]>
+
+// -----
+
+// expected-error @+1 {{integer value too large}}
+dist.mesh @m = <["x"=99999999999999999999]>
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// #dist.sharding
+//===----------------------------------------------------------------------===//
+
+dist.mesh @m = <["x"=2, "y"=4]>
+// expected-error @+1 {{mesh axis "x" is used more than once in the sharding}}
+func.func private @f(tensor<16x16xf32, #dist.sharding<@m, [{"x"}, {"x"}]>>)
+
+// -----
+
+dist.mesh @m = <["x"=2, "y"=4]>
+// expected-error @+1 {{mesh axis "y" is used more than once in the sharding}}
+func.func private @f(tensor<16x16xf32, #dist.sharding<@m, [{"y"}, {}], partial = sum {"y"}>>)
+
+// -----
+
+dist.mesh @m = <["x"=2, "y"=4]>
+// expected-error @+1 {{sharding has 1 dim entries but the tensor has rank 2}}
+func.func private @f(tensor<16x16xf32, #dist.sharding<@m, [{"x"}]>>)
+
+// -----
+
+dist.mesh @m = <["x"=2, "y"=4]>
+// expected-error @+1 {{sharded tensors must have a static shape}}
+func.func private @f(tensor<?x16xf32, #dist.sharding<@m, [{"x"}, {}]>>)
+
+// -----
+
+dist.mesh @m = <["x"=2, "y"=4]>
+// expected-error @+1 {{unknown reduction kind 'mean' (expected sum, max, min, prod or avg)}}
+func.func private @f(tensor<16xf32, #dist.sharding<@m, [{}], partial = mean {"x"}>>)
+
+// -----
+
+dist.mesh @m = <["x"=2, "y"=4]>
+// expected-error @+1 {{'partial' clause must name at least one axis}}
+func.func private @f(tensor<16xf32, #dist.sharding<@m, [{}], partial = sum {}>>)
+
+// -----
+
+dist.mesh @m = <["x"=2, "y"=4]>
+// expected-error @+1 {{mesh axis names must be non-empty}}
+func.func private @f(tensor<16xf32, #dist.sharding<@m, [{""}]>>)
+
+// -----
+
+dist.mesh @m = <["x"=2, "y"=4]>
+// expected-error @+1 {{expected '}'}}
+func.func private @f(tensor<16xf32, #dist.sharding<@m, [{"x" "y"}]>>)
+
+// -----
+
+dist.mesh @m = <["x"=2, "y"=4]>
+// expected-error @+1 {{unbalanced '[' character in pretty dialect name}}
+func.func private @f(tensor<16xf32, #dist.sharding<@m, [{"x"}>>)
+
+// -----
+
+// expected-error @+2 {{invalid kind of attribute specified}}
+// expected-error @+1 {{failed to parse Dist_ShardingAttr parameter 'mesh'}}
+func.func private @f(tensor<16xf32, #dist.sharding<[{"x"}]>>)
+
+// -----
+
+dist.mesh @m = <["x"=2, "y"=4]>
+// expected-error @+1 {{expected 'partial'}}
+func.func private @f(tensor<16xf32, #dist.sharding<@m, [{"x"}], sum {"y"}>>)
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// Symbol resolution
+//===----------------------------------------------------------------------===//
+
+dist.mesh @m = <["x"=2, "y"=4]>
+func.func @unknown_mesh(%arg0: tensor<16xf32, #dist.sharding<@nope, [{"x"}]>>) {
+  // expected-error @+1 {{'dist.reshard' op refers to unknown mesh @nope}}
+  %0 = dist.reshard %arg0 : tensor<16xf32, #dist.sharding<@nope, [{"x"}]>> -> tensor<16xf32, #dist.sharding<@nope, [{}]>>
+  return
+}
+
+// -----
+
+dist.mesh @m = <["x"=2, "y"=4]>
+func.func @unknown_axis(%arg0: tensor<16xf32, #dist.sharding<@m, [{"z"}]>>) {
+  // expected-error @+1 {{mesh @m has no axis "z"}}
+  %0 = dist.reshard %arg0 : tensor<16xf32, #dist.sharding<@m, [{"z"}]>> -> tensor<16xf32, #dist.sharding<@m, [{}]>>
+  return
+}
+
+// -----
+
+dist.mesh @m = <["x"=2, "y"=4]>
+func.func @unknown_partial_axis(%arg0: tensor<16xf32, #dist.sharding<@m, [{}], partial = sum {"w"}>>) {
+  // expected-error @+1 {{mesh @m has no axis "w"}}
+  %0 = dist.reshard %arg0 : tensor<16xf32, #dist.sharding<@m, [{}], partial = sum {"w"}>> -> tensor<16xf32, #dist.sharding<@m, [{}]>>
+  return
+}
+
+// -----
+
+dist.mesh @m = <["x"=2, "y"=4]>
+func.func @unknown_collective_axis(%arg0: tensor<16xf32, #dist.sharding<@m, [{"x"}]>>) {
+  // expected-error @+1 {{mesh @m has no axis "q"}}
+  %0 = dist.all_gather %arg0 axes = ["q"] dim = 0 : tensor<16xf32, #dist.sharding<@m, [{"x"}]>> -> tensor<16xf32, #dist.sharding<@m, [{}]>>
+  return
+}
+
+// -----
+
+func.func @mesh_is_not_a_mesh(%arg0: tensor<16xf32, #dist.sharding<@mesh_is_not_a_mesh, [{}]>>) {
+  // expected-error @+1 {{refers to unknown mesh @mesh_is_not_a_mesh}}
+  %0 = dist.reshard %arg0 : tensor<16xf32, #dist.sharding<@mesh_is_not_a_mesh, [{}]>> -> tensor<16xf32, #dist.sharding<@mesh_is_not_a_mesh, [{}]>>
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// dist.reshard
+//===----------------------------------------------------------------------===//
+
+dist.mesh @m = <["x"=2, "y"=4]>
+func.func @reshard_shape(%arg0: tensor<16xf32, #dist.sharding<@m, [{"x"}]>>) {
+  // expected-error @+1 {{result shape [8] differs from operand shape [16]}}
+  %0 = dist.reshard %arg0 : tensor<16xf32, #dist.sharding<@m, [{"x"}]>> -> tensor<8xf32, #dist.sharding<@m, [{}]>>
+  return
+}
+
+// -----
+
+dist.mesh @m = <["x"=2, "y"=4]>
+func.func @reshard_element_type(%arg0: tensor<16xf32, #dist.sharding<@m, [{"x"}]>>) {
+  // expected-error @+1 {{result element type 'f16' differs from operand element type 'f32'}}
+  %0 = dist.reshard %arg0 : tensor<16xf32, #dist.sharding<@m, [{"x"}]>> -> tensor<16xf16, #dist.sharding<@m, [{}]>>
+  return
+}
+
+// -----
+
+dist.mesh @m = <["x"=2, "y"=4]>
+dist.mesh @n = <["x"=2, "y"=4]>
+func.func @reshard_meshes(%arg0: tensor<16xf32, #dist.sharding<@m, [{"x"}]>>) {
+  // expected-error @+1 {{operand is on mesh @m but result is on mesh @n}}
+  %0 = dist.reshard %arg0 : tensor<16xf32, #dist.sharding<@m, [{"x"}]>> -> tensor<16xf32, #dist.sharding<@n, [{"x"}]>>
+  return
+}
+
+// -----
+
+dist.mesh @m = <["x"=2, "y"=4]>
+func.func @reshard_rank(%arg0: tensor<16x16xf32, #dist.sharding<@m, [{"x"}, {}]>>) {
+  // expected-error @+1 {{result shape [16] differs from operand shape [16, 16]}}
+  %0 = dist.reshard %arg0 : tensor<16x16xf32, #dist.sharding<@m, [{"x"}, {}]>> -> tensor<16xf32, #dist.sharding<@m, [{}]>>
+  return
+}
+
+// -----
+
+dist.mesh @m = <["x"=2, "y"=4]>
+func.func @reshard_unsharded(%arg0: tensor<16xf32>) {
+  // expected-error @+1 {{operand #0 must be ranked tensor with a #dist.sharding encoding}}
+  %0 = dist.reshard %arg0 : tensor<16xf32> -> tensor<16xf32, #dist.sharding<@m, [{}]>>
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// Collectives: structural checks
+//===----------------------------------------------------------------------===//
+
+dist.mesh @m = <["x"=2, "y"=4]>
+func.func @no_axes(%arg0: tensor<16xf32, #dist.sharding<@m, [{"x"}]>>) {
+  // expected-error @+1 {{requires at least one mesh axis}}
+  %0 = dist.all_gather %arg0 axes = [] dim = 0 : tensor<16xf32, #dist.sharding<@m, [{"x"}]>> -> tensor<16xf32, #dist.sharding<@m, [{}]>>
+  return
+}
+
+// -----
+
+dist.mesh @m = <["x"=2, "y"=4]>
+func.func @axis_twice(%arg0: tensor<16xf32, #dist.sharding<@m, [{"x"}]>>) {
+  // expected-error @+1 {{lists mesh axis "x" twice}}
+  %0 = dist.all_gather %arg0 axes = ["x", "x"] dim = 0 : tensor<16xf32, #dist.sharding<@m, [{"x"}]>> -> tensor<16xf32, #dist.sharding<@m, [{}]>>
+  return
+}
+
+// -----
+
+dist.mesh @m = <["x"=2, "y"=4]>
+func.func @negative_dim(%arg0: tensor<16xf32, #dist.sharding<@m, [{"x"}]>>) {
+  // expected-error @+1 {{attribute 'dim' failed to satisfy constraint}}
+  %0 = dist.all_gather %arg0 axes = ["x"] dim = -1 : tensor<16xf32, #dist.sharding<@m, [{"x"}]>> -> tensor<16xf32, #dist.sharding<@m, [{}]>>
+  return
+}
+
+// -----
+
+dist.mesh @m = <["x"=2, "y"=4]>
+func.func @all_to_all_same_dim(%arg0: tensor<16x16xf32, #dist.sharding<@m, [{"x"}, {}]>>) {
+  // expected-error @+1 {{source and destination dim are both 0}}
+  %0 = dist.all_to_all %arg0 axes = ["x"] dim = 0 to_dim = 0 : tensor<16x16xf32, #dist.sharding<@m, [{"x"}, {}]>> -> tensor<16x16xf32, #dist.sharding<@m, [{"x"}, {}]>>
+  return
+}
+
+// -----
+
+dist.mesh @m = <["x"=2, "y"=4]>
+func.func @collective_element_type(%arg0: tensor<16xf32, #dist.sharding<@m, [{"x"}]>>) {
+  // expected-error @+1 {{result element type 'i32' differs from operand element type 'f32'}}
+  %0 = dist.all_gather %arg0 axes = ["x"] dim = 0 : tensor<16xf32, #dist.sharding<@m, [{"x"}]>> -> tensor<16xi32, #dist.sharding<@m, [{}]>>
+  return
+}
+
+// -----
+
+dist.mesh @m = <["x"=2, "y"=4]>
+func.func @bad_reduction_keyword(%arg0: tensor<16xf32, #dist.sharding<@m, [{}], partial = sum {"x"}>>) {
+  // expected-error @+1 {{expected string or keyword containing one of the following enum values for attribute 'reduction' [sum, max, min, prod, avg]}}
+  %0 = dist.all_reduce %arg0 axes = ["x"] reduction = mean : tensor<16xf32, #dist.sharding<@m, [{}], partial = sum {"x"}>> -> tensor<16xf32, #dist.sharding<@m, [{}]>>
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// Collectives: move preconditions (checked by the planner's applyMove)
+//===----------------------------------------------------------------------===//
+
+dist.mesh @m = <["x"=2, "y"=4]>
+func.func @gather_not_minor(%arg0: tensor<64xf32, #dist.sharding<@m, [{"x", "y"}]>>) {
+  // expected-error @+1 {{'dist.all_gather' op all_gather: axis "x" is not the minor-most axis of dim 0 (dim 0 is split by {"x", "y"})}}
+  %0 = dist.all_gather %arg0 axes = ["x"] dim = 0 : tensor<64xf32, #dist.sharding<@m, [{"x", "y"}]>> -> tensor<64xf32, #dist.sharding<@m, [{"y"}]>>
+  return
+}
+
+// -----
+
+dist.mesh @m = <["x"=2, "y"=4]>
+func.func @gather_wrong_result(%arg0: tensor<64x8xf32, #dist.sharding<@m, [{"x"}, {"y"}]>>) {
+  // expected-error @+1 {{result layout [{}, {}] should be [{}, {"y"}], the layout this move produces}}
+  %0 = dist.all_gather %arg0 axes = ["x"] dim = 0 : tensor<64x8xf32, #dist.sharding<@m, [{"x"}, {"y"}]>> -> tensor<64x8xf32, #dist.sharding<@m, [{}, {}]>>
+  return
+}
+
+// -----
+
+dist.mesh @m = <["x"=2, "y"=4]>
+func.func @slice_not_replicated(%arg0: tensor<64x8xf32, #dist.sharding<@m, [{"x"}, {}]>>) {
+  // expected-error @+1 {{all_slice: axis "x" already splits dim 0}}
+  %0 = dist.all_slice %arg0 axes = ["x"] dim = 1 : tensor<64x8xf32, #dist.sharding<@m, [{"x"}, {}]>> -> tensor<64x8xf32, #dist.sharding<@m, [{}, {"x"}]>>
+  return
+}
+
+// -----
+
+dist.mesh @m = <["x"=2, "y"=4]>
+func.func @slice_dim_out_of_range(%arg0: tensor<64xf32, #dist.sharding<@m, [{}]>>) {
+  // expected-error @+1 {{all_slice: dim 1 is out of range for a tensor of rank 1}}
+  %0 = dist.all_slice %arg0 axes = ["x"] dim = 1 : tensor<64xf32, #dist.sharding<@m, [{}]>> -> tensor<64xf32, #dist.sharding<@m, [{"x"}]>>
+  return
+}
+
+// -----
+
+dist.mesh @m = <["x"=2, "y"=4]>
+func.func @all_to_all_not_minor(%arg0: tensor<64x8xf32, #dist.sharding<@m, [{"x", "y"}, {}]>>) {
+  // expected-error @+1 {{all_to_all: axis "x" is not the minor-most axis of dim 0 (dim 0 is split by {"x", "y"})}}
+  %0 = dist.all_to_all %arg0 axes = ["x"] dim = 0 to_dim = 1 : tensor<64x8xf32, #dist.sharding<@m, [{"x", "y"}, {}]>> -> tensor<64x8xf32, #dist.sharding<@m, [{"y"}, {"x"}]>>
+  return
+}
+
+// -----
+
+dist.mesh @m = <["x"=2, "y"=4]>
+func.func @reduce_scatter_not_partial(%arg0: tensor<64xf32, #dist.sharding<@m, [{}]>>) {
+  // expected-error @+1 {{reduce_scatter: axis "x" is not partial}}
+  %0 = dist.reduce_scatter %arg0 axes = ["x"] dim = 0 reduction = sum : tensor<64xf32, #dist.sharding<@m, [{}]>> -> tensor<64xf32, #dist.sharding<@m, [{"x"}]>>
+  return
+}
+
+// -----
+
+dist.mesh @m = <["x"=2, "y"=4]>
+func.func @reduce_scatter_wrong_kind(%arg0: tensor<64xf32, #dist.sharding<@m, [{}], partial = max {"x"}>>) {
+  // expected-error @+1 {{reduce_scatter: reduction sum does not match the operand's partial kind max}}
+  %0 = dist.reduce_scatter %arg0 axes = ["x"] dim = 0 reduction = sum : tensor<64xf32, #dist.sharding<@m, [{}], partial = max {"x"}>> -> tensor<64xf32, #dist.sharding<@m, [{"x"}]>>
+  return
+}
+
+// -----
+
+dist.mesh @m = <["x"=2, "y"=4]>
+func.func @all_reduce_not_partial(%arg0: tensor<64xf32, #dist.sharding<@m, [{}], partial = sum {"x"}>>) {
+  // expected-error @+1 {{all_reduce: axis "y" is not partial}}
+  %0 = dist.all_reduce %arg0 axes = ["y"] reduction = sum : tensor<64xf32, #dist.sharding<@m, [{}], partial = sum {"x"}>> -> tensor<64xf32, #dist.sharding<@m, [{}], partial = sum {"x"}>>
+  return
+}
+
+// -----
+
+dist.mesh @m = <["x"=2, "y"=4]>
+func.func @all_reduce_keeps_partial(%arg0: tensor<64xf32, #dist.sharding<@m, [{}], partial = sum {"x", "y"}>>) {
+  // expected-error @+1 {{result layout [{}] should be [{}], partial = sum {"x"}, the layout this move produces}}
+  %0 = dist.all_reduce %arg0 axes = ["y"] reduction = sum : tensor<64xf32, #dist.sharding<@m, [{}], partial = sum {"x", "y"}>> -> tensor<64xf32, #dist.sharding<@m, [{}]>>
+  return
+}
+
+// -----
+
+dist.mesh @m = <["x"=2, "y"=4]>
+func.func @replicate_to_partial_not_replicated(%arg0: tensor<64xf32, #dist.sharding<@m, [{"x"}]>>) {
+  // expected-error @+1 {{replicate_to_partial: axis "x" already splits dim 0}}
+  %0 = dist.replicate_to_partial %arg0 axes = ["x"] reduction = sum : tensor<64xf32, #dist.sharding<@m, [{"x"}]>> -> tensor<64xf32, #dist.sharding<@m, [{}], partial = sum {"x"}>>
+  return
+}
+
+// -----
+
+dist.mesh @m = <["x"=2, "y"=4]>
+func.func @replicate_to_partial_mixed_kinds(%arg0: tensor<64xf32, #dist.sharding<@m, [{}], partial = max {"x"}>>) {
+  // expected-error @+1 {{replicate_to_partial: reduction sum does not match the existing partial kind max of the operand}}
+  %0 = dist.replicate_to_partial %arg0 axes = ["y"] reduction = sum : tensor<64xf32, #dist.sharding<@m, [{}], partial = max {"x"}>> -> tensor<64xf32, #dist.sharding<@m, [{}], partial = sum {"x", "y"}>>
+  return
+}
+
+// -----
+
+dist.mesh @m = <["x"=2, "y"=4]>
+func.func @permute_changes_counts(%arg0: tensor<64x64xf32, #dist.sharding<@m, [{"x"}, {"y"}]>>) {
+  // expected-error @+1 {{permute: dim 0 has 2 shards in the operand but 4 in the target; a permute keeps every dim's shard count}}
+  %0 = dist.permute %arg0 axes = ["x", "y"] : tensor<64x64xf32, #dist.sharding<@m, [{"x"}, {"y"}]>> -> tensor<64x64xf32, #dist.sharding<@m, [{"y"}, {"x"}]>>
+  return
+}
+
+// -----
+
+dist.mesh @m = <["x"=2, "y"=2]>
+func.func @permute_wrong_axes(%arg0: tensor<64xf32, #dist.sharding<@m, [{"x", "y"}]>>) {
+  // expected-error @+1 {{permute: axes {"x"} are not the axes whose coordinate changes between sender and receiver, which are {"x", "y"}}}
+  %0 = dist.permute %arg0 axes = ["x"] : tensor<64xf32, #dist.sharding<@m, [{"x", "y"}]>> -> tensor<64xf32, #dist.sharding<@m, [{"y", "x"}]>>
+  return
+}
+
+// -----
+
+dist.mesh @m = <["x"=2, "y"=2]>
+func.func @permute_partial_set(%arg0: tensor<64xf32, #dist.sharding<@m, [{"x"}], partial = sum {"y"}>>) {
+  // expected-error @+1 {{permute: the partial axes {"y"} of the operand differ from the target's {"x"}}}
+  %0 = dist.permute %arg0 axes = ["x", "y"] : tensor<64xf32, #dist.sharding<@m, [{"x"}], partial = sum {"y"}>> -> tensor<64xf32, #dist.sharding<@m, [{"y"}], partial = sum {"x"}>>
+  return
+}
+
+// -----
+
+// Uneven extents: 10 rows in 4 blocks of 3 do not concatenate into 2 blocks
+// of 5, so gathering "y" alone cannot produce the result.
+dist.mesh @m = <["x"=2, "y"=2]>
+func.func @gather_uneven_does_not_nest(%arg0: tensor<10xf32, #dist.sharding<@m, [{"x", "y"}]>>) {
+  // expected-error @+1 {{all_gather: along dim 0 (extent 10) the 2 blocks of 5 are not unions of the 4 blocks of 3, so axis "y" alone cannot carry the data (uneven extents do not nest)}}
+  %0 = dist.all_gather %arg0 axes = ["y"] dim = 0 : tensor<10xf32, #dist.sharding<@m, [{"x", "y"}]>> -> tensor<10xf32, #dist.sharding<@m, [{"x"}]>>
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// Mesh cost parameters
+//===----------------------------------------------------------------------===//
+
+// expected-error @+1 {{'dist.mesh' op cost names unknown axis "z"}}
+dist.mesh @m = <["x"=2]> {cost = {z = {alpha = 1.0e-05, beta = 1.0e-12}}}
+
+// -----
+
+// expected-error @+1 {{'dist.mesh' op cost of axis "x" must give both 'alpha' and 'beta'}}
+dist.mesh @m = <["x"=2]> {cost = {x = {alpha = 1.0e-05}}}
+
+// -----
+
+// expected-error @+1 {{'dist.mesh' op cost of axis "x": beta must be finite and non-negative, got -1.000000e+00}}
+dist.mesh @m = <["x"=2]> {cost = {x = {alpha = 1.0e-05, beta = -1.0}}}
+
+// -----
+
+// expected-error @+1 {{'dist.mesh' op cost of axis "x" may only hold float 'alpha' and 'beta', found 'gamma'}}
+dist.mesh @m = <["x"=2]> {cost = {x = {alpha = 1.0e-05, gamma = 1.0}}}
+
+// -----
+
+// expected-error @+1 {{'dist.mesh' op cost of axis "x" must be a dictionary {alpha = F, beta = F}}}
+dist.mesh @m = <["x"=2]> {cost = {x = 3.0}}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// Local (per-device) collectives
+//===----------------------------------------------------------------------===//
+
+dist.mesh @m = <["x"=2, "y"=4]>
+func.func @local_gather_too_big(%arg0: tensor<4x8xf32>) {
+  // expected-error @+1 {{'dist.local.all_gather' op result dim 0 has 20 entries but the group of 4 gathers only 16}}
+  %0 = dist.local.all_gather %arg0 on @m axes = ["y"] dim = 0 : tensor<4x8xf32> -> tensor<20x8xf32>
+  return
+}
+
+// -----
+
+dist.mesh @m = <["x"=2, "y"=4]>
+func.func @local_slice_bigger(%arg0: tensor<4x8xf32>) {
+  // expected-error @+1 {{'dist.local.all_slice' op a slice cannot be larger than its input along dim 1}}
+  %0 = dist.local.all_slice %arg0 on @m axes = ["y"] dim = 1 : tensor<4x8xf32> -> tensor<4x9xf32>
+  return
+}
+
+// -----
+
+dist.mesh @m = <["x"=2, "y"=4]>
+func.func @local_other_dim_changes(%arg0: tensor<4x8xf32>) {
+  // expected-error @+1 {{'dist.local.reduce_scatter' op dim 1 changes size from 8 to 4 but this op does not touch it}}
+  %0 = dist.local.reduce_scatter %arg0 on @m axes = ["y"] dim = 0 reduction = sum : tensor<4x8xf32> -> tensor<1x4xf32>
+  return
+}
+
+// -----
+
+dist.mesh @m = <["x"=2, "y"=4]>
+func.func @local_encoded(%arg0: tensor<4x8xf32, #dist.sharding<@m, [{}, {}]>>) {
+  // expected-error @+1 {{'dist.local.all_reduce' op works on local buffers, which carry no encoding}}
+  %0 = dist.local.all_reduce %arg0 on @m axes = ["y"] reduction = sum : tensor<4x8xf32, #dist.sharding<@m, [{}, {}]>> -> tensor<4x8xf32, #dist.sharding<@m, [{}, {}]>>
+  return
+}
+
+// -----
+
+dist.mesh @m = <["x"=2, "y"=2]>
+func.func @local_permute_table(%arg0: tensor<8xf32>) {
+  // expected-error @+1 {{'dist.local.permute' op has 3 sources but mesh @m has 4 devices}}
+  %0 = dist.local.permute %arg0 on @m sources = [0, 1, 2] : tensor<8xf32> -> tensor<8xf32>
+  return
+}
+
+// -----
+
+dist.mesh @m = <["x"=2, "y"=2]>
+func.func @local_permute_rank(%arg0: tensor<8xf32>) {
+  // expected-error @+1 {{'dist.local.permute' op rank 2 receives from 7, which is not a rank of the mesh}}
+  %0 = dist.local.permute %arg0 on @m sources = [0, 1, 7, 3] : tensor<8xf32> -> tensor<8xf32>
+  return
+}
+
+// -----
+
+dist.mesh @m = <["x"=2, "y"=2]>
+func.func @local_unknown_mesh(%arg0: tensor<8xf32>) {
+  // expected-error @+1 {{'dist.local.all_reduce' op refers to unknown mesh @n}}
+  %0 = dist.local.all_reduce %arg0 on @n axes = ["y"] reduction = sum : tensor<8xf32> -> tensor<8xf32>
+  return
+}
