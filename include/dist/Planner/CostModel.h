@@ -1,0 +1,127 @@
+//===- CostModel.h - Pricing collective steps (SPEC §3) ---------*- C++ -*-===//
+//
+// The planner prices each step through this interface, so that other models
+// (a measured table, a hierarchical node/rail model) can replace the default
+// ring alpha-beta model without touching the search. A model is bound to one
+// mesh because its parameters are per mesh axis.
+//
+//===----------------------------------------------------------------------===//
+#ifndef DIST_PLANNER_COSTMODEL_H
+#define DIST_PLANNER_COSTMODEL_H
+
+#include "dist/Planner/Mesh.h"
+#include "dist/Planner/Move.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace dist::planner {
+
+/// SPEC §3 defaults: an 8-GPU NVLink node.
+constexpr double kDefaultAlpha = 1e-5;
+constexpr double kDefaultBeta = 1.0 / 370e9;
+
+struct AxisCostParams {
+  double alpha = kDefaultAlpha; // seconds per message step
+  double beta = kDefaultBeta;   // seconds per byte
+  bool operator==(const AxisCostParams &o) const {
+    return alpha == o.alpha && beta == o.beta;
+  }
+};
+
+/// Per-axis parameters by axis name, from a topology file or the command
+/// line. Axes not listed use `defaults`.
+struct Topology {
+  AxisCostParams defaults;
+  std::map<std::string, AxisCostParams> axes;
+
+  /// Parses `{"axes": {"x": {"alpha": 1e-5, "beta": 2.7e-12}, ...}}`. Either
+  /// field of an axis may be left out (the default is used). An optional
+  /// top-level "default": {"alpha": ..., "beta": ...} replaces the defaults.
+  /// Values must be finite and >= 0; unknown keys are errors (a typo must
+  /// not silently fall back to defaults).
+  static llvm::Expected<Topology> parseJSON(llvm::StringRef text);
+  /// Applies `x=1e-5,y=2e-5` to the alpha (or beta) of the named axes.
+  llvm::Error setFromList(llvm::StringRef list, bool alpha);
+};
+
+class CostModel {
+public:
+  explicit CostModel(Mesh mesh) : mesh(std::move(mesh)) {}
+  virtual ~CostModel();
+
+  const Mesh &getMesh() const { return mesh; }
+  virtual llvm::StringRef getName() const = 0;
+
+  /// Seconds for one collective step of `kind` (never a local move) over
+  /// the product group of `axes` (all of size >= 1; for permute, the axes
+  /// whose coordinate changes), where every device holds `bytesBefore`
+  /// bytes before the step.
+  virtual double collectiveCost(MoveKind kind, llvm::ArrayRef<unsigned> axes,
+                                int64_t bytesBefore) const = 0;
+
+  /// Bounds the search and the plan's lower bound rely on: a collective step
+  /// whose group has more than one device costs at least minLatency(), plus
+  /// minSecondsPerByte() for every byte one device receives in it.
+  virtual double minLatency() const = 0;
+  virtual double minSecondsPerByte() const = 0;
+
+  /// True when, on a dim whose extent divides evenly, a reduce_scatter over
+  /// a group with two or more axes of size > 1 always costs strictly more
+  /// than the same reduce-scatters one axis at a time. The search then skips
+  /// such groups. False (the safe answer) unless a model proves it.
+  virtual bool sequentialReduceScatterIsCheaper() const { return false; }
+
+  /// Appends a stable text that identifies the model and every parameter it
+  /// uses for this mesh (the plan cache keys on it).
+  virtual void appendFingerprint(std::string &out) const = 0;
+
+  /// The cost of one step: 0 for local moves (SPEC §3) and for a permute
+  /// that changes no coordinate, collectiveCost otherwise.
+  double stepCost(const Move &move, int64_t bytesBefore) const;
+
+protected:
+  Mesh mesh;
+};
+
+/// The ring model of SPEC §3. For a step over several axes, p is the product
+/// of their sizes and alpha, beta are the maxima over them.
+///   all_gather          (p-1) a + (p-1) n b
+///   all_to_all          (p-1) a + (p-1)/p n b
+///   reduce_scatter      (p-1) a + (p-1)/p n b
+///   all_reduce          2(p-1) a + 2(p-1)/p n b
+///   permute             max a + n max b   (over the axes that change)
+class AlphaBetaCostModel final : public CostModel {
+public:
+  /// Fails when the topology names an axis the mesh does not have.
+  static llvm::Expected<AlphaBetaCostModel> create(const Mesh &mesh,
+                                                   const Topology &topology = {});
+
+  llvm::StringRef getName() const override { return "alpha-beta-ring"; }
+  double collectiveCost(MoveKind kind, llvm::ArrayRef<unsigned> axes,
+                        int64_t bytesBefore) const override;
+  double minLatency() const override { return minAlpha; }
+  double minSecondsPerByte() const override { return minBeta; }
+  bool sequentialReduceScatterIsCheaper() const override;
+  void appendFingerprint(std::string &out) const override;
+
+  const AxisCostParams &getParams(unsigned axis) const { return params[axis]; }
+
+private:
+  AlphaBetaCostModel(Mesh mesh, std::vector<AxisCostParams> params);
+  std::vector<AxisCostParams> params; // by mesh axis index
+  double minAlpha = 0, minBeta = 0;   // over axes of size > 1
+};
+
+/// Shortest text that reads back as the same double (std::to_chars), e.g.
+/// 1.2e-05, 0.5, 4096.
+std::string formatDouble(double value);
+
+} // namespace dist::planner
+
+#endif // DIST_PLANNER_COSTMODEL_H

@@ -1,0 +1,77 @@
+//===- Plan.h - A reshard plan and its JSON / text forms --------*- C++ -*-===//
+//
+// A plan is the ordered list of moves from the source layout to the target,
+// with per-step bytes and cost, the total, the peak memory per device and a
+// lower bound. The JSON form is SPEC §4's; planFromJSON reads it back so
+// that a persistent cache can store plans (and must then replay them with
+// replayPlan before trusting them).
+//
+//===----------------------------------------------------------------------===//
+#ifndef DIST_PLANNER_PLAN_H
+#define DIST_PLANNER_PLAN_H
+
+#include "dist/Planner/Layout.h"
+#include "dist/Planner/Mesh.h"
+#include "dist/Planner/Move.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace dist::planner {
+
+enum class Strategy { Optimal, Greedy };
+llvm::StringRef stringifyStrategy(Strategy strategy); // "optimal", "greedy"
+std::optional<Strategy> parseStrategy(llvm::StringRef text);
+
+/// Whether a plan came from the persistent cache; "off" when none is used.
+enum class CacheStatus { Off, Hit, Miss };
+llvm::StringRef stringifyCacheStatus(CacheStatus status); // "off", "hit", "miss"
+std::optional<CacheStatus> parseCacheStatus(llvm::StringRef text);
+
+struct PlanStep {
+  Move move;
+  int64_t bytesBefore = 0; // local (padded) bytes per device before the step
+  int64_t bytesAfter = 0;
+  double cost = 0; // seconds
+  Layout layout;   // the layout after this step
+};
+
+struct Plan {
+  Strategy strategy = Strategy::Optimal;
+  std::vector<PlanStep> steps;
+  double cost = 0; // sum of the steps' costs
+  /// Max over steps of bytesBefore + bytesAfter; for an empty plan, the
+  /// source's local bytes.
+  int64_t peakBytes = 0;
+  /// No plan costs less (see planLowerBound).
+  double lowerBound = 0;
+  CacheStatus cache = CacheStatus::Off;
+};
+
+/// SPEC §4's object, one line:
+///   {"strategy": "optimal", "cost": 1.2e-05, "peak_bytes": 8192,
+///    "lower_bound": 1e-05, "cache": "off", "steps": [{"op": "all_to_all",
+///    "axes": ["x"], "dim": 0, "to_dim": 1, "bytes": 4096, "cost": 6e-06,
+///    "layout": "[{}, {\"y\", \"x\"}]"}]}
+/// `to_dim` appears only for all_to_all and `reduction` only for
+/// reduce_scatter, all_reduce and replicate_to_partial; `dim` is null for
+/// moves without a dim (all_reduce, replicate_to_partial, permute). Numbers
+/// are shortest round-trip doubles.
+std::string planToJSON(const Mesh &mesh, const Plan &plan);
+
+/// Reads planToJSON's output back (moves, bytes, costs, layouts, totals).
+/// Checks the syntax and that names exist in `mesh`; whether the moves are
+/// valid is replayPlan's job.
+llvm::Expected<Plan> planFromJSON(const Mesh &mesh, llvm::StringRef json);
+
+/// A readable table: step, op, axes, dims, bytes, cost, layout after; then
+/// the totals.
+std::string printPlanTable(const Mesh &mesh, const Plan &plan);
+
+} // namespace dist::planner
+
+#endif // DIST_PLANNER_PLAN_H

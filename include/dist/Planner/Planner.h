@@ -1,0 +1,96 @@
+//===- Planner.h - Planning a reshard ---------------------------*- C++ -*-===//
+//
+// planReshard finds the cheapest sequence of SPEC §3 moves from a source to a
+// target layout (strategy Optimal: an exact A* search) or the classic greedy
+// similarity walk (strategy Greedy, the baseline). docs/planner.md describes
+// the search, the move set it explores and why that set loses no optimum.
+//
+//===----------------------------------------------------------------------===//
+#ifndef DIST_PLANNER_PLANNER_H
+#define DIST_PLANNER_PLANNER_H
+
+#include "dist/Planner/CostModel.h"
+#include "dist/Planner/Layout.h"
+#include "dist/Planner/Mesh.h"
+#include "dist/Planner/Move.h"
+#include "dist/Planner/Plan.h"
+
+#include "llvm/Support/Error.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace dist::planner {
+
+/// Bumped whenever a change can alter the plan returned for some request
+/// (move set, tie-breaking, cost formulas). Persistent caches key on it.
+constexpr unsigned kPlannerVersion = 1;
+
+struct PlanRequest {
+  PlanRequest(Mesh mesh, std::vector<int64_t> globalShape,
+              int64_t elementBytes, Layout source, Layout target)
+      : mesh(std::move(mesh)), globalShape(std::move(globalShape)),
+        elementBytes(elementBytes), source(std::move(source)),
+        target(std::move(target)) {}
+
+  Mesh mesh;
+  std::vector<int64_t> globalShape;
+  int64_t elementBytes;
+  Layout source, target;
+  Strategy strategy = Strategy::Optimal;
+  /// Not owned; must be bound to `mesh`. Null: the SPEC §3 default ring
+  /// model (alpha = 1e-5 s, beta = 1/370e9 s/B on every axis).
+  const CostModel *costModel = nullptr;
+  /// Plans whose peak bytes (SPEC §3) exceed this are not considered.
+  std::optional<int64_t> maxPeakBytes;
+};
+
+/// Checks everything planReshard relies on: shape and element size, both
+/// layouts against the mesh and the rank, the cost model's mesh, the limit.
+llvm::Error verifyRequest(const PlanRequest &request);
+
+/// Counters for benchmarks and tests.
+struct SearchStats {
+  uint64_t expanded = 0;  // states whose moves were generated
+  uint64_t generated = 0; // edges looked at
+  uint64_t states = 0;    // distinct states stored
+};
+
+/// Plans the reshard. Errors: an invalid request (message names the bad
+/// part), or no plan within maxPeakBytes. Never crashes on bad input.
+llvm::Expected<Plan> planReshard(const PlanRequest &request,
+                                 SearchStats *stats = nullptr);
+
+/// Replays `plan.steps` moves from request.source through the shape-aware
+/// applyMove and recomputes every derived field (layouts, bytes, costs,
+/// totals, peak, lower bound). Fails when a move does not apply, the last
+/// layout is not request.target, or the peak exceeds maxPeakBytes. A cache
+/// must call this on every plan it loads.
+llvm::Error replayPlan(const PlanRequest &request, Plan &plan);
+
+/// Admissible lower bound on any plan's cost for the request (SPEC-style:
+/// bytes some device must receive times the smallest beta, plus the
+/// smallest alpha when anything must move; see lib/Planner/LowerBound.h for
+/// partial values).
+llvm::Expected<double> planLowerBound(const PlanRequest &request);
+
+/// Text that determines the plan: planner version, strategy, cost model
+/// fingerprint (per-axis parameters), mesh sizes and devices, shape,
+/// element bytes, source, target and the peak limit. Equal keys give equal
+/// plans, so a persistent cache can hash it.
+std::string planCacheKey(const PlanRequest &request);
+
+/// A tensor type written as on the command line: `1024x1024xf32`.
+struct TensorSpec {
+  std::vector<int64_t> shape;
+  std::string elementType;
+  int64_t elementBytes = 0;
+};
+/// Element types: f16, bf16, f32, f64, i1 (stored as a byte), i8, i16, i32,
+/// i64. A scalar is just the element type (`f32`).
+llvm::Expected<TensorSpec> parseTensorSpec(llvm::StringRef text);
+
+} // namespace dist::planner
+
+#endif // DIST_PLANNER_PLANNER_H

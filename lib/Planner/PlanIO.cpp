@@ -1,0 +1,328 @@
+//===- PlanIO.cpp - SPEC §4 JSON and the text table -----------------------===//
+
+#include "dist/Planner/CostModel.h"
+#include "dist/Planner/Plan.h"
+#include "Syntax.h"
+
+#include "llvm/Support/Format.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace dist::planner;
+using llvm::createStringError;
+using llvm::Error;
+using llvm::Expected;
+using llvm::inconvertibleErrorCode;
+
+llvm::StringRef dist::planner::stringifyStrategy(Strategy strategy) {
+  return strategy == Strategy::Greedy ? "greedy" : "optimal";
+}
+std::optional<Strategy> dist::planner::parseStrategy(llvm::StringRef text) {
+  if (text == "optimal")
+    return Strategy::Optimal;
+  if (text == "greedy")
+    return Strategy::Greedy;
+  return std::nullopt;
+}
+llvm::StringRef dist::planner::stringifyCacheStatus(CacheStatus status) {
+  switch (status) {
+  case CacheStatus::Hit:
+    return "hit";
+  case CacheStatus::Miss:
+    return "miss";
+  case CacheStatus::Off:
+    return "off";
+  }
+  return "off";
+}
+std::optional<CacheStatus>
+dist::planner::parseCacheStatus(llvm::StringRef text) {
+  for (CacheStatus s : {CacheStatus::Off, CacheStatus::Hit, CacheStatus::Miss})
+    if (stringifyCacheStatus(s) == text)
+      return s;
+  return std::nullopt;
+}
+
+//===----------------------------------------------------------------------===//
+// JSON out: hand-written so that the key order and the number format are
+// exactly SPEC §4's.
+//===----------------------------------------------------------------------===//
+
+static void writeString(std::string &out, llvm::StringRef text) {
+  out += '"';
+  for (char c : text) {
+    switch (c) {
+    case '"':
+      out += "\\\"";
+      break;
+    case '\\':
+      out += "\\\\";
+      break;
+    case '\n':
+      out += "\\n";
+      break;
+    case '\t':
+      out += "\\t";
+      break;
+    default:
+      if (static_cast<unsigned char>(c) < 0x20) {
+        char buf[8];
+        snprintf(buf, sizeof(buf), "\\u%04x", c);
+        out += buf;
+      } else {
+        out += c;
+      }
+    }
+  }
+  out += '"';
+}
+
+std::string dist::planner::planToJSON(const Mesh &mesh, const Plan &plan) {
+  std::string out = "{\"strategy\": ";
+  writeString(out, stringifyStrategy(plan.strategy));
+  out += ", \"cost\": " + formatDouble(plan.cost);
+  out += ", \"peak_bytes\": " + std::to_string(plan.peakBytes);
+  out += ", \"lower_bound\": " + formatDouble(plan.lowerBound);
+  out += ", \"cache\": ";
+  writeString(out, stringifyCacheStatus(plan.cache));
+  out += ", \"steps\": [";
+  for (size_t i = 0; i < plan.steps.size(); ++i) {
+    const PlanStep &step = plan.steps[i];
+    const Move &move = step.move;
+    out += i ? ", {\"op\": " : "{\"op\": ";
+    writeString(out, stringifyMoveKind(move.kind));
+    out += ", \"axes\": [";
+    for (size_t j = 0; j < move.axes.size(); ++j) {
+      out += j ? ", " : "";
+      writeString(out, move.axes[j] < mesh.getNumAxes()
+                           ? mesh.getAxis(move.axes[j]).name
+                           : "#" + std::to_string(move.axes[j]));
+    }
+    out += "], \"dim\": ";
+    out += moveHasDim(move.kind) ? std::to_string(move.dim) : "null";
+    if (move.kind == MoveKind::AllToAll)
+      out += ", \"to_dim\": " + std::to_string(move.toDim);
+    if (moveHasReduction(move.kind)) {
+      out += ", \"reduction\": ";
+      writeString(out, stringifyReductionKind(move.reduction));
+    }
+    out += ", \"bytes\": " + std::to_string(step.bytesBefore);
+    out += ", \"cost\": " + formatDouble(step.cost);
+    out += ", \"layout\": ";
+    writeString(out, printLayout(mesh, step.layout));
+    out += "}";
+  }
+  out += "]}";
+  return out;
+}
+
+//===----------------------------------------------------------------------===//
+// JSON in
+//===----------------------------------------------------------------------===//
+
+namespace {
+struct Reader {
+  const Mesh &mesh;
+  Error fail(const llvm::Twine &msg) {
+    return createStringError(inconvertibleErrorCode(), "plan JSON: " + msg);
+  }
+  Error number(const llvm::json::Object &obj, llvm::StringRef key,
+               llvm::StringRef where, double &out) {
+    const llvm::json::Value *v = obj.get(key);
+    std::optional<double> d = v ? v->getAsNumber() : std::nullopt;
+    if (!d)
+      return fail(where + " needs a number \"" + key + "\"");
+    out = *d;
+    return Error::success();
+  }
+  Error integer(const llvm::json::Object &obj, llvm::StringRef key,
+                llvm::StringRef where, int64_t &out) {
+    const llvm::json::Value *v = obj.get(key);
+    std::optional<int64_t> i = v ? v->getAsInteger() : std::nullopt;
+    if (!i)
+      return fail(where + " needs an integer \"" + key + "\"");
+    out = *i;
+    return Error::success();
+  }
+  Error string(const llvm::json::Object &obj, llvm::StringRef key,
+               llvm::StringRef where, llvm::StringRef &out) {
+    const llvm::json::Value *v = obj.get(key);
+    std::optional<llvm::StringRef> s = v ? v->getAsString() : std::nullopt;
+    if (!s)
+      return fail(where + " needs a string \"" + key + "\"");
+    out = *s;
+    return Error::success();
+  }
+
+  Error step(const llvm::json::Value &value, size_t index, PlanStep &step) {
+    std::string where = "step " + std::to_string(index + 1);
+    const llvm::json::Object *obj = value.getAsObject();
+    if (!obj)
+      return fail(where + " is not an object");
+    llvm::StringRef op, layoutText;
+    if (Error e = string(*obj, "op", where, op))
+      return e;
+    std::optional<MoveKind> kind = parseMoveKind(op);
+    if (!kind)
+      return fail(where + ": unknown op \"" + op + "\"");
+    Move &move = step.move;
+    move.kind = *kind;
+    const llvm::json::Array *axes = obj->getArray("axes");
+    if (!axes)
+      return fail(where + " needs an array \"axes\"");
+    for (const llvm::json::Value &axis : *axes) {
+      std::optional<llvm::StringRef> name = axis.getAsString();
+      std::optional<unsigned> index = name ? mesh.findAxis(*name) : std::nullopt;
+      if (!index)
+        return fail(where + ": axis " +
+                    (name ? detail::quoteName(*name) : std::string("(non-string)")) +
+                    " is not in mesh " + mesh.str());
+      move.axes.push_back(*index);
+    }
+    if (moveHasDim(move.kind))
+      if (Error e = integer(*obj, "dim", where, move.dim))
+        return e;
+    if (move.kind == MoveKind::AllToAll)
+      if (Error e = integer(*obj, "to_dim", where, move.toDim))
+        return e;
+    if (moveHasReduction(move.kind)) {
+      llvm::StringRef red;
+      if (Error e = string(*obj, "reduction", where, red))
+        return e;
+      std::optional<ReductionKind> r = parseReductionKind(red);
+      if (!r)
+        return fail(where + ": unknown reduction \"" + red + "\"");
+      move.reduction = *r;
+    }
+    if (Error e = integer(*obj, "bytes", where, step.bytesBefore))
+      return e;
+    if (Error e = number(*obj, "cost", where, step.cost))
+      return e;
+    if (Error e = string(*obj, "layout", where, layoutText))
+      return e;
+    Expected<Layout> layout = parseLayout(mesh, layoutText);
+    if (!layout)
+      return fail(where + ": " + llvm::toString(layout.takeError()));
+    step.layout = *layout;
+    if (move.kind == MoveKind::Permute)
+      move.permuteTarget = *layout;
+    return Error::success();
+  }
+};
+} // namespace
+
+Expected<Plan> dist::planner::planFromJSON(const Mesh &mesh,
+                                           llvm::StringRef json) {
+  Reader reader{mesh};
+  Expected<llvm::json::Value> root = llvm::json::parse(json);
+  if (!root)
+    return reader.fail(llvm::toString(root.takeError()));
+  const llvm::json::Object *obj = root->getAsObject();
+  if (!obj)
+    return reader.fail("the top level is not an object");
+  Plan plan;
+  llvm::StringRef strategy, cache;
+  if (Error e = reader.string(*obj, "strategy", "the plan", strategy))
+    return std::move(e);
+  std::optional<Strategy> s = parseStrategy(strategy);
+  if (!s)
+    return reader.fail("unknown strategy \"" + strategy + "\"");
+  plan.strategy = *s;
+  if (Error e = reader.number(*obj, "cost", "the plan", plan.cost))
+    return std::move(e);
+  if (Error e = reader.integer(*obj, "peak_bytes", "the plan", plan.peakBytes))
+    return std::move(e);
+  if (Error e =
+          reader.number(*obj, "lower_bound", "the plan", plan.lowerBound))
+    return std::move(e);
+  if (obj->get("cache")) {
+    if (Error e = reader.string(*obj, "cache", "the plan", cache))
+      return std::move(e);
+    std::optional<CacheStatus> c = parseCacheStatus(cache);
+    if (!c)
+      return reader.fail("unknown cache status \"" + cache + "\"");
+    plan.cache = *c;
+  }
+  const llvm::json::Array *steps = obj->getArray("steps");
+  if (!steps)
+    return reader.fail("the plan needs an array \"steps\"");
+  int64_t previousBytes = -1;
+  for (size_t i = 0; i < steps->size(); ++i) {
+    PlanStep step;
+    if (Error e = reader.step((*steps)[i], i, step))
+      return std::move(e);
+    // bytesAfter is not in the JSON: it is the next step's bytesBefore, and
+    // replayPlan recomputes all of them anyway.
+    if (previousBytes >= 0)
+      plan.steps.back().bytesAfter = step.bytesBefore;
+    previousBytes = step.bytesBefore;
+    plan.steps.push_back(std::move(step));
+  }
+  return plan;
+}
+
+//===----------------------------------------------------------------------===//
+// Text table
+//===----------------------------------------------------------------------===//
+
+std::string dist::planner::printPlanTable(const Mesh &mesh, const Plan &plan) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  auto axesOf = [&](const Move &move) {
+    std::string out = "{";
+    for (size_t i = 0; i < move.axes.size(); ++i)
+      out += (i ? ", " : "") + detail::quoteName(mesh.getAxis(move.axes[i]).name);
+    return out + "}";
+  };
+  auto dimsOf = [&](const Move &move) -> std::string {
+    if (move.kind == MoveKind::AllToAll)
+      return std::to_string(move.dim) + " -> " + std::to_string(move.toDim);
+    if (moveHasDim(move.kind))
+      return std::to_string(move.dim);
+    return "-";
+  };
+  struct Row {
+    std::string cells[7];
+  };
+  std::vector<Row> rows;
+  rows.push_back({{"step", "op", "axes", "dims", "bytes", "cost (us)",
+                   "layout after"}});
+  for (size_t i = 0; i < plan.steps.size(); ++i) {
+    const PlanStep &step = plan.steps[i];
+    std::string op = stringifyMoveKind(step.move.kind).str();
+    if (moveHasReduction(step.move.kind))
+      op += " " + stringifyReductionKind(step.move.reduction).str();
+    char cost[32];
+    snprintf(cost, sizeof(cost), "%.3f", step.cost * 1e6);
+    rows.push_back({{std::to_string(i + 1), op, axesOf(step.move),
+                     dimsOf(step.move), std::to_string(step.bytesBefore), cost,
+                     printLayout(mesh, step.layout)}});
+  }
+  size_t width[7] = {};
+  for (const Row &row : rows)
+    for (int c = 0; c < 7; ++c)
+      width[c] = std::max(width[c], row.cells[c].size());
+  for (const Row &row : rows) {
+    std::string line;
+    for (int c = 0; c < 7; ++c) {
+      const std::string &cell = row.cells[c];
+      // Numbers right-aligned, text left-aligned; no padding at line end.
+      bool right = c == 0 || c == 4 || c == 5;
+      std::string pad(width[c] - cell.size(), ' ');
+      line += c ? "  " : "";
+      line += right ? pad + cell : (c == 6 ? cell : cell + pad);
+    }
+    os << line << "\n";
+  }
+  char summary[256];
+  snprintf(summary, sizeof(summary),
+           "%s plan: %zu step%s, cost %.3f us, peak %lld bytes per device, "
+           "lower bound %.3f us\n",
+           stringifyStrategy(plan.strategy).str().c_str(), plan.steps.size(),
+           plan.steps.size() == 1 ? "" : "s", plan.cost * 1e6,
+           static_cast<long long>(plan.peakBytes), plan.lowerBound * 1e6);
+  os << summary;
+  if (plan.cache != CacheStatus::Off)
+    os << "cache: " << stringifyCacheStatus(plan.cache) << "\n";
+  return text;
+}

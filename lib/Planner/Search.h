@@ -1,0 +1,40 @@
+//===- Search.h - The two search strategies ---------------------*- C++ -*-===//
+#ifndef DIST_LIB_PLANNER_SEARCH_H
+#define DIST_LIB_PLANNER_SEARCH_H
+
+#include "dist/Planner/Planner.h"
+
+#include <cmath>
+#include <vector>
+
+namespace dist::planner::detail {
+
+/// Costs closer than one part in 10^12 count as equal, so that rounding
+/// noise between two plans of the same mathematical cost cannot override
+/// the fewer-steps rule.
+inline double costTolerance(double a, double b) {
+  return 1e-12 * std::max(std::fabs(a), std::fabs(b)) + 1e-24;
+}
+inline bool costLess(double a, double b) {
+  return a < b - costTolerance(a, b);
+}
+inline bool costEqual(double a, double b) {
+  return std::fabs(a - b) <= costTolerance(a, b);
+}
+
+/// Refuses requests that would need more states than this (it would take
+/// seconds and gigabytes) with an error instead.
+constexpr size_t kMaxSearchStates = 2000000;
+
+/// Both return the moves from request.source to request.target; the caller
+/// replays them to fill in the plan. The request is already verified.
+llvm::Expected<std::vector<Move>>
+searchOptimal(const PlanRequest &request, const CostModel &model,
+              SearchStats *stats);
+llvm::Expected<std::vector<Move>>
+searchGreedy(const PlanRequest &request, const CostModel &model,
+             SearchStats *stats);
+
+} // namespace dist::planner::detail
+
+#endif // DIST_LIB_PLANNER_SEARCH_H

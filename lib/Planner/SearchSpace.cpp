@@ -1,0 +1,146 @@
+//===- SearchSpace.cpp - Packed layouts and move generation ---------------===//
+
+#include "SearchSpace.h"
+
+using namespace dist::planner;
+using namespace dist::planner::detail;
+
+PackedLayout dist::planner::detail::packLayout(const Layout &layout) {
+  PackedLayout packed;
+  for (unsigned d = 0; d < layout.dimAxes.size(); ++d)
+    for (unsigned i = 0; i < layout.dimAxes[d].size(); ++i)
+      packed.slot[layout.dimAxes[d][i]] = dimSlot(d, i);
+  for (unsigned axis : layout.partialAxes)
+    packed.slot[axis] = kPartialSlot;
+  packed.kind = layout.hasPartial() ? uint8_t(layout.partialKind) : 0;
+  return packed;
+}
+
+Layout dist::planner::detail::unpackLayout(const PackedLayout &packed,
+                                           unsigned numAxes, unsigned rank) {
+  Layout layout = Layout::replicated(rank);
+  for (unsigned a = 0; a < numAxes; ++a) {
+    uint8_t s = packed.slot[a];
+    if (s == kPartialSlot) {
+      layout.partialAxes.push_back(a);
+    } else if (isDimSlot(s)) {
+      auto &axes = layout.dimAxes[slotDim(s)];
+      if (axes.size() <= slotPos(s))
+        axes.resize(slotPos(s) + 1);
+      axes[slotPos(s)] = a;
+    }
+  }
+  layout.partialKind = ReductionKind(packed.kind);
+  return layout;
+}
+
+Move PackedMove::toMove(const Mesh &mesh, const Layout &src,
+                        const Layout &permuteTarget) const {
+  std::vector<unsigned> list(axes, axes + numAxes);
+  ReductionKind red = ReductionKind(reduction);
+  switch (kind) {
+  case MoveKind::AllGather:
+    return Move::allGather(list, dim);
+  case MoveKind::AllSlice:
+    return Move::allSlice(list, dim);
+  case MoveKind::AllToAll:
+    return Move::allToAll(list, dim, toDim);
+  case MoveKind::ReduceScatter:
+    return Move::reduceScatter(list, dim, red);
+  case MoveKind::AllReduce:
+    return Move::allReduce(list, red);
+  case MoveKind::ReplicateToPartial:
+    return Move::replicateToPartial(list, red);
+  case MoveKind::Permute:
+    return Move::permute(mesh, src, permuteTarget);
+  }
+  return Move();
+}
+
+SearchSpace::SearchSpace(const Mesh &mesh, llvm::ArrayRef<int64_t> shape,
+                         int64_t elementBytes, const CostModel &model,
+                         std::optional<int64_t> maxPeakBytes,
+                         const PackedLayout &target)
+    : mesh(mesh), model(model), numAxes(mesh.getNumAxes()),
+      rank(shape.size()), shape(shape.begin(), shape.end()),
+      elementBytes(elementBytes), maxPeak(maxPeakBytes), target(target),
+      pruneReduceScatterGroups(model.sequentialReduceScatterIsCheaper()) {
+  for (unsigned a = 0; a < kMaxMeshAxes; ++a)
+    axisSize[a] = a < numAxes ? mesh.getAxisSize(a) : 1;
+  view(target, targetView);
+  targetPartialMask = targetView.partialMask;
+}
+
+void SearchSpace::view(const PackedLayout &layout, DimView &v) const {
+  for (unsigned d = 0; d < rank; ++d)
+    v.len[d] = 0;
+  v.partialMask = v.replicatedMask = 0;
+  for (unsigned a = 0; a < numAxes; ++a) {
+    uint8_t s = layout.slot[a];
+    if (s == kReplicatedSlot) {
+      v.replicatedMask |= 1u << a;
+    } else if (s == kPartialSlot) {
+      v.partialMask |= 1u << a;
+    } else {
+      unsigned d = slotDim(s), pos = slotPos(s);
+      v.axes[d][pos] = a;
+      if (v.len[d] < pos + 1)
+        v.len[d] = pos + 1;
+    }
+  }
+}
+
+int64_t SearchSpace::bytesWith(const int64_t *shards, int d1, int64_t p1,
+                               int d2, int64_t p2) const {
+  int64_t bytes = elementBytes;
+  for (unsigned d = 0; d < rank; ++d) {
+    int64_t p = int(d) == d1 ? p1 : int(d) == d2 ? p2 : shards[d];
+    bytes *= (shape[d] + p - 1) / p;
+  }
+  return bytes;
+}
+
+int64_t SearchSpace::bytesOf(const PackedLayout &layout) const {
+  DimView v;
+  view(layout, v);
+  int64_t shards[kMaxSearchRank];
+  for (unsigned d = 0; d < rank; ++d) {
+    shards[d] = 1;
+    for (unsigned i = 0; i < v.len[d]; ++i)
+      shards[d] *= axisSize[v.axes[d][i]];
+  }
+  return bytesWith(shards, -1, 0, -1, 0);
+}
+
+double SearchSpace::price(MoveKind kind, const uint8_t *axes, unsigned count,
+                          int64_t bytes) const {
+  unsigned list[kMaxMeshAxes];
+  for (unsigned i = 0; i < count; ++i)
+    list[i] = axes[i];
+  return model.collectiveCost(kind, llvm::ArrayRef<unsigned>(list, count),
+                              bytes);
+}
+
+bool SearchSpace::runMayEnd(const SearchState &state) const {
+  if (!state.run.open)
+    return true;
+  DimView v;
+  view(state.layout, v);
+  unsigned d = state.run.dim;
+  int64_t outer = 1, inner = 1;
+  for (unsigned i = 0; i < v.len[d]; ++i)
+    (i < state.run.startLen ? outer : inner) *= axisSize[v.axes[d][i]];
+  if (!blocksNest(shape[d], outer, inner))
+    return false;
+  if (!maxPeak)
+    return true;
+  int64_t shards[kMaxSearchRank];
+  for (unsigned e = 0; e < rank; ++e) {
+    shards[e] = 1;
+    for (unsigned i = 0; i < v.len[e]; ++i)
+      shards[e] *= axisSize[v.axes[e][i]];
+  }
+  int64_t before = bytesWith(shards, d, outer, -1, 0);
+  int64_t after = bytesWith(shards, -1, 0, -1, 0);
+  return peakOk(before, after);
+}

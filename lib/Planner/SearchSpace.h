@@ -1,0 +1,509 @@
+//===- SearchSpace.h - Packed layouts and move generation -------*- C++ -*-===//
+//
+// The searches visit thousands of layouts per request, so they work on a
+// packed form (one byte per mesh axis) instead of `Layout`, and generate the
+// moves of SPEC §3 directly on it. Every plan they return is replayed through
+// the public applyMove, so this file can only make the search slower or
+// incomplete, never make a plan wrong.
+//
+//===----------------------------------------------------------------------===//
+#ifndef DIST_LIB_PLANNER_SEARCHSPACE_H
+#define DIST_LIB_PLANNER_SEARCHSPACE_H
+
+#include "dist/Planner/CostModel.h"
+#include "dist/Planner/Layout.h"
+#include "dist/Planner/Mesh.h"
+#include "dist/Planner/Move.h"
+
+#include "llvm/ADT/ArrayRef.h"
+
+#include <array>
+#include <cstdint>
+#include <cstring>
+#include <optional>
+#include <vector>
+
+namespace dist::planner::detail {
+
+/// A slot byte per mesh axis: replicated, partial, or (dim << 3 | position).
+constexpr uint8_t kReplicatedSlot = 0xFF;
+constexpr uint8_t kPartialSlot = 0xFE;
+/// Tensor ranks the packed form can hold (5 bits of dim, 3 of position).
+constexpr unsigned kMaxSearchRank = 31;
+
+inline uint8_t dimSlot(unsigned dim, unsigned pos) {
+  return uint8_t(dim << 3 | pos);
+}
+inline bool isDimSlot(uint8_t slot) { return slot < kPartialSlot; }
+inline unsigned slotDim(uint8_t slot) { return slot >> 3; }
+inline unsigned slotPos(uint8_t slot) { return slot & 7; }
+
+struct PackedLayout {
+  std::array<uint8_t, kMaxMeshAxes> slot;
+  /// The ReductionKind when some axis is partial, 0 otherwise, so that
+  /// layouts equal under Layout::operator== pack identically.
+  uint8_t kind = 0;
+
+  PackedLayout() { slot.fill(kReplicatedSlot); }
+  uint64_t slotBits() const {
+    uint64_t bits;
+    std::memcpy(&bits, slot.data(), sizeof(bits));
+    return bits;
+  }
+  bool operator==(const PackedLayout &o) const {
+    return slotBits() == o.slotBits() && kind == o.kind;
+  }
+  bool operator!=(const PackedLayout &o) const { return !(*this == o); }
+};
+
+PackedLayout packLayout(const Layout &layout);
+Layout unpackLayout(const PackedLayout &packed, unsigned numAxes,
+                    unsigned rank);
+
+/// The per-dim axis lists of a packed layout, plus masks by axis index.
+struct DimView {
+  uint8_t len[kMaxSearchRank];
+  uint8_t axes[kMaxSearchRank][kMaxMeshAxes];
+  uint8_t partialMask = 0;
+  uint8_t replicatedMask = 0;
+};
+
+/// A move in packed form; a permute's target is the edge's destination.
+struct PackedMove {
+  MoveKind kind = MoveKind::AllGather;
+  uint8_t numAxes = 0;
+  uint8_t axes[kMaxMeshAxes] = {};
+  int8_t dim = -1, toDim = -1;
+  uint8_t reduction = 0;
+  /// all_slice only: extends the slice run the previous step started (same
+  /// dim), so that the two become one multi-axis all_slice step.
+  bool continuesRun = false;
+
+  Move toMove(const Mesh &mesh, const Layout &src,
+              const Layout &permuteTarget) const;
+};
+
+/// Slices cost nothing, so a multi-axis all_slice is a run of single-axis
+/// slices onto one dim that counts as a single step. A search state records
+/// the open run (its dim and how many axes the dim had when it started):
+/// the run's validity (blocks nest, peak bytes) is checked as a whole when
+/// it ends, exactly as for the one multi-axis step it stands for.
+struct SliceRun {
+  bool open = false;
+  uint8_t dim = 0;
+  uint8_t startLen = 0;
+};
+
+struct SearchState {
+  PackedLayout layout;
+  SliceRun run;
+};
+
+struct StateKey {
+  uint64_t slots;
+  uint32_t extra;
+  bool operator==(const StateKey &o) const {
+    return slots == o.slots && extra == o.extra;
+  }
+};
+inline StateKey keyOf(const SearchState &s) {
+  uint32_t extra = s.layout.kind;
+  if (s.run.open)
+    extra |= 1u << 8 | uint32_t(s.run.dim) << 9 | uint32_t(s.run.startLen) << 14;
+  return {s.layout.slotBits(), extra};
+}
+
+struct Edge {
+  PackedMove move;
+  SearchState next;
+  double cost = 0;
+  int64_t bytesAfter = 0;
+  bool newStep = true;
+};
+
+/// Everything about one request that move generation needs.
+class SearchSpace {
+public:
+  SearchSpace(const Mesh &mesh, llvm::ArrayRef<int64_t> shape,
+              int64_t elementBytes, const CostModel &model,
+              std::optional<int64_t> maxPeakBytes,
+              const PackedLayout &target);
+
+  unsigned getNumAxes() const { return numAxes; }
+  unsigned getRank() const { return rank; }
+  const Mesh &getMesh() const { return mesh; }
+  const CostModel &getModel() const { return model; }
+
+  void view(const PackedLayout &layout, DimView &v) const;
+  int64_t bytesOf(const PackedLayout &layout) const;
+  /// Whether the state's open slice run (if any) may end here: its blocks
+  /// nest and bytes-at-start + bytes-now fit the peak limit.
+  bool runMayEnd(const SearchState &state) const;
+  bool isGoal(const SearchState &state) const {
+    return state.layout == target && runMayEnd(state);
+  }
+  bool peakOk(int64_t before, int64_t after) const {
+    return !maxPeak || before + after <= *maxPeak;
+  }
+
+  /// Calls `emit(const Edge &)` for every move out of `state` that the
+  /// searches consider (see docs/planner.md for the exact set). With
+  /// `sliceRuns` false, slices are single-axis steps checked on their own
+  /// (the greedy search's view: one move at a time).
+  template <typename Emit>
+  void forEachEdge(const SearchState &state, int64_t bytes, bool sliceRuns,
+                   Emit &&emit) const;
+
+private:
+  int64_t bytesWith(const int64_t *shards, int d1, int64_t p1, int d2,
+                    int64_t p2) const;
+  double price(MoveKind kind, const uint8_t *axes, unsigned count,
+               int64_t bytes) const;
+  template <typename Emit>
+  void forEachPermute(const SearchState &state, const DimView &v,
+                      const int64_t *shards, int64_t bytes, Emit &&emit) const;
+
+  const Mesh &mesh;
+  const CostModel &model;
+  unsigned numAxes, rank;
+  int64_t axisSize[kMaxMeshAxes];
+  std::vector<int64_t> shape;
+  int64_t elementBytes;
+  std::optional<int64_t> maxPeak;
+  PackedLayout target;
+  DimView targetView;
+  uint8_t targetPartialMask = 0;
+  bool pruneReduceScatterGroups;
+};
+
+//===----------------------------------------------------------------------===//
+// Move generation
+//===----------------------------------------------------------------------===//
+
+template <typename Emit>
+void SearchSpace::forEachEdge(const SearchState &state, int64_t bytes,
+                              bool sliceRuns, Emit &&emit) const {
+  const PackedLayout &cur = state.layout;
+  DimView v;
+  view(cur, v);
+  int64_t shards[kMaxSearchRank];
+  for (unsigned d = 0; d < rank; ++d) {
+    shards[d] = 1;
+    for (unsigned i = 0; i < v.len[d]; ++i)
+      shards[d] *= axisSize[v.axes[d][i]];
+  }
+  const bool runEnds = runMayEnd(state);
+  Edge edge;
+
+  // all_slice: append one replicated axis. In run mode the step either opens
+  // a run or extends the open one on the same dim (no new step).
+  for (unsigned a = 0; a < numAxes; ++a) {
+    if (!(v.replicatedMask >> a & 1))
+      continue;
+    for (unsigned d = 0; d < rank; ++d) {
+      bool extend = sliceRuns && state.run.open && state.run.dim == d;
+      if (!extend && !runEnds)
+        continue;
+      if (v.len[d] >= kMaxMeshAxes)
+        continue;
+      int64_t after = bytesWith(shards, d, shards[d] * axisSize[a], -1, 0);
+      if (!sliceRuns && (!blocksNest(shape[d], shards[d], axisSize[a]) ||
+                         !peakOk(bytes, after)))
+        continue;
+      edge.move = PackedMove();
+      edge.move.kind = MoveKind::AllSlice;
+      edge.move.numAxes = 1;
+      edge.move.axes[0] = a;
+      edge.move.dim = d;
+      edge.move.continuesRun = extend;
+      edge.next.layout = cur;
+      edge.next.layout.slot[a] = dimSlot(d, v.len[d]);
+      edge.next.run = SliceRun();
+      if (sliceRuns) {
+        edge.next.run.open = true;
+        edge.next.run.dim = d;
+        edge.next.run.startLen = extend ? state.run.startLen : v.len[d];
+      }
+      edge.cost = 0;
+      edge.bytesAfter = after;
+      edge.newStep = !extend;
+      emit(edge);
+    }
+  }
+  // Every other move first ends the open run, which must be valid.
+  if (!runEnds)
+    return;
+
+  auto start = [&](MoveKind kind) {
+    edge.move = PackedMove();
+    edge.move.kind = kind;
+    edge.next.layout = cur;
+    edge.next.run = SliceRun();
+    edge.newStep = true;
+  };
+
+  // all_gather: any minor-most suffix of a dim.
+  for (unsigned d = 0; d < rank; ++d) {
+    int64_t q = 1;
+    for (unsigned k = 1; k <= v.len[d]; ++k) {
+      unsigned first = v.len[d] - k;
+      q *= axisSize[v.axes[d][first]];
+      int64_t outer = shards[d] / q;
+      if (!blocksNest(shape[d], outer, q))
+        continue;
+      int64_t after = bytesWith(shards, d, outer, -1, 0);
+      if (!peakOk(bytes, after))
+        continue;
+      start(MoveKind::AllGather);
+      edge.move.dim = d;
+      edge.move.numAxes = k;
+      for (unsigned i = 0; i < k; ++i) {
+        uint8_t axis = v.axes[d][first + i];
+        edge.move.axes[i] = axis;
+        edge.next.layout.slot[axis] = kReplicatedSlot;
+      }
+      edge.cost = price(MoveKind::AllGather, edge.move.axes, k, bytes);
+      edge.bytesAfter = after;
+      emit(edge);
+    }
+  }
+
+  // all_to_all: any minor-most suffix of d, appended to another dim e.
+  for (unsigned d = 0; d < rank; ++d) {
+    int64_t q = 1;
+    for (unsigned k = 1; k <= v.len[d]; ++k) {
+      unsigned first = v.len[d] - k;
+      q *= axisSize[v.axes[d][first]];
+      int64_t outer = shards[d] / q;
+      if (!blocksNest(shape[d], outer, q))
+        continue;
+      for (unsigned e = 0; e < rank; ++e) {
+        if (e == d || v.len[e] + k > kMaxMeshAxes ||
+            !blocksNest(shape[e], shards[e], q))
+          continue;
+        int64_t after = bytesWith(shards, d, outer, e, shards[e] * q);
+        if (!peakOk(bytes, after))
+          continue;
+        start(MoveKind::AllToAll);
+        edge.move.dim = d;
+        edge.move.toDim = e;
+        edge.move.numAxes = k;
+        for (unsigned i = 0; i < k; ++i) {
+          uint8_t axis = v.axes[d][first + i];
+          edge.move.axes[i] = axis;
+          edge.next.layout.slot[axis] = dimSlot(e, v.len[e] + i);
+        }
+        edge.cost = price(MoveKind::AllToAll, edge.move.axes, k, bytes);
+        edge.bytesAfter = after;
+        emit(edge);
+      }
+    }
+  }
+
+  uint8_t partial[kMaxMeshAxes];
+  unsigned numPartial = 0;
+  int64_t partialProduct = 1;
+  for (unsigned a = 0; a < numAxes; ++a)
+    if (v.partialMask >> a & 1) {
+      partial[numPartial++] = a;
+      partialProduct *= axisSize[a];
+    }
+  const uint8_t kind = cur.kind;
+
+  // reduce_scatter: ordered groups of partial axes appended to a dim. Groups
+  // of two or more axes of size > 1 on a dim that divides evenly are
+  // skipped when the model guarantees that the one-axis-at-a-time sequence
+  // (also generated) is strictly cheaper and its first step fits the peak.
+  for (unsigned d = 0; d < rank && numPartial; ++d) {
+    bool even = shape[d] % (shards[d] * partialProduct) == 0;
+    uint8_t seq[kMaxMeshAxes];
+    auto dfs = [&](auto &&self, unsigned depth, uint8_t used, int64_t q,
+                   unsigned big) -> void {
+      // Each axis appears once in a layout, so a dim never exceeds
+      // kMaxMeshAxes entries; the check makes that visible to the compiler.
+      if (depth >= kMaxMeshAxes || v.len[d] + depth >= kMaxMeshAxes)
+        return;
+      for (unsigned i = 0; i < numPartial; ++i) {
+        uint8_t axis = partial[i];
+        if (used >> i & 1)
+          continue;
+        seq[depth] = axis;
+        int64_t q2 = q * axisSize[axis];
+        unsigned big2 = big + (axisSize[axis] > 1);
+        if (pruneReduceScatterGroups && big2 >= 2 && even &&
+            peakOk(bytes, bytes / axisSize[seq[0]]))
+          continue;
+        if (blocksNest(shape[d], shards[d], q2)) {
+          int64_t after = bytesWith(shards, d, shards[d] * q2, -1, 0);
+          if (peakOk(bytes, after)) {
+            start(MoveKind::ReduceScatter);
+            edge.move.dim = d;
+            edge.move.reduction = kind;
+            edge.move.numAxes = depth + 1;
+            for (unsigned j = 0; j <= depth; ++j) {
+              edge.move.axes[j] = seq[j];
+              edge.next.layout.slot[seq[j]] = dimSlot(d, v.len[d] + j);
+            }
+            if (numPartial == depth + 1)
+              edge.next.layout.kind = 0;
+            edge.cost =
+                price(MoveKind::ReduceScatter, edge.move.axes, depth + 1, bytes);
+            edge.bytesAfter = after;
+            emit(edge);
+          }
+        }
+        self(self, depth + 1, used | uint8_t(1u << i), q2, big2);
+      }
+    };
+    dfs(dfs, 0, 0, 1, 0);
+  }
+
+  // all_reduce: any non-empty set of partial axes (order is irrelevant).
+  if (numPartial && peakOk(bytes, bytes)) {
+    for (unsigned mask = 1; mask < (1u << numPartial); ++mask) {
+      start(MoveKind::AllReduce);
+      edge.move.reduction = kind;
+      for (unsigned i = 0; i < numPartial; ++i)
+        if (mask >> i & 1) {
+          edge.move.axes[edge.move.numAxes++] = partial[i];
+          edge.next.layout.slot[partial[i]] = kReplicatedSlot;
+        }
+      if (edge.move.numAxes == numPartial)
+        edge.next.layout.kind = 0;
+      edge.cost =
+          price(MoveKind::AllReduce, edge.move.axes, edge.move.numAxes, bytes);
+      edge.bytesAfter = bytes;
+      emit(edge);
+    }
+  }
+
+  // replicate_to_partial: only axes the target wants partial, with the
+  // target's kind. Making any other axis partial only to reduce it again is
+  // never cheaper than slicing it (see docs/planner.md).
+  uint8_t candidates = v.replicatedMask & targetPartialMask;
+  if (candidates && (numPartial == 0 || kind == target.kind) &&
+      peakOk(bytes, bytes)) {
+    uint8_t list[kMaxMeshAxes];
+    unsigned count = 0;
+    for (unsigned a = 0; a < numAxes; ++a)
+      if (candidates >> a & 1)
+        list[count++] = a;
+    for (unsigned mask = 1; mask < (1u << count); ++mask) {
+      start(MoveKind::ReplicateToPartial);
+      edge.move.reduction = target.kind;
+      for (unsigned i = 0; i < count; ++i)
+        if (mask >> i & 1) {
+          edge.move.axes[edge.move.numAxes++] = list[i];
+          edge.next.layout.slot[list[i]] = kPartialSlot;
+        }
+      edge.next.layout.kind = target.kind;
+      edge.cost = 0;
+      edge.bytesAfter = bytes;
+      emit(edge);
+    }
+  }
+
+  if (peakOk(bytes, bytes))
+    forEachPermute(state, v, shards, bytes, emit);
+}
+
+/// Permute: every layout with the same per-dim shard counts and the same
+/// partial axes. Enumerated by filling dims in order with sequences of
+/// non-partial axes whose sizes multiply to the dim's shard count.
+template <typename Emit>
+void SearchSpace::forEachPermute(const SearchState &state, const DimView &v,
+                                 const int64_t *shards, int64_t bytes,
+                                 Emit &&emit) const {
+  const PackedLayout &cur = state.layout;
+  // Stride of each axis in the current layout (for permuteAxes).
+  int64_t curStride[kMaxMeshAxes];
+  for (unsigned d = 0; d < rank; ++d) {
+    int64_t stride = 1;
+    for (unsigned i = v.len[d]; i-- > 0;) {
+      curStride[v.axes[d][i]] = stride;
+      stride *= axisSize[v.axes[d][i]];
+    }
+  }
+  uint8_t freeMask = 0; // non-partial axes
+  for (unsigned a = 0; a < numAxes; ++a)
+    if (!(v.partialMask >> a & 1))
+      freeMask |= 1u << a;
+
+  Edge edge;
+  edge.move = PackedMove();
+  edge.move.kind = MoveKind::Permute;
+  edge.next.run = SliceRun();
+  edge.newStep = true;
+  edge.bytesAfter = bytes;
+
+  PackedLayout next = cur;
+  for (unsigned a = 0; a < numAxes; ++a)
+    if (freeMask >> a & 1)
+      next.slot[a] = kReplicatedSlot;
+  uint8_t dimList[kMaxSearchRank][kMaxMeshAxes];
+  uint8_t dimLen[kMaxSearchRank];
+
+  auto finish = [&]() {
+    if (next == cur)
+      return;
+    // permuteAxes: an axis of size > 1 that splits dim d now changes
+    // coordinate unless it splits d at the same stride afterwards.
+    uint8_t changed[kMaxMeshAxes];
+    unsigned count = 0;
+    for (unsigned a = 0; a < numAxes; ++a) {
+      uint8_t s = cur.slot[a];
+      if (!isDimSlot(s) || axisSize[a] == 1)
+        continue;
+      unsigned d = slotDim(s);
+      uint8_t t = next.slot[a];
+      bool kept = false;
+      if (isDimSlot(t) && slotDim(t) == d) {
+        int64_t stride = 1;
+        for (unsigned i = dimLen[d]; i-- > slotPos(t) + 1;)
+          stride *= axisSize[dimList[d][i]];
+        kept = stride == curStride[a];
+      }
+      if (!kept)
+        changed[count++] = a;
+    }
+    edge.move.numAxes = count;
+    std::memcpy(edge.move.axes, changed, count);
+    edge.next.layout = next;
+    edge.cost = count ? price(MoveKind::Permute, changed, count, bytes) : 0;
+    emit(edge);
+  };
+
+  // Fill dim d position by position with unused free axes dividing `rem`.
+  auto fill = [&](auto &&self, unsigned d, int64_t rem, uint8_t used) -> void {
+    if (d == rank) {
+      finish();
+      return;
+    }
+    if (rem == 1) {
+      // The dim is complete; it may still take size-1 axes, which keep the
+      // product but are a different layout.
+      self(self, d + 1, d + 1 < rank ? shards[d + 1] : 1, used);
+    }
+    if (dimLen[d] >= kMaxMeshAxes)
+      return;
+    for (unsigned a = 0; a < numAxes; ++a) {
+      if (!(freeMask >> a & 1) || (used >> a & 1) || rem % axisSize[a])
+        continue;
+      unsigned pos = dimLen[d]++;
+      dimList[d][pos] = a;
+      next.slot[a] = dimSlot(d, pos);
+      self(self, d, rem / axisSize[a], used | uint8_t(1u << a));
+      next.slot[a] = kReplicatedSlot;
+      --dimLen[d];
+    }
+  };
+  for (unsigned d = 0; d < rank; ++d)
+    dimLen[d] = 0;
+  if (rank == 0)
+    return;
+  fill(fill, 0, shards[0], 0);
+}
+
+} // namespace dist::planner::detail
+
+#endif // DIST_LIB_PLANNER_SEARCHSPACE_H

@@ -1,0 +1,207 @@
+//===- dist-plan.cpp - The planner on the command line (SPEC §4) ----------===//
+//
+//   dist-plan --mesh '<["x"=2, "y"=4]>' --shape 1024x1024xf32
+//             --from '[{"x"}, {"y"}]' --to '[{"y"}, {"x"}]'
+//             [--topology FILE | --alpha x=1e-5,y=1e-5 --beta x=..,y=..]
+//             [--strategy optimal|greedy] [--cache DIR]
+//             [--max-peak-bytes N] [--format text|json]
+//
+// Exit codes: 0 plan printed; 1 no plan (the reason is printed); 2 a bad
+// argument (the message names it). Arguments are parsed by hand rather than
+// with llvm::cl so that every failure maps to these codes and messages.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dist/Planner/Planner.h"
+
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstdlib>
+#include <optional>
+#include <string>
+
+using namespace dist::planner;
+
+namespace {
+
+constexpr int kExitNoPlan = 1;
+constexpr int kExitBadArgument = 2;
+
+const char *const kUsage =
+    "usage: dist-plan --mesh MESH --shape SHAPE --from LAYOUT --to LAYOUT\n"
+    "                 [--topology FILE | --alpha AXIS=SECONDS,... "
+    "--beta AXIS=SECONDS_PER_BYTE,...]\n"
+    "                 [--strategy optimal|greedy] [--cache DIR]\n"
+    "                 [--max-peak-bytes N] [--format text|json]\n"
+    "\n"
+    "  --mesh     '<[\"x\"=2, \"y\"=4]>' (optionally with devices = [...])\n"
+    "  --shape    global tensor type, e.g. 1024x1024xf32\n"
+    "  --from/--to  sharding body, e.g. '[{\"x\"}, {}], partial = sum "
+    "{\"y\"}'\n"
+    "  --topology JSON {\"axes\": {\"x\": {\"alpha\": 1e-5, \"beta\": "
+    "2.7e-12}}}\n"
+    "Defaults: alpha = 1e-5 s and beta = 1/370e9 s/B on every axis; "
+    "strategy optimal; format text.\n"
+    "Exit codes: 0 plan printed, 1 no plan exists, 2 bad argument.\n";
+
+[[noreturn]] void badArgument(const llvm::Twine &argument,
+                              const llvm::Twine &message) {
+  llvm::errs() << "dist-plan: " << argument << ": " << message << "\n";
+  std::exit(kExitBadArgument);
+}
+
+struct Options {
+  llvm::StringMap<std::string> values;
+};
+
+Options parseArguments(int argc, char **argv) {
+  static const char *const kKnown[] = {
+      "--mesh",     "--shape", "--from",     "--to",
+      "--topology", "--alpha", "--beta",     "--strategy",
+      "--cache",    "--format", "--max-peak-bytes"};
+  Options options;
+  for (int i = 1; i < argc; ++i) {
+    llvm::StringRef arg = argv[i];
+    if (arg == "--help" || arg == "-h") {
+      llvm::outs() << kUsage;
+      std::exit(0);
+    }
+    auto [name, inlineValue] = arg.split('=');
+    bool known = false;
+    for (const char *k : kKnown)
+      known |= name == k;
+    if (!known) {
+      llvm::errs() << "dist-plan: unknown argument '" << arg << "'\n"
+                   << kUsage;
+      std::exit(kExitBadArgument);
+    }
+    std::string value;
+    if (arg.contains('=')) {
+      value = inlineValue.str();
+    } else {
+      if (i + 1 >= argc)
+        badArgument(name, "missing value");
+      value = argv[++i];
+    }
+    if (!options.values.try_emplace(name, value).second)
+      badArgument(name, "given more than once");
+  }
+  return options;
+}
+
+std::optional<std::string> take(Options &options, llvm::StringRef name) {
+  auto it = options.values.find(name);
+  if (it == options.values.end())
+    return std::nullopt;
+  return it->second;
+}
+
+std::string required(Options &options, llvm::StringRef name) {
+  std::optional<std::string> value = take(options, name);
+  if (!value)
+    badArgument(name, "is required (see --help)");
+  return *value;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  Options options = parseArguments(argc, argv);
+
+  std::string meshText = required(options, "--mesh");
+  llvm::Expected<Mesh> mesh = Mesh::parse(meshText);
+  if (!mesh)
+    badArgument("--mesh", llvm::toString(mesh.takeError()));
+
+  llvm::Expected<TensorSpec> tensor =
+      parseTensorSpec(required(options, "--shape"));
+  if (!tensor)
+    badArgument("--shape", llvm::toString(tensor.takeError()));
+
+  auto layoutArg = [&](llvm::StringRef name) {
+    llvm::Expected<Layout> layout =
+        parseLayout(*mesh, required(options, name));
+    if (!layout)
+      badArgument(name, llvm::toString(layout.takeError()));
+    if (llvm::Error e = verifyLayout(*mesh, *layout, tensor->shape.size()))
+      badArgument(name, llvm::toString(std::move(e)) + " (--shape " +
+                            required(options, "--shape") + ")");
+    return *layout;
+  };
+  Layout from = layoutArg("--from"), to = layoutArg("--to");
+
+  Topology topology;
+  std::optional<std::string> topologyFile = take(options, "--topology");
+  std::optional<std::string> alpha = take(options, "--alpha");
+  std::optional<std::string> beta = take(options, "--beta");
+  if (topologyFile && (alpha || beta))
+    badArgument("--topology", "cannot be combined with --alpha/--beta");
+  if (topologyFile) {
+    llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
+        llvm::MemoryBuffer::getFile(*topologyFile);
+    if (!buffer)
+      badArgument("--topology", "cannot read '" + *topologyFile +
+                                    "': " + buffer.getError().message());
+    llvm::Expected<Topology> parsed =
+        Topology::parseJSON((*buffer)->getBuffer());
+    if (!parsed)
+      badArgument("--topology", *topologyFile + ": " +
+                                    llvm::toString(parsed.takeError()));
+    topology = std::move(*parsed);
+  }
+  if (alpha)
+    if (llvm::Error e = topology.setFromList(*alpha, /*alpha=*/true))
+      badArgument("--alpha", llvm::toString(std::move(e)));
+  if (beta)
+    if (llvm::Error e = topology.setFromList(*beta, /*alpha=*/false))
+      badArgument("--beta", llvm::toString(std::move(e)));
+  llvm::Expected<AlphaBetaCostModel> model =
+      AlphaBetaCostModel::create(*mesh, topology);
+  if (!model)
+    badArgument(topologyFile ? "--topology" : alpha ? "--alpha" : "--beta",
+                llvm::toString(model.takeError()));
+
+  Strategy strategy = Strategy::Optimal;
+  if (std::optional<std::string> text = take(options, "--strategy")) {
+    std::optional<Strategy> parsed = parseStrategy(*text);
+    if (!parsed)
+      badArgument("--strategy",
+                  "'" + *text + "' is not one of optimal, greedy");
+    strategy = *parsed;
+  }
+  bool json = false;
+  if (std::optional<std::string> text = take(options, "--format")) {
+    if (*text != "text" && *text != "json")
+      badArgument("--format", "'" + *text + "' is not one of text, json");
+    json = *text == "json";
+  }
+  std::optional<int64_t> maxPeak;
+  if (std::optional<std::string> text = take(options, "--max-peak-bytes")) {
+    int64_t value;
+    if (llvm::StringRef(*text).getAsInteger(10, value) || value < 0)
+      badArgument("--max-peak-bytes",
+                  "'" + *text + "' is not a non-negative integer");
+    maxPeak = value;
+  }
+  // The persistent plan cache is not built yet: accept the directory so
+  // that scripts can pass it, and report "cache": "off".
+  (void)take(options, "--cache");
+
+  PlanRequest request(*mesh, tensor->shape, tensor->elementBytes, from, to);
+  request.strategy = strategy;
+  request.costModel = &*model;
+  request.maxPeakBytes = maxPeak;
+  llvm::Expected<Plan> plan = planReshard(request);
+  if (!plan) {
+    llvm::errs() << "dist-plan: no plan: " << llvm::toString(plan.takeError())
+                 << "\n";
+    return kExitNoPlan;
+  }
+  if (json)
+    llvm::outs() << planToJSON(*mesh, *plan) << "\n";
+  else
+    llvm::outs() << printPlanTable(*mesh, *plan);
+  return 0;
+}
