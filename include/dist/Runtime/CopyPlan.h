@@ -94,11 +94,23 @@ void fillZeroCpu(const CopyPlan &plan, void *dst);
 
 /// Unit offsets (source, destination) of the unit with row-major linear index
 /// `linear` in the plan's box.
+// The loops run over all kMaxPlanDims slots with a guard, fully unrolled on
+// the GPU: constant indices keep a kernel's plan argument in the parameter
+// bank instead of a local-memory copy that dynamic indexing would force.
+#if defined(__CUDA_ARCH__)
+#define DIST_RT_UNROLL _Pragma("unroll")
+#else
+#define DIST_RT_UNROLL
+#endif
+
 DIST_RT_HD void planUnitOffsets(const CopyPlan &p, int64_t linear,
                                 int64_t &srcOff, int64_t &dstOff) {
   srcOff = 0;
   dstOff = 0;
-  for (int d = p.numDims - 1; d >= 0; --d) {
+  DIST_RT_UNROLL
+  for (int d = kMaxPlanDims - 1; d >= 0; --d) {
+    if (d >= p.numDims)
+      continue;
     int64_t i = linear % p.sizes[d];
     linear /= p.sizes[d];
     srcOff += i * p.srcStrides[d];
@@ -112,7 +124,10 @@ DIST_RT_HD void planRowOffsets(const CopyPlan &p, int64_t row, int64_t &srcOff,
                                int64_t &dstOff) {
   srcOff = 0;
   dstOff = 0;
-  for (int d = p.numDims - 2; d >= 0; --d) {
+  DIST_RT_UNROLL
+  for (int d = kMaxPlanDims - 2; d >= 0; --d) {
+    if (d >= p.numDims - 1)
+      continue;
     int64_t i = row % p.sizes[d];
     row /= p.sizes[d];
     srcOff += i * p.srcStrides[d];
@@ -171,7 +186,10 @@ DIST_RT_HD void plan32UnitOffsets(const CopyPlan32 &p, uint32_t linear,
                                   uint32_t &srcOff, uint32_t &dstOff) {
   srcOff = 0;
   dstOff = 0;
-  for (int d = p.numDims - 1; d >= 0; --d) {
+  DIST_RT_UNROLL
+  for (int d = kMaxPlanDims - 1; d >= 0; --d) {
+    if (d >= p.numDims)
+      continue;
     uint32_t q, i;
     p.sizes[d].divmod(linear, q, i);
     linear = q;

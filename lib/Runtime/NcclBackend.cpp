@@ -1,0 +1,436 @@
+//===- NcclBackend.cpp - Collectives over NCCL on device memory -----------===//
+//
+// The GPU backend. One GPU per rank, chosen by the rank's index among the
+// ranks on its node. MPI stays the control plane: it launches the job,
+// broadcasts the world's ncclUniqueId, and carries the core's argument
+// checks. Every group communicator is split off the world communicator
+// (ncclCommSplit with the core's color/key), so group membership and order
+// are exactly those of the MPI group.
+//
+// Everything is asynchronous on the caller's stream: collectives, the
+// send/recv pairs of a permute (one ncclGroupStart/End), the local copy
+// kernels, staging copies. synchronize() polls the stream and every
+// communicator's asynchronous error, so a peer that died during a
+// collective is reported instead of waited for.
+//
+// Every CUDA and NCCL result is checked; failures become Error exceptions
+// naming the call, which the core reports with the rank and the op.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CudaCopy.h"
+#include "dist/Runtime/Backend.h"
+
+#include <cuda_runtime.h>
+#include <nccl.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace dist::rt {
+namespace {
+
+[[noreturn]] void backendError(const std::string &reason) {
+  throw Error(DIST_RT_ERR_BACKEND, reason);
+}
+
+void checkCuda(cudaError_t e, const char *call) {
+  if (e != cudaSuccess)
+    backendError(std::string(call) + " failed: " + cudaGetErrorName(e) +
+                 ": " + cudaGetErrorString(e));
+}
+
+void checkNccl(ncclResult_t r, const char *call, ncclComm_t comm = nullptr) {
+  if (r == ncclSuccess)
+    return;
+  std::string reason = std::string(call) + " failed: " + ncclGetErrorString(r);
+  // NCCL keeps a more specific description of the last failure.
+  const char *last = ncclGetLastError(comm);
+  if (last && *last)
+    reason += std::string(" (") + last + ")";
+  backendError(reason);
+}
+
+class NcclComm : public BackendComm {
+public:
+  NcclComm(ncclComm_t c, int size, int rank) : comm(c), size(size), rank(rank) {}
+  // Destroyed by the backend at finalize, after the streams are drained.
+  ncclComm_t comm;
+  int size;
+  int rank;
+};
+
+// The rank's index among the ranks of its node: the launcher's variable when
+// there is one (Open MPI, MPICH/Hydra, Slurm), else a shared-memory split.
+int localRank(MPI_Comm world) {
+  for (const char *var :
+       {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID"})
+    if (const char *v = std::getenv(var))
+      return std::atoi(v);
+  MPI_Comm node;
+  checkMpi(MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL,
+                               &node),
+           "MPI_Comm_split_type");
+  int r = 0;
+  MPI_Comm_rank(node, &r);
+  MPI_Comm_free(&node);
+  return r;
+}
+
+class NcclBackend final : public Backend {
+public:
+  const char *name() const override { return "nccl"; }
+
+  void init(MPI_Comm world) override {
+    MPI_Comm_rank(world, &rank_);
+    MPI_Comm_size(world, &size_);
+    const int local = localRank(world);
+    int devices = 0;
+    checkCuda(cudaGetDeviceCount(&devices), "cudaGetDeviceCount");
+    if (devices == 0)
+      backendError("no CUDA device is visible to this process");
+    // NCCL refuses two ranks on one GPU in a communicator; say why up front.
+    if (local >= devices)
+      backendError("local rank " + std::to_string(local) + " needs its own "
+                   "GPU but only " + std::to_string(devices) +
+                   " are visible (one rank per GPU)");
+    device_ = local;
+    checkCuda(cudaSetDevice(device_), "cudaSetDevice");
+    checkCuda(cudaDeviceGetAttribute(&numSMs_, cudaDevAttrMultiProcessorCount,
+                                     device_),
+              "cudaDeviceGetAttribute");
+    checkCuda(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking),
+              "cudaStreamCreateWithFlags");
+    ncclUniqueId id;
+    if (rank_ == 0)
+      checkNccl(ncclGetUniqueId(&id), "ncclGetUniqueId");
+    checkMpi(MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, world),
+             "MPI_Bcast (ncclUniqueId)");
+    checkNccl(ncclCommInitRank(&world_, size_, id, rank_),
+              "ncclCommInitRank");
+    comms_.push_back(world_);
+    if (const char *v = std::getenv("DIST_RT_SYNC_TIMEOUT_S"))
+      syncTimeoutS_ = std::strtod(v, nullptr);
+  }
+
+  void finalize() noexcept override {
+    if (stream_)
+      cudaStreamSynchronize(stream_);
+    // Groups first, the world (their parent) last; ncclCommFinalize flushes
+    // outstanding work before the destroy.
+    for (auto it = comms_.rbegin(); it != comms_.rend(); ++it) {
+      ncclCommFinalize(*it);
+      ncclCommDestroy(*it);
+    }
+    comms_.clear();
+    world_ = nullptr;
+    if (stream_)
+      cudaStreamDestroy(stream_);
+    stream_ = nullptr;
+  }
+
+  std::unique_ptr<BackendComm> createComm(MPI_Comm groupComm, int color,
+                                          int key) override {
+    int size = 0, rank = 0;
+    MPI_Comm_size(groupComm, &size);
+    MPI_Comm_rank(groupComm, &rank);
+    ncclComm_t c = nullptr;
+    checkNccl(ncclCommSplit(world_, color, key, &c, nullptr), "ncclCommSplit",
+              world_);
+    comms_.push_back(c);
+    int ncclSize = 0, ncclRank = 0;
+    checkNccl(ncclCommCount(c, &ncclSize), "ncclCommCount", c);
+    checkNccl(ncclCommUserRank(c, &ncclRank), "ncclCommUserRank", c);
+    if (ncclSize != size || ncclRank != rank)
+      backendError("ncclCommSplit produced rank " + std::to_string(ncclRank) +
+                   " of " + std::to_string(ncclSize) +
+                   ", the MPI group has rank " + std::to_string(rank) +
+                   " of " + std::to_string(size));
+    return std::make_unique<NcclComm>(c, size, rank);
+  }
+
+  size_t maxCount() const override {
+    // NCCL counts are size_t; bound them so byte sizes cannot overflow.
+    return static_cast<size_t>(std::numeric_limits<int64_t>::max() / 16);
+  }
+
+  bool supportsReduction(DType t, RedOp) const override {
+    return t != DType::I16; // NCCL has no 16-bit integer type
+  }
+
+  void allGather(BackendComm &c, const void *send, void *recv, size_t n,
+                 DType t, bool inPlace, Stream s) override {
+    NcclComm &g = nccl(c);
+    Moved m = moved(t, n);
+    // NCCL's in-place form is the same as ours: send == recv + rank * n.
+    const void *src = inPlace ? static_cast<const char *>(recv) +
+                                    size_t(g.rank) * n * dtypeSize(t)
+                              : send;
+    checkNccl(ncclAllGather(src, recv, m.count, m.type, g.comm, cuda(s)),
+              "ncclAllGather", g.comm);
+  }
+
+  void allToAll(BackendComm &c, const void *send, void *recv, size_t n,
+                DType t, bool inPlace, Stream s) override {
+    NcclComm &g = nccl(c);
+    Moved m = moved(t, n);
+    const size_t bytes = size_t(g.size) * n * dtypeSize(t);
+    cudaStream_t st = cuda(s);
+    // NCCL documents no in-place all-to-all: send from a stream-ordered copy.
+    void *staging = nullptr;
+    if (inPlace) {
+      checkCuda(cudaMallocAsync(&staging, bytes, st), "cudaMallocAsync");
+      checkCuda(cudaMemcpyAsync(staging, send, bytes,
+                                cudaMemcpyDeviceToDevice, st),
+                "cudaMemcpyAsync");
+      send = staging;
+    }
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
+    ncclResult_t r = ncclAlltoAll(send, recv, m.count, m.type, g.comm, st);
+    const char *call = "ncclAlltoAll";
+#else
+    const size_t chunk = n * dtypeSize(t);
+    ncclResult_t r = ncclGroupStart();
+    for (int peer = 0; r == ncclSuccess && peer < g.size; ++peer) {
+      r = ncclSend(static_cast<const char *>(send) + peer * chunk, m.count,
+                   m.type, peer, g.comm, st);
+      if (r == ncclSuccess)
+        r = ncclRecv(static_cast<char *>(recv) + peer * chunk, m.count,
+                     m.type, peer, g.comm, st);
+    }
+    ncclResult_t end = ncclGroupEnd();
+    if (r == ncclSuccess)
+      r = end;
+    const char *call = "ncclSend/ncclRecv (all-to-all)";
+#endif
+    if (staging)
+      checkCuda(cudaFreeAsync(staging, st), "cudaFreeAsync");
+    checkNccl(r, call, g.comm);
+  }
+
+  void reduceScatter(BackendComm &c, const void *send, void *recv, size_t n,
+                     DType t, RedOp op, bool inPlace, Stream s) override {
+    NcclComm &g = nccl(c);
+    cudaStream_t st = cuda(s);
+    const size_t chunkBytes = n * dtypeSize(t);
+    // Ours is "result in recv[0..n) with recv == send"; NCCL's in-place form
+    // is recv == send + rank * n. Use NCCL's and move the chunk down.
+    void *out = inPlace ? static_cast<char *>(recv) + g.rank * chunkBytes
+                        : recv;
+    checkNccl(ncclReduceScatter(send, out, n, ncclType(t), ncclOp(t, op),
+                                g.comm, st),
+              "ncclReduceScatter", g.comm);
+    if (out != recv)
+      checkCuda(cudaMemcpyAsync(recv, out, chunkBytes,
+                                cudaMemcpyDeviceToDevice, st),
+                "cudaMemcpyAsync");
+    finishAverage(recv, n, t, op, g.size, st);
+  }
+
+  void allReduce(BackendComm &c, const void *send, void *recv, size_t n,
+                 DType t, RedOp op, bool inPlace, Stream s) override {
+    NcclComm &g = nccl(c);
+    cudaStream_t st = cuda(s);
+    checkNccl(ncclAllReduce(inPlace ? recv : send, recv, n, ncclType(t),
+                            ncclOp(t, op), g.comm, st),
+              "ncclAllReduce", g.comm);
+    finishAverage(recv, n, t, op, g.size, st);
+  }
+
+  void permute(const void *send, void *recv, size_t n, DType t, int source,
+               const std::vector<int> &dests, Stream s) override {
+    cudaStream_t st = cuda(s);
+    Moved m = moved(t, n);
+    const size_t bytes = n * dtypeSize(t);
+    const bool receives = source >= 0 && source != rank_;
+    void *target = recv;
+    void *staging = nullptr;
+    if (receives && send == recv) {
+      // Receiving over the buffer being sent: stage the incoming data.
+      checkCuda(cudaMallocAsync(&staging, bytes, st), "cudaMallocAsync");
+      target = staging;
+    }
+    if (source == rank_ && send != recv)
+      checkCuda(cudaMemcpyAsync(recv, send, bytes, cudaMemcpyDeviceToDevice,
+                                st),
+                "cudaMemcpyAsync");
+    // One group: NCCL schedules all pairs together, so a cycle of sends and
+    // receives cannot deadlock.
+    ncclResult_t r = ncclGroupStart();
+    if (r == ncclSuccess && receives)
+      r = ncclRecv(target, m.count, m.type, source, world_, st);
+    for (size_t i = 0; r == ncclSuccess && i < dests.size(); ++i)
+      if (dests[i] != rank_)
+        r = ncclSend(send, m.count, m.type, dests[i], world_, st);
+    ncclResult_t end = ncclGroupEnd();
+    checkNccl(r != ncclSuccess ? r : end, "ncclSend/ncclRecv (permute)",
+              world_);
+    if (staging) {
+      checkCuda(cudaMemcpyAsync(recv, staging, bytes,
+                                cudaMemcpyDeviceToDevice, st),
+                "cudaMemcpyAsync");
+      checkCuda(cudaFreeAsync(staging, st), "cudaFreeAsync");
+    }
+  }
+
+  void copy(const CopyPlan &plan, const void *src, void *dst,
+            Stream s) override {
+    checkCuda(static_cast<cudaError_t>(
+                  cuda::launchCopy(plan, src, dst, cuda(s), numSMs_)),
+              "copy kernel launch");
+  }
+
+  void fillZero(const CopyPlan &plan, void *dst, Stream s) override {
+    checkCuda(static_cast<cudaError_t>(
+                  cuda::launchFillZero(plan, dst, cuda(s), numSMs_)),
+              "fill kernel launch");
+  }
+
+  void *allocate(size_t bytes) override {
+    void *p = nullptr;
+    checkCuda(cudaMalloc(&p, bytes), "cudaMalloc");
+    return p;
+  }
+
+  void deallocate(void *ptr) override { checkCuda(cudaFree(ptr), "cudaFree"); }
+
+  void memcpy(void *dst, const void *src, size_t bytes, int kind,
+              Stream s) override {
+    checkCuda(cudaMemcpyAsync(dst, src, bytes,
+                              static_cast<cudaMemcpyKind>(kind), cuda(s)),
+              "cudaMemcpyAsync");
+  }
+
+  Stream resolveStream(Stream s) override { return s ? s : stream_; }
+  Stream defaultStream() override { return stream_; }
+
+  void synchronize(Stream s) override {
+    cudaStream_t st = cuda(s);
+    const auto start = std::chrono::steady_clock::now();
+    for (;;) {
+      cudaError_t e = cudaStreamQuery(st);
+      if (e == cudaSuccess)
+        return;
+      if (e != cudaErrorNotReady)
+        checkCuda(e, "cudaStreamQuery");
+      // A collective whose peer died never completes on its own; NCCL
+      // reports it as an asynchronous error on the communicator.
+      for (ncclComm_t c : comms_) {
+        ncclResult_t async = ncclSuccess;
+        checkNccl(ncclCommGetAsyncError(c, &async), "ncclCommGetAsyncError",
+                  c);
+        if (async != ncclSuccess && async != ncclInProgress) {
+          std::string reason = std::string("a collective failed "
+                                           "asynchronously: ") +
+                               ncclGetErrorString(async);
+          const char *last = ncclGetLastError(c);
+          if (last && *last)
+            reason += std::string(" (") + last + ")";
+          for (ncclComm_t other : comms_)
+            ncclCommAbort(other);
+          comms_.clear();
+          backendError(reason);
+        }
+      }
+      if (syncTimeoutS_ > 0 &&
+          std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                        start)
+                  .count() > syncTimeoutS_)
+        backendError("the stream did not complete within " +
+                     std::to_string(syncTimeoutS_) +
+                     " s (DIST_RT_SYNC_TIMEOUT_S); a peer may be stuck");
+      std::this_thread::sleep_for(std::chrono::microseconds(50));
+    }
+  }
+
+private:
+  struct Moved {
+    size_t count;
+    ncclDataType_t type;
+  };
+
+  static NcclComm &nccl(BackendComm &c) { return static_cast<NcclComm &>(c); }
+  static cudaStream_t cuda(Stream s) { return static_cast<cudaStream_t>(s); }
+
+  // Type for reductions (the arithmetic matters). Booleans are bytes 0/1,
+  // on which unsigned max/min/prod are or/and/and.
+  static ncclDataType_t ncclType(DType t) {
+    switch (t) {
+    case DType::F16:
+      return ncclFloat16;
+    case DType::BF16:
+      return ncclBfloat16;
+    case DType::F32:
+      return ncclFloat32;
+    case DType::F64:
+      return ncclFloat64;
+    case DType::I32:
+      return ncclInt32;
+    case DType::I64:
+      return ncclInt64;
+    case DType::I8:
+      return ncclInt8;
+    case DType::I1:
+    case DType::I16: // not reducible (supportsReduction); moved as bytes
+      return ncclUint8;
+    }
+    return ncclUint8;
+  }
+
+  // Type and count for pure data movement: NCCL has no 16-bit integer, so
+  // i16 moves as twice as many bytes.
+  static Moved moved(DType t, size_t n) {
+    if (t == DType::I16)
+      return {2 * n, ncclUint8};
+    return {n, ncclType(t)};
+  }
+
+  static ncclRedOp_t ncclOp(DType t, RedOp op) {
+    switch (op) {
+    case RedOp::Sum:
+      return ncclSum;
+    case RedOp::Max:
+      return ncclMax;
+    case RedOp::Min:
+      return ncclMin;
+    case RedOp::Prod:
+      return ncclProd;
+    case RedOp::Avg:
+      // Floats: NCCL's own mean. Integers: a sum, divided by the kernel
+      // below, so that the rounding (toward zero) is the MPI backend's.
+      return isFloat(t) ? ncclAvg : ncclSum;
+    }
+    return ncclSum;
+  }
+
+  void finishAverage(void *data, size_t n, DType t, RedOp op, int groupSize,
+                     cudaStream_t st) {
+    if (op != RedOp::Avg || isFloat(t))
+      return;
+    checkCuda(static_cast<cudaError_t>(cuda::launchDivideInts(
+                  data, n, t, groupSize, st, numSMs_)),
+              "divide kernel launch");
+  }
+
+  int rank_ = 0;
+  int size_ = 1;
+  int device_ = 0;
+  int numSMs_ = 1;
+  double syncTimeoutS_ = 0;
+  cudaStream_t stream_ = nullptr;
+  ncclComm_t world_ = nullptr;
+  std::vector<ncclComm_t> comms_; // world first, then every group
+};
+
+} // namespace
+
+std::unique_ptr<Backend> createNcclBackend() {
+  return std::make_unique<NcclBackend>();
+}
+
+} // namespace dist::rt
