@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "dist/Dialect/Dist/IR/DistDialect.h"
+#include "dist/Dialect/Dist/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -16,6 +17,7 @@
 
 int main(int argc, char **argv) {
   mlir::registerTransformsPasses();
+  dist::registerDistPassesAndPipelines();
   mlir::DialectRegistry registry;
   registry.insert<dist::DistDialect, mlir::func::FuncDialect,
                   mlir::arith::ArithDialect, mlir::tensor::TensorDialect>();

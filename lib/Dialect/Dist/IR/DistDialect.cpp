@@ -20,3 +20,15 @@ void DistDialect::initialize() {
 #include "dist/Dialect/Dist/IR/DistOps.cpp.inc"
       >();
 }
+
+planner::PlanCache &DistDialect::getPlanCache(
+    StringRef directory, const planner::PlanCache::WarningHandler &onWarning) {
+  std::lock_guard<std::mutex> lock(planCachesMutex);
+  std::unique_ptr<planner::PlanCache> &cache = planCaches[directory];
+  if (!cache) {
+    planner::PlanCache::Options options;
+    options.directory = directory.str();
+    cache = std::make_unique<planner::PlanCache>(std::move(options), onWarning);
+  }
+  return *cache;
+}

@@ -41,6 +41,19 @@ def Dist_Dialect : Dialect {
   let extraClassDeclaration = [{
     /// Defined next to the attribute storage classes.
     void registerAttributes();
+
+    /// The plan cache of this context for `directory` (empty: memory only),
+    /// created on first use and shared by every pass instance and thread.
+    /// `onWarning` receives the warnings of creating it (unusable directory).
+    ::dist::planner::PlanCache &
+    getPlanCache(::llvm::StringRef directory,
+                 const ::dist::planner::PlanCache::WarningHandler &onWarning);
+
+  private:
+    std::mutex planCachesMutex;
+    ::llvm::StringMap<std::unique_ptr<::dist::planner::PlanCache>> planCaches;
+
+  public:
   }];
 }
 

@@ -1,0 +1,387 @@
+//===- LowerReshard.cpp - plan every dist.reshard at compile time ---------===//
+//
+// Each dist.reshard becomes the planner's cheapest sequence of collectives.
+// The planner (and its cache) is MLIR-free; this pass translates between
+// symbols/names and the planner's indices, builds the cost model each mesh
+// is priced with, and emits and verifies the collective ops.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dist/Dialect/Dist/IR/DistOps.h"
+#include "dist/Dialect/Dist/IR/PlannerInterop.h"
+#include "dist/Dialect/Dist/Transforms/Passes.h"
+#include "dist/Planner/CostModel.h"
+#include "dist/Planner/PlanCache.h"
+#include "dist/Planner/Planner.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Verifier.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <cmath>
+#include <map>
+
+namespace dist {
+#define GEN_PASS_DEF_DISTLOWERRESHARD
+#include "dist/Dialect/Dist/Transforms/Passes.h.inc"
+} // namespace dist
+
+using namespace mlir;
+using namespace dist;
+
+/// `-dist-remarks` works with any way of scheduling the pass (pipelines
+/// included), which a pass option alone would not.
+static llvm::cl::opt<bool>
+    clRemarks("dist-remarks",
+              llvm::cl::desc("Attach each reshard's plan as a remark"),
+              llvm::cl::init(false));
+
+namespace {
+
+/// Parses `AXIS=NUMBER` items of the alpha/beta options.
+LogicalResult parseAxisValues(ArrayRef<std::string> items, StringRef option,
+                              std::map<std::string, double> &values,
+                              function_ref<InFlightDiagnostic()> emitError) {
+  for (StringRef item : items) {
+    auto [axis, number] = item.split('=');
+    double value = 0;
+    if (axis.empty() || number.empty() || number.getAsDouble(value) ||
+        !std::isfinite(value) || value < 0)
+      return emitError() << "dist-lower-reshard: bad " << option << " entry '"
+                         << item
+                         << "' (expected AXIS=VALUE with a finite VALUE >= 0)";
+    values[axis.str()] = value;
+  }
+  return success();
+}
+
+/// Bytes per element as the runtime stores them (i1 takes a byte).
+std::optional<int64_t> getElementBytes(Type type) {
+  if (auto integer = dyn_cast<IntegerType>(type))
+    return (integer.getWidth() + 7) / 8;
+  if (auto floating = dyn_cast<FloatType>(type))
+    return (floating.getWidth() + 7) / 8;
+  return std::nullopt;
+}
+
+struct DistLowerReshardPass
+    : public dist::impl::DistLowerReshardBase<DistLowerReshardPass> {
+  using DistLowerReshardBase::DistLowerReshardBase;
+
+  LogicalResult initialize(MLIRContext *context) override;
+  void runOnOperation() override;
+
+private:
+  /// The cost model of `mesh`: SPEC defaults, then the topology file's
+  /// default, the mesh's own `cost`, the file's entry for the axis, and the
+  /// alpha/beta options, each overriding the one before.
+  FailureOr<std::unique_ptr<planner::AlphaBetaCostModel>>
+  buildCostModel(MeshOp mesh, const planner::Mesh &plannerMesh);
+
+  using CostModels =
+      DenseMap<Operation *, std::unique_ptr<planner::AlphaBetaCostModel>>;
+  /// What one run did. Mirrored into the pass statistics, which are no-ops
+  /// in LLVM builds without statistics (Debian's release build among them),
+  /// and reported in a summary remark under -dist-remarks.
+  struct Counters {
+    uint64_t reshards = 0, hits = 0, misses = 0, collectives = 0;
+    double cost = 0;
+  };
+  LogicalResult lowerReshard(ReshardOp reshard,
+                             SymbolTableCollection &symbolTable,
+                             planner::PlanCache &cache, CostModels &models,
+                             Counters &counters);
+
+  Operation *createStep(OpBuilder &builder, Location loc, MeshOp mesh,
+                        const planner::Move &move, Value input,
+                        RankedTensorType resultType);
+
+  // Parsed once in initialize().
+  planner::Strategy parsedStrategy = planner::Strategy::Optimal;
+  std::optional<planner::Topology> fileTopology;
+  std::map<std::string, double> alphaOverrides, betaOverrides;
+};
+
+} // namespace
+
+LogicalResult DistLowerReshardPass::initialize(MLIRContext *context) {
+  auto emitError = [&] { return mlir::emitError(UnknownLoc::get(context)); };
+  std::optional<planner::Strategy> parsed = planner::parseStrategy(strategy);
+  if (!parsed)
+    return emitError() << "dist-lower-reshard: unknown strategy '" << strategy
+                       << "' (expected optimal or greedy)";
+  parsedStrategy = *parsed;
+  if (maxPeakBytes < 0)
+    return emitError() << "dist-lower-reshard: max-peak-bytes must be >= 0";
+  if (failed(parseAxisValues(alpha, "alpha", alphaOverrides, emitError)) ||
+      failed(parseAxisValues(beta, "beta", betaOverrides, emitError)))
+    return failure();
+  if (!topology.empty()) {
+    llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> file =
+        llvm::MemoryBuffer::getFile(topology);
+    if (!file)
+      return emitError() << "dist-lower-reshard: cannot read topology file '"
+                         << topology << "': " << file.getError().message();
+    llvm::Expected<planner::Topology> parsedTopology =
+        planner::Topology::parseJSON((*file)->getBuffer());
+    if (!parsedTopology)
+      return emitError() << "dist-lower-reshard: topology file '" << topology
+                         << "': " << llvm::toString(parsedTopology.takeError());
+    fileTopology = std::move(*parsedTopology);
+  }
+  return success();
+}
+
+FailureOr<std::unique_ptr<planner::AlphaBetaCostModel>>
+DistLowerReshardPass::buildCostModel(MeshOp mesh,
+                                     const planner::Mesh &plannerMesh) {
+  planner::Topology topology;
+  if (fileTopology)
+    topology.defaults = fileTopology->defaults;
+  for (StringRef axis : mesh.getAxisNames().getAsValueRange<StringAttr>()) {
+    planner::AxisCostParams params = topology.defaults;
+    if (std::optional<std::pair<double, double>> own = mesh.getAxisCost(axis))
+      params = {own->first, own->second};
+    if (fileTopology) {
+      auto it = fileTopology->axes.find(axis.str());
+      if (it != fileTopology->axes.end())
+        params = it->second;
+    }
+    if (auto it = alphaOverrides.find(axis.str()); it != alphaOverrides.end())
+      params.alpha = it->second;
+    if (auto it = betaOverrides.find(axis.str()); it != betaOverrides.end())
+      params.beta = it->second;
+    topology.axes[axis.str()] = params;
+  }
+  llvm::Expected<planner::AlphaBetaCostModel> model =
+      planner::AlphaBetaCostModel::create(plannerMesh, topology);
+  if (!model)
+    return mesh.emitError("cannot build the cost model: ")
+           << llvm::toString(model.takeError());
+  return std::make_unique<planner::AlphaBetaCostModel>(std::move(*model));
+}
+
+Operation *DistLowerReshardPass::createStep(OpBuilder &builder, Location loc,
+                                            MeshOp mesh,
+                                            const planner::Move &move,
+                                            Value input,
+                                            RankedTensorType resultType) {
+  SmallVector<StringRef> names;
+  for (unsigned axis : move.axes)
+    names.push_back(cast<StringAttr>(mesh.getAxisNames()[axis]).getValue());
+  ArrayAttr axes = builder.getStrArrayAttr(names);
+  IntegerAttr dim = builder.getI64IntegerAttr(move.dim);
+  auto reduction =
+      ReductionKindAttr::get(builder.getContext(), toDialect(move.reduction));
+  switch (move.kind) {
+  case planner::MoveKind::AllGather:
+    return AllGatherOp::create(builder, loc, resultType, input, axes, dim);
+  case planner::MoveKind::AllSlice:
+    return AllSliceOp::create(builder, loc, resultType, input, axes, dim);
+  case planner::MoveKind::AllToAll:
+    return AllToAllOp::create(builder, loc, resultType, input, axes, dim,
+                              builder.getI64IntegerAttr(move.toDim));
+  case planner::MoveKind::ReduceScatter:
+    return ReduceScatterOp::create(builder, loc, resultType, input, axes, dim,
+                                   reduction);
+  case planner::MoveKind::AllReduce:
+    return AllReduceOp::create(builder, loc, resultType, input, axes,
+                               reduction);
+  case planner::MoveKind::ReplicateToPartial:
+    return ReplicateToPartialOp::create(builder, loc, resultType, input, axes,
+                                        reduction);
+  case planner::MoveKind::Permute:
+    return PermuteOp::create(builder, loc, resultType, input, axes);
+  }
+  return nullptr;
+}
+
+LogicalResult
+DistLowerReshardPass::lowerReshard(ReshardOp reshard,
+                                   SymbolTableCollection &symbolTable,
+                                   planner::PlanCache &cache,
+                                   CostModels &models, Counters &counters) {
+  ++counters.reshards;
+  RankedTensorType sourceType = reshard.getInput().getType();
+  RankedTensorType targetType = reshard.getType();
+  if (sourceType == targetType) {
+    reshard.replaceAllUsesWith(reshard.getInput());
+    reshard.erase();
+    return success();
+  }
+
+  auto emitError = [&] { return reshard.emitOpError(); };
+  auto sourceSharding = cast<ShardingAttr>(sourceType.getEncoding());
+  FailureOr<MeshOp> mesh =
+      lookupMesh(reshard, sourceSharding.getMesh(), symbolTable);
+  if (failed(mesh))
+    return failure();
+  FailureOr<planner::Mesh> plannerMesh = getPlannerMesh(*mesh, emitError);
+  if (failed(plannerMesh))
+    return failure();
+  FailureOr<planner::Layout> source =
+      getPlannerLayout(sourceSharding, *mesh, emitError);
+  FailureOr<planner::Layout> target = getPlannerLayout(
+      cast<ShardingAttr>(targetType.getEncoding()), *mesh, emitError);
+  if (failed(source) || failed(target))
+    return failure();
+  std::optional<int64_t> elementBytes =
+      getElementBytes(sourceType.getElementType());
+  if (!elementBytes)
+    return reshard.emitOpError("cannot plan a reshard of element type ")
+           << sourceType.getElementType() << ", which has no fixed byte size";
+
+  std::unique_ptr<planner::AlphaBetaCostModel> &model = models[*mesh];
+  if (!model) {
+    FailureOr<std::unique_ptr<planner::AlphaBetaCostModel>> built =
+        buildCostModel(*mesh, *plannerMesh);
+    if (failed(built))
+      return failure();
+    model = std::move(*built);
+  }
+
+  planner::PlanRequest request(*plannerMesh,
+                               std::vector<int64_t>(sourceType.getShape()),
+                               *elementBytes, *source, *target);
+  request.strategy = parsedStrategy;
+  request.costModel = model.get();
+  if (maxPeakBytes > 0)
+    request.maxPeakBytes = maxPeakBytes;
+
+  Location loc = reshard.getLoc();
+  llvm::Expected<planner::Plan> plan =
+      cache.getOrPlan(request, [&](StringRef warning) {
+        mlir::emitWarning(loc) << warning;
+      });
+  if (!plan)
+    return reshard.emitOpError("cannot be lowered: ")
+           << llvm::toString(plan.takeError());
+  if (plan->cache == planner::CacheStatus::Hit)
+    ++counters.hits;
+  else
+    ++counters.misses;
+
+  // The planner's last layout must be the target; the emitted chain must
+  // end in the reshard's type exactly, so nothing downstream changes.
+  const planner::Layout &reached =
+      plan->steps.empty() ? *source : plan->steps.back().layout;
+  if (reached != *target)
+    return reshard.emitOpError("internal error: the plan ends in ")
+           << planner::printLayout(*plannerMesh, reached) << ", not the target "
+           << planner::printLayout(*plannerMesh, *target);
+  if (plan->steps.empty())
+    return reshard.emitOpError(
+        "reshards between layouts that differ only in the order of their "
+        "partial axes; write the partial axes in the same order");
+
+  if (remarks || clRemarks) {
+    InFlightDiagnostic remark = reshard.emitRemark();
+    remark << "planned (" << planner::stringifyStrategy(plan->strategy)
+           << ", cache " << planner::stringifyCacheStatus(plan->cache)
+           << "): " << plan->steps.size() << " step"
+           << (plan->steps.size() == 1 ? "" : "s") << ", cost "
+           << llvm::formatv("{0:e3}", plan->cost) << " s, peak "
+           << plan->peakBytes << " B, lower bound "
+           << llvm::formatv("{0:e3}", plan->lowerBound) << " s:";
+    for (const planner::PlanStep &step : plan->steps)
+      remark << " [" << planner::printMove(*plannerMesh, step.move) << ", "
+             << llvm::formatv("{0:e3}", step.cost) << " s]";
+  }
+
+  OpBuilder builder(reshard);
+  Value current = reshard.getInput();
+  SmallVector<Operation *> emitted;
+  for (auto [index, step] : llvm::enumerate(plan->steps)) {
+    bool last = index + 1 == plan->steps.size();
+    RankedTensorType type =
+        last ? targetType
+             : RankedTensorType::get(
+                   sourceType.getShape(), sourceType.getElementType(),
+                   getShardingAttr(&getContext(), *mesh, step.layout));
+    Operation *op = createStep(builder, loc, *mesh, step.move, current, type);
+    emitted.push_back(op);
+    // Never emit a wrong sequence: each step must pass its own verifier,
+    // which recomputes the layout the move produces.
+    if (failed(mlir::verify(op)) ||
+        failed(cast<SymbolUserOpInterface>(op).verifySymbolUses(symbolTable))) {
+      for (Operation *created : llvm::reverse(emitted))
+        created->erase();
+      return reshard.emitOpError("internal error: planned step ")
+             << index << " (" << planner::printMove(*plannerMesh, step.move)
+             << ") does not verify";
+    }
+    current = op->getResult(0);
+  }
+  counters.collectives += emitted.size();
+  counters.cost += plan->cost;
+  reshard.replaceAllUsesWith(current);
+  reshard.erase();
+  return success();
+}
+
+void DistLowerReshardPass::runOnOperation() {
+  Operation *root = getOperation();
+
+  // With the whole module in view, an override for an axis that no mesh has
+  // is a typo: say so instead of silently planning with defaults.
+  if (isa<ModuleOp>(root)) {
+    llvm::StringSet<> known;
+    root->walk([&](MeshOp mesh) {
+      for (StringRef axis : mesh.getAxisNames().getAsValueRange<StringAttr>())
+        known.insert(axis);
+    });
+    auto check = [&](StringRef axis, StringRef where) -> LogicalResult {
+      if (known.contains(axis) || known.empty())
+        return success();
+      return root->emitError("dist-lower-reshard: ")
+             << where << " names axis \"" << axis
+             << "\", which no mesh in this module has";
+    };
+    for (auto &[axis, value] : alphaOverrides)
+      if (failed(check(axis, "option 'alpha'")))
+        return signalPassFailure();
+    for (auto &[axis, value] : betaOverrides)
+      if (failed(check(axis, "option 'beta'")))
+        return signalPassFailure();
+    if (fileTopology)
+      for (auto &[axis, params] : fileTopology->axes)
+        if (failed(check(axis, "the topology file")))
+          return signalPassFailure();
+  }
+
+  MLIRContext *context = &getContext();
+  planner::PlanCache &cache =
+      context->getLoadedDialect<DistDialect>()->getPlanCache(
+          cacheDir, [context](StringRef warning) {
+            mlir::emitWarning(UnknownLoc::get(context)) << warning;
+          });
+
+  SmallVector<ReshardOp> reshards;
+  root->walk([&](ReshardOp op) { reshards.push_back(op); });
+  SymbolTableCollection symbolTable;
+  CostModels models; // one per mesh, built on first use
+  Counters counters;
+  bool failedAny = false;
+  for (ReshardOp reshard : reshards)
+    if (failed(lowerReshard(reshard, symbolTable, cache, models, counters)))
+      failedAny = true;
+
+  numReshards += counters.reshards;
+  numCacheHits += counters.hits;
+  numCacheMisses += counters.misses;
+  numCollectives += counters.collectives;
+  totalCostNs += static_cast<uint64_t>(std::llround(counters.cost * 1e9));
+  if ((remarks || clRemarks) && counters.reshards > 0)
+    root->emitRemark("dist-lower-reshard: ")
+        << counters.reshards << " reshards lowered, " << counters.hits
+        << " cache hits, " << counters.misses << " cache misses, "
+        << counters.collectives << " collectives emitted, modelled cost "
+        << llvm::formatv("{0:e3}", counters.cost) << " s";
+  if (failedAny)
+    signalPassFailure();
+}

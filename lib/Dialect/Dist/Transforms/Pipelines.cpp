@@ -1,0 +1,38 @@
+//===- Pipelines.cpp - dist pass pipelines and registration ---------------===//
+
+#include "dist/Dialect/Dist/Transforms/Passes.h"
+
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+
+dist::DistLowerReshardOptions
+dist::ReshardPipelineOptions::toPassOptions() const {
+  DistLowerReshardOptions options;
+  options.topology = topology;
+  options.alpha.assign(alpha.begin(), alpha.end());
+  options.beta.assign(beta.begin(), beta.end());
+  options.strategy = strategy;
+  options.cacheDir = cacheDir;
+  options.maxPeakBytes = maxPeakBytes;
+  return options;
+}
+
+void dist::buildReshardLoweringPipeline(OpPassManager &pm,
+                                        const ReshardPipelineOptions &options) {
+  // Canonicalization composes chains of reshards and folds no-op ones, so
+  // the planner sees each whole move once.
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createDistLowerReshard(options.toPassOptions()));
+  pm.addPass(createCSEPass());
+}
+
+void dist::registerDistPassesAndPipelines() {
+  registerDistPasses();
+  PassPipelineRegistration<ReshardPipelineOptions>(
+      "dist-reshard-pipeline",
+      "Compose and fold reshards, plan and lower each one to collectives",
+      buildReshardLoweringPipeline);
+}

@@ -1,0 +1,306 @@
+//===- PlanCache.cpp - Two-level (memory + disk) plan cache ---------------===//
+
+#include "dist/Planner/PlanCache.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Support/xxhash.h"
+
+#include <algorithm>
+#include <sys/time.h>
+#include <vector>
+
+using namespace dist::planner;
+using llvm::Error;
+using llvm::Expected;
+using llvm::StringRef;
+
+static Error entryError(const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+
+static std::string checksumOf(StringRef key, StringRef json) {
+  std::string data = (key + "\n" + json).str();
+  return llvm::utohexstr(llvm::xxh3_64bits(data), /*LowerCase=*/true,
+                         /*Width=*/16);
+}
+
+std::string dist::planner::serializeCacheEntry(StringRef key, const Mesh &mesh,
+                                               const Plan &plan) {
+  std::string json = planToJSON(mesh, plan);
+  std::string out;
+  llvm::raw_string_ostream os(out);
+  os << PlanCache::kFormat << "\n"
+     << "key " << key.size() << "\n"
+     << key << "\n"
+     << "plan " << json.size() << "\n"
+     << json << "\n"
+     << "checksum " << checksumOf(key, json) << "\n";
+  return out;
+}
+
+/// Reads `<label> <length>\n<length bytes>\n` from the front of `text`.
+static Expected<StringRef> consumeSection(StringRef &text, StringRef label) {
+  if (!text.consume_front(label) || !text.consume_front(" "))
+    return entryError("missing '" + label + "' section");
+  size_t length = 0;
+  if (text.consumeInteger(10, length) || !text.consume_front("\n"))
+    return entryError("bad length of the '" + label + "' section");
+  if (text.size() < length + 1)
+    return entryError("the '" + label + "' section is truncated");
+  StringRef body = text.take_front(length);
+  text = text.drop_front(length);
+  if (!text.consume_front("\n"))
+    return entryError("the '" + label + "' section is not terminated");
+  return body;
+}
+
+Expected<Plan> dist::planner::parseCacheEntry(StringRef contents,
+                                              StringRef expectedKey,
+                                              const Mesh &mesh) {
+  StringRef text = contents;
+  StringRef header = text.take_until([](char c) { return c == '\n'; });
+  if (header != PlanCache::kFormat)
+    return entryError("format '" + header.take_front(40) + "' is not " +
+                      PlanCache::kFormat);
+  text = text.drop_front(header.size()).drop_front(1);
+  Expected<StringRef> key = consumeSection(text, "key");
+  if (!key)
+    return key.takeError();
+  Expected<StringRef> json = consumeSection(text, "plan");
+  if (!json)
+    return json.takeError();
+  if (!text.consume_front("checksum "))
+    return entryError("missing checksum");
+  StringRef checksum = text.take_until([](char c) { return c == '\n'; });
+  if (checksum != checksumOf(*key, *json))
+    return entryError("checksum mismatch (the entry is corrupted)");
+  if (*key != expectedKey)
+    return entryError("it holds another request (hash collision)");
+  return planFromJSON(mesh, *json);
+}
+
+PlanCache::PlanCache(Options opts, WarningHandler handler)
+    : options(std::move(opts)), onWarning(std::move(handler)) {
+  if (options.directory.empty())
+    return;
+  if (std::error_code ec =
+          llvm::sys::fs::create_directories(options.directory)) {
+    warn("plan cache: cannot create directory '" + options.directory +
+         "': " + ec.message() + "; keeping plans in memory only");
+    return;
+  }
+  if (llvm::sys::fs::access(options.directory,
+                            llvm::sys::fs::AccessMode::Write)) {
+    warn("plan cache: directory '" + options.directory +
+         "' is not writable; keeping plans in memory only");
+    return;
+  }
+  persistent = true;
+  // One scan up front gives the size estimate later inserts maintain.
+  std::error_code ec;
+  for (llvm::sys::fs::directory_iterator it(options.directory, ec), end;
+       !ec && it != end; it.increment(ec)) {
+    if (llvm::sys::path::extension(it->path()) != ".plan")
+      continue;
+    llvm::ErrorOr<llvm::sys::fs::basic_file_status> status = it->status();
+    if (!status)
+      continue;
+    ++diskEntries;
+    diskBytes += status->getSize();
+  }
+}
+
+void PlanCache::warn(const llvm::Twine &message,
+                     const WarningHandler &handler) {
+  if (handler)
+    handler(message.str());
+  else if (onWarning)
+    onWarning(message.str());
+  else
+    llvm::errs() << "warning: " << message << "\n";
+}
+
+std::string PlanCache::entryPath(StringRef key) const {
+  llvm::SmallString<256> path(options.directory);
+  llvm::sys::path::append(
+      path, llvm::utohexstr(llvm::xxh3_64bits(key), true, 16) + ".plan");
+  return std::string(path);
+}
+
+std::optional<Plan> PlanCache::lookupMemory(const std::string &key) {
+  auto it = memory.find(key);
+  if (it == memory.end())
+    return std::nullopt;
+  recency.splice(recency.begin(), recency, it->second.position);
+  return it->second.plan;
+}
+
+void PlanCache::storeMemory(const std::string &key, const Plan &plan) {
+  auto it = memory.find(key);
+  if (it != memory.end()) {
+    it->second.plan = plan;
+    recency.splice(recency.begin(), recency, it->second.position);
+    return;
+  }
+  recency.push_front(key);
+  memory.emplace(key, MemoryEntry{plan, recency.begin()});
+  while (memory.size() > std::max<size_t>(options.maxEntries, 1)) {
+    memory.erase(recency.back());
+    recency.pop_back();
+  }
+}
+
+std::optional<Plan> PlanCache::lookupDisk(const std::string &key,
+                                          const PlanRequest &request,
+                                          const WarningHandler &handler) {
+  std::string path = entryPath(key);
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
+      llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                  /*RequiresNullTerminator=*/false);
+  if (!buffer) {
+    if (buffer.getError() != std::errc::no_such_file_or_directory)
+      warn("plan cache: cannot read '" + path +
+           "': " + buffer.getError().message() + "; recomputing the plan",
+           handler);
+    return std::nullopt;
+  }
+  Expected<Plan> plan =
+      parseCacheEntry((*buffer)->getBuffer(), key, request.mesh);
+  if (!plan) {
+    warn("plan cache: ignoring entry '" + path +
+         "': " + llvm::toString(plan.takeError()) + "; recomputing it",
+         handler);
+    return std::nullopt;
+  }
+  // Never trust stored moves: replay them through the planner, which also
+  // recomputes every derived number.
+  if (Error e = replayPlan(request, *plan)) {
+    warn("plan cache: ignoring entry '" + path + "': its plan does not " +
+         "replay (" + llvm::toString(std::move(e)) + "); recomputing it",
+         handler);
+    return std::nullopt;
+  }
+  plan->strategy = request.strategy;
+  // Touch the entry: modification time is the disk level's recency.
+  ::utimes(path.c_str(), nullptr);
+  return std::move(*plan);
+}
+
+void PlanCache::storeDisk(const std::string &key, const PlanRequest &request,
+                          const Plan &plan, const WarningHandler &handler) {
+  std::string contents = serializeCacheEntry(key, request.mesh, plan);
+  std::string path = entryPath(key);
+  llvm::SmallString<256> model(options.directory);
+  llvm::sys::path::append(model, ".tmp-%%%%%%%%%%%%.plan.part");
+  int fd = -1;
+  llvm::SmallString<256> temporary;
+  std::error_code ec =
+      llvm::sys::fs::createUniqueFile(model, fd, temporary);
+  if (!ec) {
+    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
+    os << contents;
+    os.close();
+    if (os.has_error()) {
+      ec = os.error();
+      os.clear_error();
+    }
+  }
+  // Rename is atomic: readers see the old entry or the new one, never a mix.
+  if (!ec)
+    ec = llvm::sys::fs::rename(temporary, path);
+  if (ec) {
+    if (!temporary.empty())
+      llvm::sys::fs::remove(temporary);
+    std::lock_guard<std::mutex> lock(mutex);
+    if (persistent)
+      warn("plan cache: cannot write to '" + options.directory +
+           "': " + ec.message() + "; keeping plans in memory only",
+           handler);
+    persistent = false;
+    return;
+  }
+  std::lock_guard<std::mutex> lock(mutex);
+  ++diskEntries;
+  diskBytes += contents.size();
+  evictDiskIfNeeded();
+}
+
+void PlanCache::evictDiskIfNeeded() {
+  if (diskEntries <= options.maxEntries && diskBytes <= options.maxDiskBytes)
+    return;
+  struct Entry {
+    std::string path;
+    llvm::sys::TimePoint<> modified;
+    uint64_t size;
+  };
+  std::vector<Entry> entries;
+  std::error_code ec;
+  for (llvm::sys::fs::directory_iterator it(options.directory, ec), end;
+       !ec && it != end; it.increment(ec)) {
+    if (llvm::sys::path::extension(it->path()) != ".plan")
+      continue;
+    llvm::ErrorOr<llvm::sys::fs::basic_file_status> status = it->status();
+    if (status)
+      entries.push_back(
+          {it->path(), status->getLastModificationTime(), status->getSize()});
+  }
+  // Oldest last; evict down to 90% of the bounds so that the next inserts
+  // do not rescan at once.
+  std::sort(entries.begin(), entries.end(), [](const Entry &a, const Entry &b) {
+    return a.modified != b.modified ? a.modified > b.modified : a.path < b.path;
+  });
+  size_t count = entries.size();
+  uint64_t bytes = 0;
+  for (const Entry &entry : entries)
+    bytes += entry.size;
+  size_t targetCount = options.maxEntries - options.maxEntries / 10;
+  uint64_t targetBytes = options.maxDiskBytes - options.maxDiskBytes / 10;
+  while (!entries.empty() && (count > targetCount || bytes > targetBytes)) {
+    llvm::sys::fs::remove(entries.back().path);
+    --count;
+    bytes -= entries.back().size;
+    entries.pop_back();
+  }
+  diskEntries = count;
+  diskBytes = bytes;
+}
+
+Expected<Plan> PlanCache::getOrPlan(const PlanRequest &request,
+                                    const WarningHandler &handler) {
+  if (Error e = verifyRequest(request))
+    return std::move(e);
+  std::string key = planCacheKey(request);
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (std::optional<Plan> plan = lookupMemory(key)) {
+      plan->cache = CacheStatus::Hit;
+      return std::move(*plan);
+    }
+  }
+  bool usingDisk;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    usingDisk = persistent;
+  }
+  if (usingDisk) {
+    if (std::optional<Plan> plan = lookupDisk(key, request, handler)) {
+      std::lock_guard<std::mutex> lock(mutex);
+      storeMemory(key, *plan);
+      plan->cache = CacheStatus::Hit;
+      return std::move(*plan);
+    }
+  }
+  Expected<Plan> plan = planReshard(request);
+  if (!plan)
+    return plan.takeError();
+  plan->cache = CacheStatus::Miss;
+  if (usingDisk)
+    storeDisk(key, request, *plan, handler);
+  std::lock_guard<std::mutex> lock(mutex);
+  storeMemory(key, *plan);
+  return plan;
+}
