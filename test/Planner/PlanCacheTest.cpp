@@ -1,0 +1,246 @@
+//===- PlanCacheTest.cpp - The two-level plan cache -----------------------===//
+
+#include "TestUtil.h"
+
+#include "dist/Planner/PlanCache.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <atomic>
+#include <thread>
+
+using namespace dist::planner;
+using namespace dist::planner::test;
+
+namespace {
+
+/// A fresh directory under the system temp dir, removed afterwards.
+class TempDir {
+public:
+  TempDir() {
+    llvm::SmallString<128> path;
+    EXPECT_FALSE(llvm::sys::fs::createUniqueDirectory("dist-plan-cache", path));
+    dir = std::string(path);
+  }
+  ~TempDir() { llvm::sys::fs::remove_directories(dir); }
+  const std::string &path() const { return dir; }
+
+private:
+  std::string dir;
+};
+
+PlanRequest request(llvm::StringRef from, llvm::StringRef to,
+                    std::vector<int64_t> shape = {64, 64}) {
+  Mesh m = mesh(R"(<["x"=2, "y"=4]>)");
+  Layout src = layout(m, from), dst = layout(m, to);
+  return PlanRequest(m, std::move(shape), 4, src, dst);
+}
+
+size_t countEntries(const std::string &dir) {
+  size_t count = 0;
+  std::error_code ec;
+  for (llvm::sys::fs::directory_iterator it(dir, ec), end; !ec && it != end;
+       it.increment(ec))
+    if (llvm::sys::path::extension(it->path()) == ".plan")
+      ++count;
+  return count;
+}
+
+struct Warnings {
+  std::vector<std::string> messages;
+  PlanCache::WarningHandler handler() {
+    return [this](llvm::StringRef m) { messages.push_back(m.str()); };
+  }
+};
+
+TEST(PlanCacheTest, MemoryHitReturnsTheSamePlan) {
+  PlanCache cache({});
+  PlanRequest req = request(R"([{"x"}, {"y"}])", R"([{"y"}, {"x"}])");
+  llvm::Expected<Plan> first = cache.getOrPlan(req);
+  ASSERT_TRUE(!!first) << llvm::toString(first.takeError());
+  EXPECT_EQ(first->cache, CacheStatus::Miss);
+  llvm::Expected<Plan> second = cache.getOrPlan(req);
+  ASSERT_TRUE(!!second);
+  EXPECT_EQ(second->cache, CacheStatus::Hit);
+  EXPECT_THAT(planToJSON(req.mesh, *second),
+              testing::HasSubstr("\"cache\": \"hit\""));
+  ASSERT_EQ(first->steps.size(), second->steps.size());
+  for (size_t i = 0; i < first->steps.size(); ++i)
+    EXPECT_TRUE(first->steps[i].move == second->steps[i].move);
+  EXPECT_FALSE(cache.isPersistent());
+}
+
+TEST(PlanCacheTest, DiskEntriesSurviveANewCacheObject) {
+  TempDir dir;
+  PlanRequest req = request(R"([{"x"}, {}])", R"([{}, {"x", "y"}])");
+  std::string json;
+  {
+    PlanCache cache({dir.path()});
+    ASSERT_TRUE(cache.isPersistent());
+    llvm::Expected<Plan> plan = cache.getOrPlan(req);
+    ASSERT_TRUE(!!plan);
+    EXPECT_EQ(plan->cache, CacheStatus::Miss);
+    json = planToJSON(req.mesh, *plan);
+  }
+  EXPECT_EQ(countEntries(dir.path()), 1u);
+  PlanCache again({dir.path()});
+  llvm::Expected<Plan> plan = again.getOrPlan(req);
+  ASSERT_TRUE(!!plan);
+  EXPECT_EQ(plan->cache, CacheStatus::Hit);
+  // Identical but for the cache field.
+  std::string expected = json;
+  expected.replace(expected.find("\"miss\""), 6, "\"hit\"");
+  EXPECT_EQ(planToJSON(req.mesh, *plan), expected);
+}
+
+TEST(PlanCacheTest, EntryRoundTripsAndDetectsCollisions) {
+  PlanRequest req = request(R"([{"x"}, {"y"}])", R"([{}, {}])");
+  llvm::Expected<Plan> plan = planReshard(req);
+  ASSERT_TRUE(!!plan);
+  std::string key = planCacheKey(req);
+  std::string entry = serializeCacheEntry(key, req.mesh, *plan);
+  llvm::Expected<Plan> back = parseCacheEntry(entry, key, req.mesh);
+  ASSERT_TRUE(!!back) << llvm::toString(back.takeError());
+  EXPECT_EQ(planToJSON(req.mesh, *back), planToJSON(req.mesh, *plan));
+  // Another request whose file name happened to collide.
+  EXPECT_EQ(errorOf(parseCacheEntry(entry, key + "x", req.mesh)),
+            "it holds another request (hash collision)");
+}
+
+TEST(PlanCacheTest, DamagedEntriesAreReportedPrecisely) {
+  PlanRequest req = request(R"([{"x"}, {"y"}])", R"([{}, {}])");
+  llvm::Expected<Plan> plan = planReshard(req);
+  ASSERT_TRUE(!!plan);
+  std::string key = planCacheKey(req);
+  std::string entry = serializeCacheEntry(key, req.mesh, *plan);
+
+  EXPECT_EQ(errorOf(parseCacheEntry("", key, req.mesh)),
+            "format '' is not dist-plan-cache-v1");
+  EXPECT_EQ(errorOf(parseCacheEntry(entry.substr(0, entry.size() / 2), key,
+                                    req.mesh)),
+            "the 'plan' section is truncated");
+  std::string flipped = entry;
+  flipped[flipped.find("all_gather")] = 'A';
+  EXPECT_EQ(errorOf(parseCacheEntry(flipped, key, req.mesh)),
+            "checksum mismatch (the entry is corrupted)");
+  std::string noChecksum = entry.substr(0, entry.find("checksum"));
+  EXPECT_EQ(errorOf(parseCacheEntry(noChecksum, key, req.mesh)),
+            "missing checksum");
+}
+
+TEST(PlanCacheTest, ReplaysStoredPlansInsteadOfTrustingThem) {
+  // A well-formed entry (right key, right checksum) whose moves do not lead
+  // to the target is rejected by the replay and recomputed.
+  TempDir dir;
+  PlanRequest req = request(R"([{"x"}, {"y"}])", R"([{}, {}])");
+  PlanRequest other = request(R"([{"x"}, {"y"}])", R"([{}, {"y"}])");
+  llvm::Expected<Plan> wrong = planReshard(other);
+  ASSERT_TRUE(!!wrong);
+  Warnings warnings;
+  PlanCache cache({dir.path()}, warnings.handler());
+  std::string key = planCacheKey(req);
+  {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(cache.entryPath(key), ec);
+    ASSERT_FALSE(ec);
+    os << serializeCacheEntry(key, req.mesh, *wrong);
+  }
+  llvm::Expected<Plan> plan = cache.getOrPlan(req);
+  ASSERT_TRUE(!!plan);
+  EXPECT_EQ(plan->cache, CacheStatus::Miss);
+  ASSERT_EQ(warnings.messages.size(), 1u);
+  EXPECT_THAT(warnings.messages[0],
+              testing::HasSubstr("its plan does not replay"));
+  // Rewritten: the next cache object hits without a warning.
+  Warnings later;
+  PlanCache again({dir.path()}, later.handler());
+  llvm::Expected<Plan> hit = again.getOrPlan(req);
+  ASSERT_TRUE(!!hit);
+  EXPECT_EQ(hit->cache, CacheStatus::Hit);
+  EXPECT_TRUE(later.messages.empty());
+}
+
+TEST(PlanCacheTest, BothLevelsEvictTheLeastRecentlyUsed) {
+  TempDir dir;
+  PlanCache::Options options;
+  options.directory = dir.path();
+  options.maxEntries = 10;
+  PlanCache cache(options);
+  std::vector<PlanRequest> requests;
+  for (int64_t n = 8; n < 8 + 30; ++n)
+    requests.push_back(request(R"([{"x"}, {"y"}])", R"([{}, {}])", {n, 16}));
+  for (const PlanRequest &req : requests)
+    ASSERT_TRUE(!!cache.getOrPlan(req));
+  EXPECT_LE(countEntries(dir.path()), 10u);
+  EXPECT_GE(countEntries(dir.path()), 8u);
+  // The most recent one is still in memory; the first one is gone from both
+  // levels and is planned again.
+  llvm::Expected<Plan> recent = cache.getOrPlan(requests.back());
+  ASSERT_TRUE(!!recent);
+  EXPECT_EQ(recent->cache, CacheStatus::Hit);
+  llvm::Expected<Plan> old = cache.getOrPlan(requests.front());
+  ASSERT_TRUE(!!old);
+  EXPECT_EQ(old->cache, CacheStatus::Miss);
+}
+
+TEST(PlanCacheTest, UnusableDirectoryDegradesToMemory) {
+  TempDir dir;
+  std::string file = dir.path() + "/file";
+  { std::error_code ec; llvm::raw_fd_ostream os(file, ec); os << "x"; }
+  Warnings warnings;
+  PlanCache cache({file + "/cache"}, warnings.handler());
+  EXPECT_FALSE(cache.isPersistent());
+  ASSERT_EQ(warnings.messages.size(), 1u);
+  EXPECT_THAT(warnings.messages[0],
+              testing::HasSubstr("keeping plans in memory only"));
+  PlanRequest req = request(R"([{"x"}, {}])", R"([{}, {}])");
+  ASSERT_TRUE(!!cache.getOrPlan(req));
+  llvm::Expected<Plan> hit = cache.getOrPlan(req);
+  ASSERT_TRUE(!!hit);
+  EXPECT_EQ(hit->cache, CacheStatus::Hit);
+}
+
+TEST(PlanCacheTest, InvalidRequestsAreErrorsNotEntries) {
+  TempDir dir;
+  PlanCache cache({dir.path()});
+  PlanRequest bad = request(R"([{"x"}, {"y"}])", R"([{}, {}])", {64});
+  EXPECT_NE(errorOf(cache.getOrPlan(bad)), "<success>");
+  EXPECT_EQ(countEntries(dir.path()), 0u);
+}
+
+TEST(PlanCacheTest, ConcurrentThreadsAgree) {
+  TempDir dir;
+  PlanCache cache({dir.path()});
+  std::vector<PlanRequest> requests;
+  for (int64_t n = 16; n < 24; ++n)
+    requests.push_back(request(R"([{"x"}, {"y"}])", R"([{"y"}, {"x"}])",
+                               {n * 4, 64}));
+  std::atomic<int> failures{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&] {
+      for (int round = 0; round < 3; ++round)
+        for (const PlanRequest &req : requests) {
+          llvm::Expected<Plan> plan = cache.getOrPlan(req);
+          if (!plan) {
+            llvm::consumeError(plan.takeError());
+            failures++;
+          }
+        }
+    });
+  for (std::thread &thread : threads)
+    thread.join();
+  EXPECT_EQ(failures.load(), 0);
+  EXPECT_EQ(countEntries(dir.path()), requests.size());
+  PlanCache fresh({dir.path()});
+  for (const PlanRequest &req : requests) {
+    llvm::Expected<Plan> plan = fresh.getOrPlan(req);
+    ASSERT_TRUE(!!plan);
+    EXPECT_EQ(plan->cache, CacheStatus::Hit);
+  }
+}
+
+} // namespace
