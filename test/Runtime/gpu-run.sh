@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# The runtime's GPU checks in one command, for a machine with NVIDIA GPUs,
+# CUDA, NCCL, MPI and CMake (no LLVM/MLIR needed):
+#
+#   test/Runtime/gpu-run.sh [BUILD_DIR] [OUT_DIR]
+#
+# Builds lib/Runtime/standalone, then runs
+#   1. dist-rt-gpu-check: every copy kernel against CPU reference loops;
+#   2. dist-rt-collectives-check --backend nccl on 1 rank, and on 2/4/8 ranks
+#      when that many GPUs are visible (one rank per GPU);
+#   3. dist-runtime-gpu-bench: kernel bandwidth vs a D2D cudaMemcpy;
+# and writes the outputs (gpu-bench.md, gpu-bench.json, ...) to OUT_DIR.
+# Exits non-zero on the first failure.
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+build=${1:-/tmp/dist-runtime-gpu}
+out=${2:-$build/results}
+mkdir -p "$out"
+
+generator=()
+command -v ninja >/dev/null && generator=(-G Ninja)
+cmake "${generator[@]}" -S "$root/lib/Runtime/standalone" -B "$build" \
+  -DCMAKE_BUILD_TYPE=Release | tee "$out/configure.txt"
+if ! grep -q '^DIST_HAVE_NCCL:INTERNAL=ON' "$build/CMakeCache.txt"; then
+  echo "gpu-run: the NCCL backend was not built (see 'dist runtime:' above)" >&2
+  exit 1
+fi
+cmake --build "$build" -j "$(nproc)"
+
+nvidia-smi -L | tee "$out/gpus.txt"
+ngpu=$(grep -c '^GPU ' "$out/gpus.txt" || true)
+bin=$build/test/Runtime/bin
+
+echo "== copy kernels vs CPU reference"
+"$bin/dist-rt-gpu-check" | tee "$out/gpu-check.txt"
+
+for np in 1 2 4 8; do
+  [ "$np" -le "$ngpu" ] || break
+  echo "== NCCL collectives on $np rank(s)"
+  "$build/bin/dist-mpirun" --timeout 600 -np "$np" \
+    "$bin/dist-rt-collectives-check" --backend nccl | tee "$out/nccl-np$np.txt"
+done
+
+echo "== copy kernel bandwidth"
+"$build/bin/dist-runtime-gpu-bench" | tee "$out/gpu-bench.md"
+"$build/bin/dist-runtime-gpu-bench" --json > "$out/gpu-bench.json"
+echo "gpu-run: all GPU checks passed; results in $out"
