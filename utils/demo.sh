@@ -19,3 +19,19 @@ if "$bin/dist-opt" "$root/examples/bad_step.mlir" >/dev/null 2>"$build/demo-erro
   echo "unexpected: the invalid example verified" >&2; exit 1
 fi
 cat "$build/demo-error.txt"
+
+section "4. dist-lower-reshard: each reshard becomes its cheapest plan (2x4 mesh, default NVLink costs)"
+echo "-- before:"
+grep -v '^//' "$root/examples/transpose_2d.mlir"
+echo "-- after (each plan's modelled cost is a remark):"
+"$bin/dist-opt" "$root/examples/transpose_2d.mlir" --dist-lower-reshard -dist-remarks \
+  -mlir-print-op-on-diagnostic=false 2>&1
+
+section "5. The network decides: gradient sync with uniform costs, then with a slow inter-node axis"
+echo "-- uniform NVLink costs:"
+"$bin/dist-opt" "$root/examples/gradient_sync.mlir" --dist-lower-reshard -dist-remarks \
+  -mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | grep 'remark: planned'
+echo "-- examples/cluster.json (\"node\" at 25 GB/s):"
+"$bin/dist-opt" "$root/examples/gradient_sync.mlir" \
+  --dist-lower-reshard="topology=$root/examples/cluster.json" -dist-remarks \
+  -mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | grep 'remark: planned'
