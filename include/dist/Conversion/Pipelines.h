@@ -1,0 +1,78 @@
+//===- Pipelines.h - from global-view dist IR down to LLVM ------*- C++ -*-===//
+//
+// The full compilation pipeline of a dist program:
+//
+//   dist-reshard-pipeline   plan every dist.reshard into collectives
+//   dist-localize           global view (sharded tensor types) -> per-device
+//                           local padded buffers and dist.local.* ops
+//   one-shot-bufferize      tensors -> memrefs (dist ops included)
+//   convert-dist-to-runtime collectives -> runtime calls + local data movement
+//   ... -> LLVM dialect
+//
+// Calling convention of the result. Every public func.func @f of the input
+// whose arguments and results are sharded tensors becomes an llvm.func @f
+// that returns nothing and takes, in order,
+//   - for each argument, the expanded memref descriptor (allocated pointer,
+//     aligned pointer, offset, sizes..., strides...) of this device's local
+//     padded buffer: identity layout, shape = planner::localShape(mesh,
+//     layout, global shape) (SPEC §2);
+//   - then, for each result, the same for a caller-allocated output buffer of
+//     the result's local padded shape, which @f fills.
+// Padding is zero in the inputs and stays zero in the outputs. The caller
+// must have initialised the runtime (distRtInit / distRtInitWithBackend)
+// before the call and finalise it afterwards.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DIST_CONVERSION_PIPELINES_H
+#define DIST_CONVERSION_PIPELINES_H
+
+#include "dist/Dialect/Dist/Transforms/Passes.h"
+
+#include "mlir/Pass/PassOptions.h"
+
+namespace mlir {
+class OpPassManager;
+} // namespace mlir
+
+namespace dist {
+
+struct DistToLLVMPipelineOptions
+    : public mlir::PassPipelineOptions<DistToLLVMPipelineOptions> {
+  Option<std::string> target{*this, "target",
+                             llvm::cl::desc("cpu (host buffers, MPI) or gpu"),
+                             llvm::cl::init("cpu")};
+  // The reshard planning knobs, as in dist-reshard-pipeline.
+  Option<std::string> topology{*this, "topology",
+                               llvm::cl::desc("Topology JSON file")};
+  ListOption<std::string> alpha{*this, "alpha",
+                                llvm::cl::desc("Per-axis alpha, AXIS=SECONDS")};
+  ListOption<std::string> beta{*this, "beta",
+                               llvm::cl::desc("Per-axis beta, AXIS=S_PER_BYTE")};
+  Option<std::string> strategy{*this, "strategy",
+                               llvm::cl::desc("optimal or greedy"),
+                               llvm::cl::init("optimal")};
+  Option<std::string> cacheDir{*this, "cache-dir",
+                               llvm::cl::desc("Persistent plan cache directory")};
+  Option<int64_t> maxPeakBytes{*this, "max-peak-bytes",
+                               llvm::cl::desc("Per-device peak bytes limit"),
+                               llvm::cl::init(0)};
+
+  ReshardPipelineOptions toReshardOptions() const;
+};
+
+/// Everything after reshard planning: localize, bufferize, convert to
+/// runtime calls and lower to the LLVM dialect.
+void buildDistLocalToLLVMPipeline(mlir::OpPassManager &pm,
+                                  const DistToLLVMPipelineOptions &options);
+
+/// The whole pipeline: dist-reshard-pipeline, then the above.
+void buildDistToLLVMPipeline(mlir::OpPassManager &pm,
+                             const DistToLLVMPipelineOptions &options);
+
+/// Registers the conversion passes and the `dist-to-llvm` pipeline.
+void registerDistConversionPassesAndPipelines();
+
+} // namespace dist
+
+#endif // DIST_CONVERSION_PIPELINES_H
