@@ -169,6 +169,18 @@ double envSeconds(const char *name, double fallback) {
 }
 
 void releaseAll() noexcept {
+  int fin = 0;
+  MPI_Finalized(&fin);
+  if (fin) {
+    // The application finalised MPI itself: its objects are gone with it.
+    S.groups.clear();
+    S.groupCache.clear();
+    S.meshes.clear();
+    if (S.backend)
+      S.backend->finalize(); // each backend skips its MPI objects then
+    S.world = S.exitComm = MPI_COMM_NULL;
+    return;
+  }
   for (auto &g : S.groups) {
     g->backendComm.reset();
     if (g->comm != MPI_COMM_NULL)
@@ -193,7 +205,9 @@ void releaseAll() noexcept {
 void onExit() {
   if (!S.initialized)
     return;
-  if (S.size > 1) {
+  int fin = 0;
+  MPI_Finalized(&fin);
+  if (S.size > 1 && !fin) {
     MPI_Request req;
     bool allHere = false;
     if (MPI_Ibarrier(S.exitComm, &req) == MPI_SUCCESS) {
@@ -226,7 +240,7 @@ void onExit() {
   S.initialized = false;
   S.finalized = true;
   releaseAll();
-  if (S.ownsMpi)
+  if (S.ownsMpi && !fin)
     MPI_Finalize();
 }
 
@@ -526,7 +540,9 @@ int32_t distRtFinalize(void) {
     S.initialized = false;
     S.finalized = true;
     releaseAll();
-    if (S.ownsMpi)
+    int fin = 0;
+    MPI_Finalized(&fin);
+    if (S.ownsMpi && !fin)
       checkMpi(MPI_Finalize(), "MPI_Finalize");
   });
 }
