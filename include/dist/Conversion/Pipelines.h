@@ -58,7 +58,7 @@ struct DistToLLVMPipelineOptions
                                llvm::cl::desc("Per-device peak bytes limit"),
                                llvm::cl::init(0)};
 
-  ReshardPipelineOptions toReshardOptions() const;
+  DistLowerReshardOptions toReshardOptions() const;
 };
 
 /// Everything after reshard planning: localize, bufferize, convert to

@@ -1,8 +1,11 @@
 //===- DistLocalOps.cpp - per-device forms of the collectives -------------===//
 //
-// The local ops see only local buffers, so their verifiers check what the
+// The local ops (on tensors) and the buffer ops (their bufferized form, on
+// memrefs) see only local buffers, so their verifiers check what the
 // buffer-level semantics need: a resolvable mesh and group, equal element
-// types, and the shape relations each op's description promises.
+// types, and the shape relations each op's description promises. Both
+// families share these checks: an op's input is operand 0 and its output is
+// its result (local ops) or operand 1 (buffer ops).
 //
 //===----------------------------------------------------------------------===//
 
@@ -39,8 +42,17 @@ static FailureOr<int64_t> verifyGroup(Operation *op, FlatSymbolRefAttr meshName,
   return groupSize;
 }
 
-static LogicalResult verifyElementTypes(Operation *op, RankedTensorType in,
-                                        RankedTensorType out) {
+static ShapedType inputType(Operation *op) {
+  return cast<ShapedType>(op->getOperand(0).getType());
+}
+static ShapedType outputType(Operation *op) {
+  if (op->getNumResults() == 1)
+    return cast<ShapedType>(op->getResult(0).getType());
+  return cast<ShapedType>(op->getOperand(1).getType());
+}
+
+static LogicalResult verifyElementTypes(Operation *op) {
+  ShapedType in = inputType(op), out = outputType(op);
   if (in.getElementType() != out.getElementType())
     return op->emitOpError("result element type ")
            << out.getElementType() << " differs from operand element type "
@@ -48,13 +60,18 @@ static LogicalResult verifyElementTypes(Operation *op, RankedTensorType in,
   if (in.getRank() != out.getRank())
     return op->emitOpError("result rank ")
            << out.getRank() << " differs from operand rank " << in.getRank();
-  if (in.getEncoding() || out.getEncoding())
+  auto hasEncoding = [](ShapedType type) {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    return tensor && tensor.getEncoding();
+  };
+  if (hasEncoding(in) || hasEncoding(out))
     return op->emitOpError("works on local buffers, which carry no encoding");
   return success();
 }
 
-static LogicalResult verifyDim(Operation *op, int64_t dim, int64_t rank,
+static LogicalResult verifyDim(Operation *op, int64_t dim,
                                StringRef name = "dim") {
+  int64_t rank = outputType(op).getRank();
   if (dim >= rank)
     return op->emitOpError() << name << " " << dim
                              << " is out of range for rank " << rank;
@@ -62,9 +79,9 @@ static LogicalResult verifyDim(Operation *op, int64_t dim, int64_t rank,
 }
 
 /// Every dim but those in `changed` keeps its size.
-static LogicalResult verifyOtherDimsEqual(Operation *op, RankedTensorType in,
-                                          RankedTensorType out,
+static LogicalResult verifyOtherDimsEqual(Operation *op,
                                           ArrayRef<int64_t> changed) {
+  ShapedType in = inputType(op), out = outputType(op);
   for (int64_t d = 0; d < in.getRank(); ++d)
     if (!llvm::is_contained(changed, d) && in.getDimSize(d) != out.getDimSize(d))
       return op->emitOpError("dim ")
@@ -73,9 +90,116 @@ static LogicalResult verifyOtherDimsEqual(Operation *op, RankedTensorType in,
   return success();
 }
 
+static LogicalResult verifyNotLarger(Operation *op, int64_t dim,
+                                     StringRef what) {
+  if (outputType(op).getDimSize(dim) > inputType(op).getDimSize(dim))
+    return op->emitOpError() << what << " " << dim;
+  return success();
+}
+
+static LogicalResult verifySameType(Operation *op) {
+  if (failed(verifyElementTypes(op)))
+    return failure();
+  if (inputType(op).getShape() != outputType(op).getShape())
+    return op->emitOpError("result shape [")
+           << outputType(op).getShape() << "] differs from operand shape ["
+           << inputType(op).getShape() << "]";
+  return success();
+}
+
+/// The group must be able to supply `out` entries along `dim` from `q`
+/// buffers of `in` entries each.
+static LogicalResult verifyGroupSupplies(Operation *op, int64_t q, int64_t dim,
+                                         StringRef verb) {
+  int64_t in = inputType(op).getDimSize(dim);
+  int64_t out = outputType(op).getDimSize(dim);
+  if (out > q * in)
+    return op->emitOpError("result dim ")
+           << dim << " has " << out << " entries but the group of " << q
+           << " " << verb << " only " << q * in;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Shared verifiers, one per semantics
+//===----------------------------------------------------------------------===//
+
+template <typename OpTy> static LogicalResult verifyAllGather(OpTy op) {
+  if (failed(verifyElementTypes(op)) || failed(verifyDim(op, op.getDim())))
+    return failure();
+  return verifyOtherDimsEqual(op, {static_cast<int64_t>(op.getDim())});
+}
 template <typename OpTy>
-static LogicalResult verifyLocalCommon(OpTy op) {
-  return verifyElementTypes(op, op.getInput().getType(), op.getType());
+static LogicalResult verifyAllGatherSymbols(OpTy op,
+                                            SymbolTableCollection &t) {
+  FailureOr<int64_t> q = verifyGroup(op, op.getMeshAttr(), op.getAxes(), t);
+  if (failed(q))
+    return failure();
+  return verifyGroupSupplies(op, *q, op.getDim(), "gathers");
+}
+
+template <typename OpTy> static LogicalResult verifyAllSlice(OpTy op) {
+  if (failed(verifyElementTypes(op)) || failed(verifyDim(op, op.getDim())) ||
+      failed(verifyNotLarger(op, op.getDim(),
+                             "a slice cannot be larger than its input along dim")))
+    return failure();
+  return verifyOtherDimsEqual(op, {static_cast<int64_t>(op.getDim())});
+}
+
+template <typename OpTy> static LogicalResult verifyAllToAll(OpTy op) {
+  if (failed(verifyElementTypes(op)) || failed(verifyDim(op, op.getDim())) ||
+      failed(verifyDim(op, op.getToDim(), "to_dim")))
+    return failure();
+  if (op.getDim() == op.getToDim())
+    return op.emitOpError("source and destination dim are both ")
+           << op.getDim();
+  if (failed(verifyNotLarger(op, op.getToDim(),
+                             "chunks cannot be larger than the input along "
+                             "to_dim")))
+    return failure();
+  return verifyOtherDimsEqual(op, {static_cast<int64_t>(op.getDim()),
+                                   static_cast<int64_t>(op.getToDim())});
+}
+template <typename OpTy>
+static LogicalResult verifyAllToAllSymbols(OpTy op, SymbolTableCollection &t) {
+  FailureOr<int64_t> q = verifyGroup(op, op.getMeshAttr(), op.getAxes(), t);
+  if (failed(q))
+    return failure();
+  return verifyGroupSupplies(op, *q, op.getDim(), "sends");
+}
+
+template <typename OpTy> static LogicalResult verifyReduceScatter(OpTy op) {
+  if (failed(verifyElementTypes(op)) || failed(verifyDim(op, op.getDim())) ||
+      failed(verifyNotLarger(op, op.getDim(),
+                             "a scattered chunk cannot be larger than its "
+                             "input along dim")))
+    return failure();
+  return verifyOtherDimsEqual(op, {static_cast<int64_t>(op.getDim())});
+}
+
+template <typename OpTy>
+static LogicalResult verifyGroupSymbols(OpTy op, SymbolTableCollection &t) {
+  return verifyGroup(op, op.getMeshAttr(), op.getAxes(), t);
+}
+
+template <typename OpTy>
+static LogicalResult verifyPermuteSymbols(OpTy op, SymbolTableCollection &t) {
+  FailureOr<MeshOp> mesh = lookupMesh(op, op.getMeshAttr(), t);
+  if (failed(mesh))
+    return failure();
+  int64_t numDevices = 1;
+  for (int64_t size : mesh->getAxisSizes())
+    numDevices *= size;
+  ArrayRef<int64_t> sources = op.getSources();
+  if (static_cast<int64_t>(sources.size()) != numDevices)
+    return op.emitOpError("has ") << sources.size() << " sources but mesh "
+                                  << op.getMeshAttr() << " has " << numDevices
+                                  << " devices";
+  for (auto [rank, source] : llvm::enumerate(sources))
+    if (source < 0 || source >= numDevices)
+      return op.emitOpError("rank ") << rank << " receives from " << source
+                                     << ", which is not a rank of the mesh";
+  return success();
 }
 
 template <typename OpTy>
@@ -88,142 +212,48 @@ static SmallVector<int64_t> axisIndicesOf(OpTy op, MeshOp mesh) {
 }
 
 //===----------------------------------------------------------------------===//
+// The two families
+//===----------------------------------------------------------------------===//
 
-LogicalResult LocalAllGatherOp::verify() {
-  if (failed(verifyLocalCommon(*this)) ||
-      failed(verifyDim(*this, getDim(), getType().getRank())))
-    return failure();
-  return verifyOtherDimsEqual(*this, getInput().getType(), getType(),
-                              {static_cast<int64_t>(getDim())});
-}
-LogicalResult LocalAllGatherOp::verifySymbolUses(SymbolTableCollection &t) {
-  FailureOr<int64_t> q = verifyGroup(*this, getMeshAttr(), getAxes(), t);
-  if (failed(q))
-    return failure();
-  int64_t in = getInput().getType().getDimSize(getDim());
-  int64_t out = getType().getDimSize(getDim());
-  if (out > *q * in)
-    return emitOpError("result dim ")
-           << getDim() << " has " << out << " entries but the group of " << *q
-           << " gathers only " << *q * in;
-  return success();
-}
+#define DIST_GROUP_OP(Op, Verify, VerifySymbols)                               \
+  LogicalResult Op::verify() { return Verify(*this); }                         \
+  LogicalResult Op::verifySymbolUses(SymbolTableCollection &table) {           \
+    return VerifySymbols(*this, table);                                        \
+  }
+
+DIST_GROUP_OP(LocalAllGatherOp, verifyAllGather, verifyAllGatherSymbols)
+DIST_GROUP_OP(LocalAllSliceOp, verifyAllSlice, verifyGroupSymbols)
+DIST_GROUP_OP(LocalAllToAllOp, verifyAllToAll, verifyAllToAllSymbols)
+DIST_GROUP_OP(LocalReduceScatterOp, verifyReduceScatter, verifyGroupSymbols)
+DIST_GROUP_OP(LocalAllReduceOp, verifySameType, verifyGroupSymbols)
+DIST_GROUP_OP(LocalReplicateToPartialOp, verifySameType, verifyGroupSymbols)
+DIST_GROUP_OP(LocalPermuteOp, verifySameType, verifyPermuteSymbols)
+
+DIST_GROUP_OP(BufferAllGatherOp, verifyAllGather, verifyAllGatherSymbols)
+DIST_GROUP_OP(BufferAllSliceOp, verifyAllSlice, verifyGroupSymbols)
+DIST_GROUP_OP(BufferAllToAllOp, verifyAllToAll, verifyAllToAllSymbols)
+DIST_GROUP_OP(BufferReduceScatterOp, verifyReduceScatter, verifyGroupSymbols)
+DIST_GROUP_OP(BufferAllReduceOp, verifySameType, verifyGroupSymbols)
+DIST_GROUP_OP(BufferReplicateToPartialOp, verifySameType, verifyGroupSymbols)
+DIST_GROUP_OP(BufferPermuteOp, verifySameType, verifyPermuteSymbols)
+
+#undef DIST_GROUP_OP
+
 SmallVector<int64_t> LocalAllGatherOp::getAxisIndices(MeshOp mesh) {
   return axisIndicesOf(*this, mesh);
-}
-
-LogicalResult LocalAllSliceOp::verify() {
-  if (failed(verifyLocalCommon(*this)) ||
-      failed(verifyDim(*this, getDim(), getType().getRank())))
-    return failure();
-  if (getType().getDimSize(getDim()) > getInput().getType().getDimSize(getDim()))
-    return emitOpError("a slice cannot be larger than its input along dim ")
-           << getDim();
-  return verifyOtherDimsEqual(*this, getInput().getType(), getType(),
-                              {static_cast<int64_t>(getDim())});
-}
-LogicalResult LocalAllSliceOp::verifySymbolUses(SymbolTableCollection &t) {
-  return verifyGroup(*this, getMeshAttr(), getAxes(), t);
 }
 SmallVector<int64_t> LocalAllSliceOp::getAxisIndices(MeshOp mesh) {
   return axisIndicesOf(*this, mesh);
 }
-
-LogicalResult LocalAllToAllOp::verify() {
-  int64_t rank = getType().getRank();
-  if (failed(verifyLocalCommon(*this)) ||
-      failed(verifyDim(*this, getDim(), rank)) ||
-      failed(verifyDim(*this, getToDim(), rank, "to_dim")))
-    return failure();
-  if (getDim() == getToDim())
-    return emitOpError("source and destination dim are both ") << getDim();
-  if (getType().getDimSize(getToDim()) >
-      getInput().getType().getDimSize(getToDim()))
-    return emitOpError("chunks of to_dim ")
-           << getToDim() << " cannot be larger than the input";
-  return verifyOtherDimsEqual(
-      *this, getInput().getType(), getType(),
-      {static_cast<int64_t>(getDim()), static_cast<int64_t>(getToDim())});
-}
-LogicalResult LocalAllToAllOp::verifySymbolUses(SymbolTableCollection &t) {
-  FailureOr<int64_t> q = verifyGroup(*this, getMeshAttr(), getAxes(), t);
-  if (failed(q))
-    return failure();
-  int64_t in = getInput().getType().getDimSize(getDim());
-  int64_t out = getType().getDimSize(getDim());
-  if (out > *q * in)
-    return emitOpError("result dim ")
-           << getDim() << " has " << out << " entries but the group of " << *q
-           << " sends only " << *q * in;
-  return success();
-}
 SmallVector<int64_t> LocalAllToAllOp::getAxisIndices(MeshOp mesh) {
   return axisIndicesOf(*this, mesh);
-}
-
-LogicalResult LocalReduceScatterOp::verify() {
-  if (failed(verifyLocalCommon(*this)) ||
-      failed(verifyDim(*this, getDim(), getType().getRank())))
-    return failure();
-  if (getType().getDimSize(getDim()) > getInput().getType().getDimSize(getDim()))
-    return emitOpError("a scattered chunk cannot be larger than its input "
-                       "along dim ")
-           << getDim();
-  return verifyOtherDimsEqual(*this, getInput().getType(), getType(),
-                              {static_cast<int64_t>(getDim())});
-}
-LogicalResult LocalReduceScatterOp::verifySymbolUses(SymbolTableCollection &t) {
-  return verifyGroup(*this, getMeshAttr(), getAxes(), t);
 }
 SmallVector<int64_t> LocalReduceScatterOp::getAxisIndices(MeshOp mesh) {
   return axisIndicesOf(*this, mesh);
 }
-
-/// Ops whose result is the same buffer type as their input.
-template <typename OpTy>
-static LogicalResult verifySameLocalType(OpTy op) {
-  if (op.getInput().getType() != op.getType())
-    return op.emitOpError("result type ")
-           << op.getType() << " differs from operand type "
-           << op.getInput().getType();
-  return verifyLocalCommon(op);
-}
-
-LogicalResult LocalAllReduceOp::verify() { return verifySameLocalType(*this); }
-LogicalResult LocalAllReduceOp::verifySymbolUses(SymbolTableCollection &t) {
-  return verifyGroup(*this, getMeshAttr(), getAxes(), t);
-}
 SmallVector<int64_t> LocalAllReduceOp::getAxisIndices(MeshOp mesh) {
   return axisIndicesOf(*this, mesh);
 }
-
-LogicalResult LocalReplicateToPartialOp::verify() {
-  return verifySameLocalType(*this);
-}
-LogicalResult
-LocalReplicateToPartialOp::verifySymbolUses(SymbolTableCollection &t) {
-  return verifyGroup(*this, getMeshAttr(), getAxes(), t);
-}
 SmallVector<int64_t> LocalReplicateToPartialOp::getAxisIndices(MeshOp mesh) {
   return axisIndicesOf(*this, mesh);
-}
-
-LogicalResult LocalPermuteOp::verify() { return verifySameLocalType(*this); }
-LogicalResult LocalPermuteOp::verifySymbolUses(SymbolTableCollection &t) {
-  FailureOr<MeshOp> mesh = lookupMesh(*this, getMeshAttr(), t);
-  if (failed(mesh))
-    return failure();
-  int64_t numDevices = 1;
-  for (int64_t size : mesh->getAxisSizes())
-    numDevices *= size;
-  ArrayRef<int64_t> sources = getSources();
-  if (static_cast<int64_t>(sources.size()) != numDevices)
-    return emitOpError("has ") << sources.size() << " sources but mesh "
-                               << getMeshAttr() << " has " << numDevices
-                               << " devices";
-  for (auto [rank, source] : llvm::enumerate(sources))
-    if (source < 0 || source >= numDevices)
-      return emitOpError("rank ") << rank << " receives from " << source
-                                  << ", which is not a rank of the mesh";
-  return success();
 }

@@ -20,12 +20,12 @@ dist::ReshardPipelineOptions::toPassOptions() const {
   return options;
 }
 
-void dist::buildReshardLoweringPipeline(OpPassManager &pm,
-                                        const ReshardPipelineOptions &options) {
+void dist::buildReshardLoweringPipeline(
+    OpPassManager &pm, const DistLowerReshardOptions &options) {
   // Canonicalization composes chains of reshards and folds no-op ones, so
   // the planner sees each whole move once.
   pm.addPass(createCanonicalizerPass());
-  pm.addPass(createDistLowerReshard(options.toPassOptions()));
+  pm.addPass(createDistLowerReshard(options));
   pm.addPass(createCSEPass());
 }
 
@@ -34,5 +34,7 @@ void dist::registerDistPassesAndPipelines() {
   PassPipelineRegistration<ReshardPipelineOptions>(
       "dist-reshard-pipeline",
       "Compose and fold reshards, plan and lower each one to collectives",
-      buildReshardLoweringPipeline);
+      [](OpPassManager &pm, const ReshardPipelineOptions &options) {
+        buildReshardLoweringPipeline(pm, options.toPassOptions());
+      });
 }

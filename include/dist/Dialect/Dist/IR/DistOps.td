@@ -261,5 +261,6 @@ def Dist_PermuteOp : Dist_MoveOp<"permute"> {
 }
 
 include "dist/Dialect/Dist/IR/DistLocalOps.td"
+include "dist/Dialect/Dist/IR/DistBufferOps.td"
 
 #endif // DIST_DIALECT_DIST_IR_DISTOPS_TD

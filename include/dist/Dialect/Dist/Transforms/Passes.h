@@ -43,7 +43,7 @@ struct ReshardPipelineOptions
 /// canonicalize (compose and fold reshards), dist-lower-reshard, cse: what an
 /// embedding compiler calls to turn every reshard into planned collectives.
 void buildReshardLoweringPipeline(mlir::OpPassManager &pm,
-                                  const ReshardPipelineOptions &options);
+                                  const DistLowerReshardOptions &options);
 
 /// Registers every dist pass and pipeline with the global registry.
 void registerDistPassesAndPipelines();

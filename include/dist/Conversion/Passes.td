@@ -1,0 +1,75 @@
+//===- Passes.td - dist conversion passes -------------------*- tablegen -*-===//
+
+#ifndef DIST_CONVERSION_PASSES_TD
+#define DIST_CONVERSION_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def DistLocalize : Pass<"dist-localize", "::mlir::ModuleOp"> {
+  let summary = "Rewrite the global view into each device's local view";
+  let description = [{
+    Every tensor type with a `#dist.sharding` encoding (the global tensor)
+    becomes the plain tensor of one device's local padded buffer, whose shape
+    is `ceil(N_d / P_d)` per dim. Function signatures, calls and returns
+    follow, and each collective becomes its `dist.local.*` form, which is
+    defined on local shapes alone (permutes get their rank-to-rank table
+    computed here). Padding stays zero through every move.
+
+    Run it after `dist-lower-reshard`: a remaining `dist.reshard`, or any
+    other op on sharded tensors, is reported as an error.
+
+    ```mlir
+    dist.mesh @m = <["x"=4]>
+    func.func @f(%a: tensor<10xf32, #dist.sharding<@m, [{"x"} ]>>)
+        -> tensor<10xf32, #dist.sharding<@m, [{} ]>> {
+      %b = dist.all_gather %a axes = ["x"] dim = 0
+          : tensor<10xf32, #dist.sharding<@m, [{"x"} ]>>
+         -> tensor<10xf32, #dist.sharding<@m, [{} ]>>
+      return %b : tensor<10xf32, #dist.sharding<@m, [{} ]>>
+    }
+    // becomes
+    func.func @f(%a: tensor<3xf32>) -> tensor<10xf32> {
+      %b = dist.local.all_gather %a on @m axes = ["x"] dim = 0
+          : tensor<3xf32> -> tensor<10xf32>
+      return %b : tensor<10xf32>
+    }
+    ```
+  }];
+  let dependentDialects = ["::dist::DistDialect"];
+}
+
+def ConvertDistToRuntime : Pass<"convert-dist-to-runtime", "::mlir::ModuleOp"> {
+  let summary = "Lower dist.buffer.* collectives to runtime calls";
+  let description = [{
+    Each `dist.buffer.*` op becomes calls into the dist runtime's C ABI
+    (`distRtAllGather`, ...; include/dist/Runtime/DistRuntime.h) plus the
+    local data movement around them: packing chunks of a non-leading dim for
+    an all-to-all or a reduce-scatter, unpacking gathered blocks, slicing,
+    and zero-filling the padding, written as `memref.subview` +
+    `linalg.copy` / `linalg.fill` (vectorizable). Mesh and group handles come
+    from `distRtMeshCreate` / `distRtGroup`, which the runtime caches.
+
+    `target=cpu` works on host buffers with the MPI backend. The option is
+    the place where a GPU target (device buffers, a stream) plugs in.
+
+    ```mlir
+    dist.buffer.all_reduce %in, %out on @m axes = ["x"] reduction = sum
+        : memref<16xf32>, memref<16xf32>
+    // becomes (roughly)
+    %mesh = func.call @distRtMeshCreate(%c1, %sizes, %null) : ...
+    %group = func.call @distRtGroup(%mesh, %c1, %axes) : ...
+    %status = func.call @distRtAllReduce(%group, %inPtr, %outPtr, %c16, %f32, %sum, %null)
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",
+    "::mlir::linalg::LinalgDialect", "::mlir::LLVM::LLVMDialect",
+    "::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect"
+  ];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"cpu\"",
+           "cpu: host buffers and the MPI backend">
+  ];
+}
+
+#endif // DIST_CONVERSION_PASSES_TD

@@ -1,0 +1,276 @@
+//===- Localize.cpp - global view -> per-device view ----------------------===//
+//
+// A sharded tensor type names the global tensor; each device only holds its
+// padded block. This pass rewrites types to those local blocks and each
+// collective to its dist.local.* form, so that everything after it (the
+// bufferization, the runtime calls) deals with plain local buffers.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dist/Conversion/Passes.h"
+#include "dist/Dialect/Dist/IR/DistOps.h"
+#include "dist/Dialect/Dist/IR/PlannerInterop.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Func/Transforms/FuncConversions.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace dist {
+#define GEN_PASS_DEF_DISTLOCALIZE
+#include "dist/Conversion/Passes.h.inc"
+} // namespace dist
+
+using namespace mlir;
+using namespace dist;
+
+namespace {
+
+/// The meshes of the module, resolved once.
+struct MeshInfo {
+  MeshOp op;
+  planner::Mesh mesh;
+};
+
+class MeshTable {
+public:
+  LogicalResult build(ModuleOp module) {
+    bool ok = true;
+    module.walk([&](MeshOp mesh) {
+      FailureOr<planner::Mesh> plannerMesh =
+          getPlannerMesh(mesh, [&] { return mesh.emitOpError(); });
+      if (failed(plannerMesh)) {
+        ok = false;
+        return;
+      }
+      meshes.try_emplace(mesh.getSymName(), MeshInfo{mesh, *plannerMesh});
+    });
+    return success(ok);
+  }
+  const MeshInfo *lookup(StringRef name) const {
+    auto it = meshes.find(name);
+    return it == meshes.end() ? nullptr : &it->second;
+  }
+
+private:
+  llvm::StringMap<MeshInfo> meshes;
+};
+
+ShardingAttr getSharding(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  return tensor ? dyn_cast_or_null<ShardingAttr>(tensor.getEncoding())
+                : ShardingAttr();
+}
+
+/// Sharded tensor -> the tensor of one device's padded block.
+class LocalTypeConverter : public TypeConverter {
+public:
+  explicit LocalTypeConverter(const MeshTable &meshes) : meshes(meshes) {
+    addConversion([](Type type) { return type; });
+    addConversion([this](RankedTensorType type) -> std::optional<Type> {
+      ShardingAttr sharding = getSharding(type);
+      if (!sharding)
+        return type;
+      const MeshInfo *info = this->meshes.lookup(sharding.getMesh().getValue());
+      if (!info)
+        return std::nullopt;
+      // The pre-check already reported bad axes; stay silent here.
+      MeshOp meshOp = info->op;
+      FailureOr<planner::Layout> layout = getPlannerLayout(
+          sharding, meshOp, [&] { return emitError(meshOp.getLoc()); });
+      if (failed(layout))
+        return std::nullopt;
+      return RankedTensorType::get(
+          planner::localShape(info->mesh, *layout, type.getShape()),
+          type.getElementType());
+    });
+  }
+
+private:
+  const MeshTable &meshes;
+};
+
+template <typename GlobalOp>
+struct LocalizePattern : OpConversionPattern<GlobalOp> {
+  LocalizePattern(const TypeConverter &converter, MLIRContext *context,
+                  const MeshTable &meshes)
+      : OpConversionPattern<GlobalOp>(converter, context), meshes(meshes) {}
+
+  RankedTensorType localResultType(GlobalOp op) const {
+    return cast<RankedTensorType>(
+        this->getTypeConverter()->convertType(op.getType()));
+  }
+  FlatSymbolRefAttr meshOf(GlobalOp op) const {
+    return getSharding(op.getInput().getType()).getMesh();
+  }
+
+  const MeshTable &meshes;
+};
+
+#define DIST_LOCALIZE_PATTERN(GlobalOp, Body)                                  \
+  struct Localize##GlobalOp : LocalizePattern<GlobalOp> {                      \
+    using LocalizePattern::LocalizePattern;                                    \
+    LogicalResult                                                              \
+    matchAndRewrite(GlobalOp op, OpAdaptor adaptor,                            \
+                    ConversionPatternRewriter &rewriter) const override {      \
+      RankedTensorType type = localResultType(op);                             \
+      Value input = adaptor.getInput();                                        \
+      Location loc = op.getLoc();                                              \
+      Body                                                                     \
+    }                                                                          \
+  };
+
+DIST_LOCALIZE_PATTERN(AllGatherOp, {
+  rewriter.replaceOp(op, LocalAllGatherOp::create(rewriter, loc, type, input,
+                                                   meshOf(op), op.getAxes(),
+                                                   op.getDimAttr()));
+  return success();
+})
+DIST_LOCALIZE_PATTERN(AllSliceOp, {
+  rewriter.replaceOp(op, LocalAllSliceOp::create(rewriter, loc, type, input,
+                                                 meshOf(op), op.getAxes(),
+                                                 op.getDimAttr()));
+  return success();
+})
+DIST_LOCALIZE_PATTERN(AllToAllOp, {
+  rewriter.replaceOp(op, LocalAllToAllOp::create(
+                             rewriter, loc, type, input, meshOf(op),
+                             op.getAxes(), op.getDimAttr(), op.getToDimAttr()));
+  return success();
+})
+DIST_LOCALIZE_PATTERN(ReduceScatterOp, {
+  rewriter.replaceOp(op, LocalReduceScatterOp::create(
+                             rewriter, loc, type, input, meshOf(op),
+                             op.getAxes(), op.getDimAttr(),
+                             op.getReductionAttr()));
+  return success();
+})
+DIST_LOCALIZE_PATTERN(AllReduceOp, {
+  rewriter.replaceOp(op, LocalAllReduceOp::create(rewriter, loc, type, input,
+                                                  meshOf(op), op.getAxes(),
+                                                  op.getReductionAttr()));
+  return success();
+})
+DIST_LOCALIZE_PATTERN(ReplicateToPartialOp, {
+  rewriter.replaceOp(op, LocalReplicateToPartialOp::create(
+                             rewriter, loc, type, input, meshOf(op),
+                             op.getAxes(), op.getReductionAttr()));
+  return success();
+})
+// A permute's senders are a function of the two layouts; compute the whole
+// rank-to-rank table here, once, with the planner's sender choice (the one
+// its cost model priced).
+DIST_LOCALIZE_PATTERN(PermuteOp, {
+  const MeshInfo *info = meshes.lookup(meshOf(op).getValue());
+  auto emitError = [&] { return op.emitOpError(); };
+  FailureOr<planner::Layout> src =
+      getPlannerLayout(getSharding(op.getInput().getType()), info->op, emitError);
+  FailureOr<planner::Layout> dst =
+      getPlannerLayout(getSharding(op.getType()), info->op, emitError);
+  if (failed(src) || failed(dst))
+    return failure();
+  const planner::Mesh &mesh = info->mesh;
+  SmallVector<int64_t> sources(mesh.getNumDevices());
+  for (int64_t rank = 0; rank < mesh.getNumDevices(); ++rank) {
+    std::vector<int64_t> receiver = mesh.coordinateOfRank(rank);
+    sources[rank] =
+        mesh.rankOf(planner::permuteSender(mesh, *src, *dst, receiver));
+  }
+  rewriter.replaceOp(op, LocalPermuteOp::create(
+                             rewriter, loc, type, input, meshOf(op),
+                             rewriter.getDenseI64ArrayAttr(sources)));
+  return success();
+})
+
+#undef DIST_LOCALIZE_PATTERN
+
+struct DistLocalizePass
+    : public dist::impl::DistLocalizeBase<DistLocalizePass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    MeshTable meshes;
+    if (failed(meshes.build(module)))
+      return signalPassFailure();
+    if (failed(checkLocalizable(module, meshes)))
+      return signalPassFailure();
+
+    MLIRContext *context = &getContext();
+    LocalTypeConverter converter(meshes);
+    RewritePatternSet patterns(context);
+    patterns.add<LocalizeAllGatherOp, LocalizeAllSliceOp, LocalizeAllToAllOp,
+                 LocalizeReduceScatterOp, LocalizeAllReduceOp,
+                 LocalizeReplicateToPartialOp, LocalizePermuteOp>(
+        converter, context, meshes);
+    populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns,
+                                                                   converter);
+    populateCallOpTypeConversionPattern(patterns, converter);
+    populateReturnOpTypeConversionPattern(patterns, converter);
+
+    ConversionTarget target(*context);
+    target.addIllegalOp<AllGatherOp, AllSliceOp, AllToAllOp, ReduceScatterOp,
+                        AllReduceOp, ReplicateToPartialOp, PermuteOp,
+                        ReshardOp>();
+    target.addDynamicallyLegalOp<func::FuncOp>([&](func::FuncOp op) {
+      return converter.isSignatureLegal(op.getFunctionType());
+    });
+    target.markUnknownOpDynamicallyLegal(
+        [&](Operation *op) { return converter.isLegal(op); });
+    if (failed(applyPartialConversion(module, target, std::move(patterns))))
+      signalPassFailure();
+  }
+
+  /// Reports, at the right place, everything the conversion cannot handle,
+  /// so that it never fails with a generic "failed to legalize".
+  LogicalResult checkLocalizable(ModuleOp module, const MeshTable &meshes) {
+    bool ok = true;
+    auto checkType = [&](Type type, Operation *where) {
+      ShardingAttr sharding = getSharding(type);
+      if (!sharding)
+        return;
+      const MeshInfo *info = meshes.lookup(sharding.getMesh().getValue());
+      if (!info) {
+        where->emitOpError("uses unknown mesh ") << sharding.getMesh();
+        ok = false;
+        return;
+      }
+      if (failed(getPlannerLayout(sharding, info->op,
+                                  [&] { return where->emitOpError(); })))
+        ok = false;
+    };
+    module.walk([&](Operation *op) {
+      if (auto func = dyn_cast<func::FuncOp>(op)) {
+        for (Type type : func.getFunctionType().getInputs())
+          checkType(type, op);
+        for (Type type : func.getFunctionType().getResults())
+          checkType(type, op);
+        return;
+      }
+      if (isa<ReshardOp>(op)) {
+        op->emitOpError("must be lowered first: run dist-lower-reshard "
+                        "before dist-localize");
+        ok = false;
+        return;
+      }
+      bool sharded = llvm::any_of(op->getOperandTypes(), getSharding) ||
+                     llvm::any_of(op->getResultTypes(), getSharding);
+      if (!sharded)
+        return;
+      if (!isa<AllGatherOp, AllSliceOp, AllToAllOp, ReduceScatterOp,
+               AllReduceOp, ReplicateToPartialOp, PermuteOp, func::ReturnOp,
+               func::CallOp>(op)) {
+        op->emitOpError("cannot be localized: dist-localize only rewrites "
+                        "dist collectives, calls and returns on sharded "
+                        "tensors");
+        ok = false;
+        return;
+      }
+      for (Type type : op->getOperandTypes())
+        checkType(type, op);
+      for (Type type : op->getResultTypes())
+        checkType(type, op);
+    });
+    return success(ok);
+  }
+};
+
+} // namespace

@@ -1,0 +1,464 @@
+//===- DistToRuntime.cpp - dist.buffer.* -> runtime calls -----------------===//
+//
+// The runtime's collectives work on contiguous buffers and exchange equal
+// chunks in group order: gather concatenates whole buffers, all-to-all and
+// reduce-scatter split the send buffer into `q` consecutive chunks. A
+// dist op on another dim is therefore a pack into chunk-major order, the
+// call, and an unpack. When the dim already is chunk-major (every dim
+// before it has size 1) and the chunks fill it exactly, the buffers go to
+// the runtime as they are. Padding (entries past the input, partial last
+// chunks) is zero-filled so it stays zero through every move.
+//
+//===----------------------------------------------------------------------===//
+
+#include "RuntimeCalls.h"
+
+#include "dist/Conversion/Passes.h"
+#include "dist/Dialect/Dist/IR/DistOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+namespace dist {
+#define GEN_PASS_DEF_CONVERTDISTTORUNTIME
+#include "dist/Conversion/Passes.h.inc"
+} // namespace dist
+
+using namespace mlir;
+using namespace dist;
+
+namespace {
+
+MemRefType memrefType(Value value) { return cast<MemRefType>(value.getType()); }
+
+int64_t numElements(Value memref) { return memrefType(memref).getNumElements(); }
+
+/// True when concatenating `q` buffers of `shape` along `dim` lays them out
+/// exactly like stacking them: every dim before `dim` has size 1.
+bool isChunkMajor(ArrayRef<int64_t> shape, int64_t dim) {
+  return llvm::all_of(shape.take_front(dim), [](int64_t s) { return s == 1; });
+}
+
+/// Copies `rows` entries along `dim` from `src` at `srcOffset` to `dst` at
+/// `dstOffset`; every other dim is copied whole.
+void copyAlong(OpBuilder &b, Location loc, Value src, Value dst, int64_t dim,
+               OpFoldResult srcOffset, OpFoldResult dstOffset,
+               OpFoldResult rows) {
+  MemRefType srcType = memrefType(src);
+  int64_t rank = srcType.getRank();
+  SmallVector<OpFoldResult> srcOffsets(rank, b.getIndexAttr(0));
+  SmallVector<OpFoldResult> dstOffsets(rank, b.getIndexAttr(0));
+  SmallVector<OpFoldResult> sizes, strides(rank, b.getIndexAttr(1));
+  for (int64_t d = 0; d < rank; ++d)
+    sizes.push_back(b.getIndexAttr(srcType.getDimSize(d)));
+  srcOffsets[dim] = srcOffset;
+  dstOffsets[dim] = dstOffset;
+  sizes[dim] = rows;
+  Value from = memref::SubViewOp::create(b, loc, src, srcOffsets, sizes, strides);
+  Value to = memref::SubViewOp::create(b, loc, dst, dstOffsets, sizes, strides);
+  linalg::CopyOp::create(b, loc, from, to);
+}
+
+/// Chunk `index` of a [q, chunk...] buffer, as a chunk-shaped view.
+Value chunkView(OpBuilder &b, Location loc, Value chunks, OpFoldResult index) {
+  MemRefType type = memrefType(chunks);
+  ArrayRef<int64_t> chunkShape = type.getShape().drop_front();
+  SmallVector<OpFoldResult> offsets(type.getRank(), b.getIndexAttr(0));
+  SmallVector<OpFoldResult> sizes{b.getIndexAttr(1)};
+  SmallVector<OpFoldResult> strides(type.getRank(), b.getIndexAttr(1));
+  offsets[0] = index;
+  for (int64_t s : chunkShape)
+    sizes.push_back(b.getIndexAttr(s));
+  MemRefType viewType = memref::SubViewOp::inferRankReducedResultType(
+      chunkShape, type, offsets, sizes, strides);
+  return memref::SubViewOp::create(b, loc, viewType, chunks, offsets, sizes,
+                                   strides);
+}
+
+Value fill(OpBuilder &b, Location loc, Value dst, TypedAttr value) {
+  Value scalar = arith::ConstantOp::create(b, loc, value);
+  linalg::FillOp::create(b, loc, ValueRange{scalar}, ValueRange{dst});
+  return dst;
+}
+
+TypedAttr zeroOf(OpBuilder &b, Type type) {
+  return cast<TypedAttr>(b.getZeroAttr(type));
+}
+
+/// `count` iterations of `body(j)`; a loop unless it runs once.
+void forEachChunk(OpBuilder &b, Location loc, int64_t count,
+                  function_ref<void(OpBuilder &, Value)> body) {
+  if (count <= 0)
+    return;
+  if (count == 1) {
+    body(b, arith::ConstantIndexOp::create(b, loc, 0));
+    return;
+  }
+  Value lb = arith::ConstantIndexOp::create(b, loc, 0);
+  Value ub = arith::ConstantIndexOp::create(b, loc, count);
+  Value step = arith::ConstantIndexOp::create(b, loc, 1);
+  scf::ForOp::create(b, loc, lb, ub, step, ValueRange{},
+                     [&](OpBuilder &nested, Location nestedLoc, Value j,
+                         ValueRange) {
+                       body(nested, j);
+                       scf::YieldOp::create(nested, nestedLoc);
+                     });
+}
+
+Value times(OpBuilder &b, Location loc, Value index, int64_t factor) {
+  return arith::MulIOp::create(b, loc, index,
+                               arith::ConstantIndexOp::create(b, loc, factor));
+}
+
+/// dst[dim: j*B ...] = chunk j of `chunks` ([q, chunk...], B = chunk[dim]),
+/// keeping the first dst[dim] entries of the concatenation.
+void unpackChunks(OpBuilder &b, Location loc, Value chunks, Value dst,
+                  int64_t dim) {
+  int64_t q = memrefType(chunks).getDimSize(0);
+  int64_t block = memrefType(chunks).getDimSize(dim + 1);
+  int64_t extent = memrefType(dst).getDimSize(dim);
+  if (block == 0)
+    return;
+  int64_t full = std::min(q, extent / block);
+  forEachChunk(b, loc, full, [&](OpBuilder &nb, Value j) {
+    copyAlong(nb, loc, chunkView(nb, loc, chunks, j), dst, dim,
+              nb.getIndexAttr(0), times(nb, loc, j, block),
+              nb.getIndexAttr(block));
+  });
+  int64_t rest = extent - full * block;
+  if (full < q && rest > 0)
+    copyAlong(b, loc, chunkView(b, loc, chunks, b.getIndexAttr(full)), dst,
+              dim, b.getIndexAttr(0), b.getIndexAttr(full * block),
+              b.getIndexAttr(rest));
+}
+
+/// Chunk j of `chunks` = src[dim: j*C, (j+1)*C) with C = chunk[dim], zero
+/// past the end of src.
+void packChunks(OpBuilder &b, Location loc, Value src, Value chunks,
+                int64_t dim) {
+  int64_t q = memrefType(chunks).getDimSize(0);
+  int64_t chunk = memrefType(chunks).getDimSize(dim + 1);
+  int64_t extent = memrefType(src).getDimSize(dim);
+  if (chunk == 0)
+    return;
+  int64_t full = std::min(q, extent / chunk);
+  if (full * chunk < q * chunk)
+    fill(b, loc, chunks, zeroOf(b, memrefType(chunks).getElementType()));
+  forEachChunk(b, loc, full, [&](OpBuilder &nb, Value j) {
+    copyAlong(nb, loc, src, chunkView(nb, loc, chunks, j), dim,
+              times(nb, loc, j, chunk), nb.getIndexAttr(0),
+              nb.getIndexAttr(chunk));
+  });
+  int64_t rest = extent - full * chunk;
+  if (full < q && rest > 0)
+    copyAlong(b, loc, src, chunkView(b, loc, chunks, b.getIndexAttr(full)),
+              dim, b.getIndexAttr(full * chunk), b.getIndexAttr(0),
+              b.getIndexAttr(rest));
+}
+
+/// A [q, shape...] temporary, freed by the caller.
+Value allocChunks(OpBuilder &b, Location loc, int64_t q,
+                  ArrayRef<int64_t> shape, Type elementType) {
+  SmallVector<int64_t> chunked{q};
+  chunked.append(shape.begin(), shape.end());
+  return memref::AllocOp::create(b, loc,
+                                 MemRefType::get(chunked, elementType));
+}
+
+int64_t groupSize(MeshOp mesh, ArrayRef<int64_t> axes) {
+  int64_t q = 1;
+  for (int64_t axis : axes)
+    q *= mesh.getAxisSizes()[axis];
+  return q;
+}
+
+class Lowering {
+public:
+  Lowering(ModuleOp module, SymbolTableCollection &symbols)
+      : calls(module), symbols(symbols) {}
+
+  LogicalResult lower(Operation *op) {
+    OpBuilder b(op);
+    Location loc = op->getLoc();
+    Type elementType = memrefType(op->getOperand(0)).getElementType();
+    std::optional<int32_t> dtype = getRuntimeDType(elementType);
+    if (!dtype)
+      return op->emitOpError("element type ")
+             << elementType << " has no runtime equivalent";
+    auto meshName = op->getAttrOfType<FlatSymbolRefAttr>("mesh");
+    auto meshOp = symbols.lookupNearestSymbolFrom<MeshOp>(op, meshName);
+    if (!meshOp)
+      return op->emitOpError("refers to unknown mesh ") << meshName;
+    Ctx ctx{b, loc, meshOp, *dtype, calls.mesh(b, loc, meshOp)};
+    LogicalResult result =
+        llvm::TypeSwitch<Operation *, LogicalResult>(op)
+            .Case([&](BufferAllGatherOp o) { return lowerAllGather(ctx, o); })
+            .Case([&](BufferAllSliceOp o) { return lowerAllSlice(ctx, o); })
+            .Case([&](BufferAllToAllOp o) { return lowerAllToAll(ctx, o); })
+            .Case([&](BufferReduceScatterOp o) {
+              return lowerReduceScatter(ctx, o);
+            })
+            .Case([&](BufferAllReduceOp o) { return lowerAllReduce(ctx, o); })
+            .Case([&](BufferReplicateToPartialOp o) {
+              return lowerReplicateToPartial(ctx, o);
+            })
+            .Case([&](BufferPermuteOp o) { return lowerPermute(ctx, o); })
+            .Default([](Operation *) { return failure(); });
+    if (succeeded(result))
+      op->erase();
+    return result;
+  }
+
+private:
+  struct Ctx {
+    OpBuilder &b;
+    Location loc;
+    MeshOp mesh;
+    int32_t dtype;
+    Value meshHandle;
+  };
+
+  template <typename OpTy> SmallVector<int64_t> axesOf(OpTy op, MeshOp mesh) {
+    SmallVector<int64_t> axes;
+    for (StringRef name : op.getAxes().template getAsValueRange<StringAttr>())
+      axes.push_back(*mesh.findAxis(name));
+    return axes;
+  }
+
+  Value ptr(Ctx &c, Value memref) { return calls.bufferPtr(c.b, c.loc, memref); }
+  Value i64(Ctx &c, int64_t v) { return calls.i64(c.b, c.loc, v); }
+  Value i32(Ctx &c, int32_t v) { return calls.i32(c.b, c.loc, v); }
+  Value null(Ctx &c) { return calls.nullPtr(c.b, c.loc); }
+
+  /// (group, send, recv, countPerRank, dtype[, redop], stream) -> status.
+  void collective(Ctx &c, StringRef name, Value group, Value send, Value recv,
+                  int64_t count, std::optional<int32_t> redop = std::nullopt) {
+    SmallVector<Value> args{group, ptr(c, send), ptr(c, recv), i64(c, count),
+                            i32(c, c.dtype)};
+    if (redop)
+      args.push_back(i32(c, *redop));
+    args.push_back(null(c)); // the runtime's own stream (CPU: synchronous)
+    // The runtime aborts the job on any failure (its default), so the
+    // status needs no check here.
+    calls.call(c.b, c.loc, name, c.b.getI32Type(), args);
+  }
+
+  LogicalResult lowerAllGather(Ctx &c, BufferAllGatherOp op) {
+    SmallVector<int64_t> axes = axesOf(op, c.mesh);
+    int64_t q = groupSize(c.mesh, axes), dim = op.getDim();
+    Value in = op.getInput(), out = op.getOutput();
+    ArrayRef<int64_t> shape = memrefType(in).getShape();
+    Value group = calls.group(c.b, c.loc, c.meshHandle, axes);
+    if (isChunkMajor(shape, dim) &&
+        memrefType(out).getDimSize(dim) == q * shape[dim]) {
+      collective(c, "distRtAllGather", group, in, out, numElements(in));
+      return success();
+    }
+    Value chunks = allocChunks(c.b, c.loc, q, shape, memrefType(in).getElementType());
+    collective(c, "distRtAllGather", group, in, chunks, numElements(in));
+    unpackChunks(c.b, c.loc, chunks, out, dim);
+    memref::DeallocOp::create(c.b, c.loc, chunks);
+    return success();
+  }
+
+  LogicalResult lowerAllToAll(Ctx &c, BufferAllToAllOp op) {
+    SmallVector<int64_t> axes = axesOf(op, c.mesh);
+    int64_t q = groupSize(c.mesh, axes);
+    int64_t dim = op.getDim(), toDim = op.getToDim();
+    Value in = op.getInput(), out = op.getOutput();
+    Type elementType = memrefType(in).getElementType();
+    // Each chunk is the input with `toDim` cut to the output's extent.
+    SmallVector<int64_t> chunkShape(memrefType(in).getShape());
+    chunkShape[toDim] = memrefType(out).getDimSize(toDim);
+    Value group = calls.group(c.b, c.loc, c.meshHandle, axes);
+
+    Value send = in;
+    bool packed = !(isChunkMajor(chunkShape, toDim) &&
+                    q * chunkShape[toDim] == memrefType(in).getDimSize(toDim));
+    if (packed) {
+      send = allocChunks(c.b, c.loc, q, chunkShape, elementType);
+      packChunks(c.b, c.loc, in, send, toDim);
+    }
+    bool direct = isChunkMajor(chunkShape, dim) &&
+                  memrefType(out).getDimSize(dim) == q * chunkShape[dim];
+    Value recv = direct ? out : allocChunks(c.b, c.loc, q, chunkShape, elementType);
+    int64_t count = 1;
+    for (int64_t s : chunkShape)
+      count *= s;
+    collective(c, "distRtAllToAll", group, send, recv, count);
+    if (!direct) {
+      unpackChunks(c.b, c.loc, recv, out, dim);
+      memref::DeallocOp::create(c.b, c.loc, recv);
+    }
+    if (packed)
+      memref::DeallocOp::create(c.b, c.loc, send);
+    return success();
+  }
+
+  LogicalResult lowerReduceScatter(Ctx &c, BufferReduceScatterOp op) {
+    SmallVector<int64_t> axes = axesOf(op, c.mesh);
+    int64_t q = groupSize(c.mesh, axes), dim = op.getDim();
+    Value in = op.getInput(), out = op.getOutput();
+    ArrayRef<int64_t> chunkShape = memrefType(out).getShape();
+    Value group = calls.group(c.b, c.loc, c.meshHandle, axes);
+    Value send = in;
+    bool packed = !(isChunkMajor(chunkShape, dim) &&
+                    q * chunkShape[dim] == memrefType(in).getDimSize(dim));
+    if (packed) {
+      send = allocChunks(c.b, c.loc, q, chunkShape, memrefType(in).getElementType());
+      packChunks(c.b, c.loc, in, send, dim);
+    }
+    collective(c, "distRtReduceScatter", group, send, out, numElements(out),
+               getRuntimeReduction(op.getReduction()));
+    if (packed)
+      memref::DeallocOp::create(c.b, c.loc, send);
+    return success();
+  }
+
+  LogicalResult lowerAllReduce(Ctx &c, BufferAllReduceOp op) {
+    Value group = calls.group(c.b, c.loc, c.meshHandle, axesOf(op, c.mesh));
+    collective(c, "distRtAllReduce", group, op.getInput(), op.getOutput(),
+               numElements(op.getInput()),
+               getRuntimeReduction(op.getReduction()));
+    return success();
+  }
+
+  /// Keeps entries [r*S, (r+1)*S) of `dim`, r = this device's group index;
+  /// whatever lies past the input is zero.
+  LogicalResult lowerAllSlice(Ctx &c, BufferAllSliceOp op) {
+    SmallVector<int64_t> axes = axesOf(op, c.mesh);
+    int64_t q = groupSize(c.mesh, axes), dim = op.getDim();
+    Value in = op.getInput(), out = op.getOutput();
+    int64_t extent = memrefType(in).getDimSize(dim);
+    int64_t size = memrefType(out).getDimSize(dim);
+    OpBuilder &b = c.b;
+    Location loc = c.loc;
+    if (q * size > extent)
+      fill(b, loc, out, zeroOf(b, memrefType(out).getElementType()));
+    Value r = calls.groupIndex(b, loc, c.meshHandle, c.mesh, axes);
+    // offset = min(r*S, extent); rows = min(S, extent - offset).
+    Value extentV = arith::ConstantIndexOp::create(b, loc, extent);
+    Value offset = arith::MinUIOp::create(b, loc, times(b, loc, r, size), extentV);
+    Value rows = arith::MinUIOp::create(
+        b, loc, arith::ConstantIndexOp::create(b, loc, size),
+        arith::SubIOp::create(b, loc, extentV, offset));
+    copyAlong(b, loc, in, out, dim, offset, b.getIndexAttr(0), rows);
+    return success();
+  }
+
+  /// Group member 0 keeps the value; for sum and prod the others hold the
+  /// identity, for max, min and avg the value itself.
+  LogicalResult lowerReplicateToPartial(Ctx &c, BufferReplicateToPartialOp op) {
+    OpBuilder &b = c.b;
+    Location loc = c.loc;
+    Value in = op.getInput(), out = op.getOutput();
+    Type elementType = memrefType(in).getElementType();
+    ReductionKind kind = op.getReduction();
+    if (kind != ReductionKind::sum && kind != ReductionKind::prod) {
+      linalg::CopyOp::create(b, loc, in, out);
+      return success();
+    }
+    TypedAttr identity = zeroOf(b, elementType);
+    if (kind == ReductionKind::prod)
+      identity = isa<FloatType>(elementType)
+                     ? TypedAttr(b.getFloatAttr(elementType, 1.0))
+                     : TypedAttr(b.getIntegerAttr(elementType, 1));
+    Value r = calls.groupIndex(b, loc, c.meshHandle, c.mesh, axesOf(op, c.mesh));
+    Value isFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, r,
+                                          arith::ConstantIndexOp::create(b, loc, 0));
+    scf::IfOp::create(
+        b, loc, isFirst,
+        [&](OpBuilder &nb, Location nl) {
+          linalg::CopyOp::create(nb, nl, in, out);
+          scf::YieldOp::create(nb, nl);
+        },
+        [&](OpBuilder &nb, Location nl) {
+          fill(nb, nl, out, identity);
+          scf::YieldOp::create(nb, nl);
+        });
+    return success();
+  }
+
+  /// Whole-buffer exchange along the compile-time table: rank r receives
+  /// from sources[r] and sends to every rank naming it.
+  LogicalResult lowerPermute(Ctx &c, BufferPermuteOp op) {
+    ArrayRef<int64_t> sources = op.getSources();
+    int64_t n = sources.size();
+    SmallVector<SmallVector<int64_t>> dests(n);
+    for (int64_t r = 0; r < n; ++r)
+      if (sources[r] != r)
+        dests[sources[r]].push_back(r);
+    SmallVector<int64_t> offsets{0}, list;
+    for (const SmallVector<int64_t> &d : dests) {
+      list.append(d.begin(), d.end());
+      offsets.push_back(list.size());
+    }
+    // The runtime reads the list only between offsets; keep it non-empty
+    // so the table has an address even when nothing moves.
+    if (list.empty())
+      list.push_back(-1);
+    Value args[] = {c.meshHandle,
+                    ptr(c, op.getInput()),
+                    ptr(c, op.getOutput()),
+                    i64(c, numElements(op.getInput())),
+                    i32(c, c.dtype),
+                    calls.constArray(c.b, c.loc, sources),
+                    calls.constArray(c.b, c.loc, offsets),
+                    calls.constArray(c.b, c.loc, list),
+                    null(c)};
+    calls.call(c.b, c.loc, "distRtPermute", c.b.getI32Type(), args);
+    return success();
+  }
+
+  RuntimeCalls calls;
+  SymbolTableCollection &symbols;
+};
+
+struct ConvertDistToRuntimePass
+    : public dist::impl::ConvertDistToRuntimeBase<ConvertDistToRuntimePass> {
+  using ConvertDistToRuntimeBase::ConvertDistToRuntimeBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    if (target != "cpu") {
+      module.emitError("convert-dist-to-runtime: unknown target '")
+          << target << "' (this build supports: cpu)";
+      return signalPassFailure();
+    }
+    SmallVector<Operation *> ops;
+    bool leftovers = false;
+    module.walk([&](Operation *op) {
+      if (isa<BufferAllGatherOp, BufferAllSliceOp, BufferAllToAllOp,
+              BufferReduceScatterOp, BufferAllReduceOp,
+              BufferReplicateToPartialOp, BufferPermuteOp>(op))
+        ops.push_back(op);
+      else if (isa<LocalAllGatherOp, LocalAllSliceOp, LocalAllToAllOp,
+                   LocalReduceScatterOp, LocalAllReduceOp,
+                   LocalReplicateToPartialOp, LocalPermuteOp, ReshardOp,
+                   AllGatherOp, AllSliceOp, AllToAllOp, ReduceScatterOp,
+                   AllReduceOp, ReplicateToPartialOp, PermuteOp>(op)) {
+        op->emitOpError("must be bufferized before convert-dist-to-runtime "
+                        "(run dist-localize and one-shot-bufferize first)");
+        leftovers = true;
+      }
+    });
+    if (leftovers)
+      return signalPassFailure();
+    SymbolTableCollection symbols;
+    Lowering lowering(module, symbols);
+    for (Operation *op : ops)
+      if (failed(lowering.lower(op)))
+        return signalPassFailure();
+    // The meshes now live in the runtime calls' constant tables; drop the
+    // symbols nothing refers to any more, so the module is plain LLVM-able IR.
+    for (MeshOp mesh : llvm::make_early_inc_range(module.getOps<MeshOp>()))
+      if (SymbolTable::symbolKnownUseEmpty(mesh, module))
+        mesh.erase();
+  }
+};
+
+} // namespace

@@ -1,0 +1,136 @@
+//===- RuntimeCalls.cpp - building calls into the dist runtime ------------===//
+
+#include "RuntimeCalls.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/SymbolTable.h"
+
+using namespace mlir;
+using namespace dist;
+
+std::optional<int32_t> dist::getRuntimeDType(Type type) {
+  // The values of DIST_RT_F16 ... DIST_RT_I1 in DistRuntime.h.
+  if (type.isF16())
+    return 0;
+  if (type.isBF16())
+    return 1;
+  if (type.isF32())
+    return 2;
+  if (type.isF64())
+    return 3;
+  if (auto integer = dyn_cast<IntegerType>(type)) {
+    switch (integer.getWidth()) {
+    case 32:
+      return 4;
+    case 64:
+      return 5;
+    case 8:
+      return 6;
+    case 16:
+      return 7;
+    case 1:
+      return 8;
+    default:
+      return std::nullopt;
+    }
+  }
+  return std::nullopt;
+}
+
+int32_t dist::getRuntimeReduction(ReductionKind kind) {
+  // DIST_RT_SUM ... DIST_RT_AVG follow SPEC §2's order, as does the enum.
+  return static_cast<int32_t>(kind);
+}
+
+func::FuncOp RuntimeCalls::declare(StringRef name, FunctionType type) {
+  if (auto existing = module.lookupSymbol<func::FuncOp>(name))
+    return existing;
+  OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
+  auto func = func::FuncOp::create(b, module.getLoc(), name, type);
+  func.setPrivate();
+  return func;
+}
+
+ValueRange RuntimeCalls::call(OpBuilder &b, Location loc, StringRef name,
+                              TypeRange results, ValueRange args) {
+  func::FuncOp callee =
+      declare(name, b.getFunctionType(args.getTypes(), results));
+  return func::CallOp::create(b, loc, callee, args).getResults();
+}
+
+Value RuntimeCalls::i64(OpBuilder &b, Location loc, int64_t value) {
+  return arith::ConstantIntOp::create(b, loc, value, 64);
+}
+
+Value RuntimeCalls::i32(OpBuilder &b, Location loc, int32_t value) {
+  return arith::ConstantIntOp::create(b, loc, value, 32);
+}
+
+Value RuntimeCalls::nullPtr(OpBuilder &b, Location loc) {
+  return LLVM::ZeroOp::create(b, loc, LLVM::LLVMPointerType::get(b.getContext()));
+}
+
+Value RuntimeCalls::constArray(OpBuilder &b, Location loc,
+                               ArrayRef<int64_t> values) {
+  std::vector<int64_t> key(values.begin(), values.end());
+  auto type = MemRefType::get({static_cast<int64_t>(values.size())},
+                              b.getI64Type());
+  std::string &name = arrays[key];
+  if (name.empty()) {
+    // Unique against symbols already in the module (a second run of the
+    // pass, or user symbols).
+    do
+      name = "__dist_table_" + std::to_string(nextArray++);
+    while (module.lookupSymbol(name));
+    OpBuilder top = OpBuilder::atBlockBegin(module.getBody());
+    auto tensorType = RankedTensorType::get(type.getShape(), b.getI64Type());
+    memref::GlobalOp::create(top, module.getLoc(), name,
+                             top.getStringAttr("private"), type,
+                             DenseIntElementsAttr::get(tensorType, values),
+                             /*constant=*/true, /*alignment=*/nullptr);
+  }
+  Value table = memref::GetGlobalOp::create(b, loc, type, name);
+  return bufferPtr(b, loc, table);
+}
+
+Value RuntimeCalls::bufferPtr(OpBuilder &b, Location loc, Value memref) {
+  // Identity-layout buffers start at the aligned pointer (offset 0).
+  Value index = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
+  Value address = arith::IndexCastOp::create(b, loc, b.getI64Type(), index);
+  return LLVM::IntToPtrOp::create(
+      b, loc, LLVM::LLVMPointerType::get(b.getContext()), address);
+}
+
+Value RuntimeCalls::mesh(OpBuilder &b, Location loc, MeshOp meshOp) {
+  ArrayRef<int64_t> sizes = meshOp.getAxisSizes();
+  Value devices = nullPtr(b, loc);
+  if (std::optional<ArrayRef<int64_t>> ids = meshOp.getDevices())
+    devices = constArray(b, loc, *ids);
+  Value args[] = {i64(b, loc, sizes.size()), constArray(b, loc, sizes),
+                  devices};
+  return call(b, loc, "distRtMeshCreate", b.getI64Type(), args)[0];
+}
+
+Value RuntimeCalls::group(OpBuilder &b, Location loc, Value mesh,
+                          ArrayRef<int64_t> axes) {
+  Value args[] = {mesh, i64(b, loc, axes.size()), constArray(b, loc, axes)};
+  return call(b, loc, "distRtGroup", b.getI64Type(), args)[0];
+}
+
+Value RuntimeCalls::groupIndex(OpBuilder &b, Location loc, Value mesh,
+                               MeshOp meshOp, ArrayRef<int64_t> axes) {
+  Value index = arith::ConstantIndexOp::create(b, loc, 0);
+  for (int64_t axis : axes) {
+    Value args[] = {mesh, i64(b, loc, axis)};
+    Value coord = call(b, loc, "distRtMeshCoord", b.getI64Type(), args)[0];
+    Value size = arith::ConstantIndexOp::create(
+        b, loc, meshOp.getAxisSizes()[axis]);
+    index = arith::MulIOp::create(b, loc, index, size);
+    index = arith::AddIOp::create(
+        b, loc, index,
+        arith::IndexCastOp::create(b, loc, b.getIndexType(), coord));
+  }
+  return index;
+}

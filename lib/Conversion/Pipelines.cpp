@@ -1,0 +1,114 @@
+//===- Pipelines.cpp - from global-view dist IR down to LLVM --------------===//
+
+#include "dist/Conversion/Pipelines.h"
+#include "dist/Conversion/Passes.h"
+#include "dist/Dialect/Dist/Transforms/BufferizableOpInterfaceImpl.h"
+#include "dist/InitAllDist.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/FuncBufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tensor/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+
+dist::DistLowerReshardOptions
+dist::DistToLLVMPipelineOptions::toReshardOptions() const {
+  DistLowerReshardOptions options;
+  options.topology = topology;
+  options.alpha.assign(alpha.begin(), alpha.end());
+  options.beta.assign(beta.begin(), beta.end());
+  options.strategy = strategy;
+  options.cacheDir = cacheDir;
+  options.maxPeakBytes = maxPeakBytes;
+  return options;
+}
+
+void dist::buildDistLocalToLLVMPipeline(
+    OpPassManager &pm, const DistToLLVMPipelineOptions &options) {
+  pm.addPass(createDistLocalize());
+
+  // Function boundaries get plain (identity layout) memrefs: that is the
+  // calling convention, and the runtime needs contiguous buffers anyway.
+  bufferization::OneShotBufferizePassOptions bufferize;
+  bufferize.bufferizeFunctionBoundaries = true;
+  bufferize.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  // Results become caller-allocated out-parameters (public functions
+  // included: they are the entry points).
+  bufferization::BufferResultsToOutParamsPassOptions outParams;
+  outParams.hoistStaticAllocs = true;
+  outParams.modifyPublicFunctions = true;
+  pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
+  bufferization::buildBufferDeallocationPipeline(pm);
+
+  ConvertDistToRuntimeOptions runtime;
+  runtime.target = options.target;
+  pm.addPass(createConvertDistToRuntime(runtime));
+  pm.addPass(createCanonicalizerPass());
+
+  pm.addPass(createConvertLinalgToLoopsPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertIndexToLLVMPass());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+}
+
+void dist::buildDistToLLVMPipeline(OpPassManager &pm,
+                                   const DistToLLVMPipelineOptions &options) {
+  buildReshardLoweringPipeline(pm, options.toReshardOptions());
+  buildDistLocalToLLVMPipeline(pm, options);
+}
+
+void dist::registerDistConversionPassesAndPipelines() {
+  registerDistConversionPasses();
+  PassPipelineRegistration<DistToLLVMPipelineOptions>(
+      "dist-to-llvm",
+      "Plan reshards, localize, bufferize, call the runtime, lower to LLVM",
+      buildDistToLLVMPipeline);
+}
+
+void dist::registerAllDistDialects(DialectRegistry &registry) {
+  registry.insert<DistDialect, arith::ArithDialect,
+                  bufferization::BufferizationDialect, cf::ControlFlowDialect,
+                  func::FuncDialect, linalg::LinalgDialect,
+                  LLVM::LLVMDialect, memref::MemRefDialect, scf::SCFDialect,
+                  tensor::TensorDialect>();
+  registerBufferizableOpInterfaceExternalModels(registry);
+  arith::registerBufferizableOpInterfaceExternalModels(registry);
+  bufferization::func_ext::registerBufferizableOpInterfaceExternalModels(
+      registry);
+  tensor::registerBufferizableOpInterfaceExternalModels(registry);
+}
+
+void dist::registerAllDistPasses() {
+  registerTransformsPasses();
+  registerConversionPasses();
+  bufferization::registerBufferizationPasses();
+  bufferization::registerBufferizationPipelines();
+  registerDistPassesAndPipelines();
+  registerDistConversionPassesAndPipelines();
+}
