@@ -524,3 +524,21 @@ func.func @local_unknown_mesh(%arg0: tensor<8xf32>) {
   %0 = dist.local.all_reduce %arg0 on @n axes = ["y"] reduction = sum : tensor<8xf32> -> tensor<8xf32>
   return
 }
+
+// -----
+
+dist.mesh @m = <["x"=2, "y"=4]>
+func.func @buffer_strided(%a: memref<4x8xf32, strided<[16, 1]>>, %b: memref<4x8xf32>) {
+  // expected-error @+1 {{'dist.buffer.all_reduce' op operand #0 must be statically shaped memref with the identity layout}}
+  dist.buffer.all_reduce %a, %b on @m axes = ["x"] reduction = sum : memref<4x8xf32, strided<[16, 1]>>, memref<4x8xf32>
+  return
+}
+
+// -----
+
+dist.mesh @m = <["x"=2, "y"=4]>
+func.func @buffer_gather_too_big(%a: memref<4x8xf32>, %b: memref<4x40xf32>) {
+  // expected-error @+1 {{'dist.buffer.all_gather' op result dim 1 has 40 entries but the group of 4 gathers only 32}}
+  dist.buffer.all_gather %a, %b on @m axes = ["y"] dim = 1 : memref<4x8xf32>, memref<4x40xf32>
+  return
+}

@@ -188,3 +188,23 @@ func.func @local_collectives(%arg0: tensor<8x4xf32>, %arg1: tensor<16x16xbf16>) 
 // A mesh with its own cost parameters.
 // CHECK: dist.mesh @cluster = <["node"=4, "gpu"=8]> {cost = {gpu = {alpha = 1.000000e-05 : f64, beta = 2.700000e-12 : f64}, node = {alpha = 2.000000e-05 : f64, beta = 4.000000e-11 : f64}}}
 dist.mesh @cluster = <["node"=4, "gpu"=8]> {cost = {node = {alpha = 2.0e-05 : f64, beta = 4.0e-11 : f64}, gpu = {alpha = 1.0e-05 : f64, beta = 2.7e-12 : f64}}}
+
+// The buffer forms produced by bufferization.
+// CHECK-LABEL: func @buffer_collectives
+func.func @buffer_collectives(%a: memref<8x4xf32>, %b: memref<8x16xf32>, %c: memref<4x16xf32>, %d: memref<16x4xf32>) {
+  // CHECK: dist.buffer.all_gather %{{.*}}, %{{.*}} on @m2 axes = ["y"] dim = 1 : memref<8x4xf32>, memref<8x16xf32>
+  dist.buffer.all_gather %a, %b on @m2 axes = ["y"] dim = 1 : memref<8x4xf32>, memref<8x16xf32>
+  // CHECK: dist.buffer.all_slice %{{.*}}, %{{.*}} on @m2 axes = ["x"] dim = 0 : memref<8x16xf32>, memref<4x16xf32>
+  dist.buffer.all_slice %b, %c on @m2 axes = ["x"] dim = 0 : memref<8x16xf32>, memref<4x16xf32>
+  // CHECK: dist.buffer.all_to_all %{{.*}}, %{{.*}} on @m2 axes = ["y"] dim = 0 to_dim = 1 : memref<4x16xf32>, memref<16x4xf32>
+  dist.buffer.all_to_all %c, %d on @m2 axes = ["y"] dim = 0 to_dim = 1 : memref<4x16xf32>, memref<16x4xf32>
+  // CHECK: dist.buffer.reduce_scatter %{{.*}}, %{{.*}} on @m2 axes = ["x"] dim = 0 reduction = sum : memref<8x16xf32>, memref<4x16xf32>
+  dist.buffer.reduce_scatter %b, %c on @m2 axes = ["x"] dim = 0 reduction = sum : memref<8x16xf32>, memref<4x16xf32>
+  // CHECK: dist.buffer.all_reduce %{{.*}}, %{{.*}} on @m2 axes = ["x"] reduction = max : memref<8x4xf32>, memref<8x4xf32>
+  dist.buffer.all_reduce %a, %a on @m2 axes = ["x"] reduction = max : memref<8x4xf32>, memref<8x4xf32>
+  // CHECK: dist.buffer.replicate_to_partial %{{.*}}, %{{.*}} on @m2 axes = ["y"] reduction = sum : memref<8x4xf32>, memref<8x4xf32>
+  dist.buffer.replicate_to_partial %a, %a on @m2 axes = ["y"] reduction = sum : memref<8x4xf32>, memref<8x4xf32>
+  // CHECK: dist.buffer.permute %{{.*}}, %{{.*}} on @ids sources = [1, 0, 3, 2] : memref<8x4xf32>, memref<8x4xf32>
+  dist.buffer.permute %a, %a on @ids sources = [1, 0, 3, 2] : memref<8x4xf32>, memref<8x4xf32>
+  return
+}

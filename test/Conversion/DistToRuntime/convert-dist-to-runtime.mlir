@@ -1,0 +1,145 @@
+// RUN: dist-opt %s --convert-dist-to-runtime --split-input-file | FileCheck %s
+
+dist.mesh @m = <["x"=2, "y"=4]>
+
+// The mesh and group tables are private constants; the mesh symbol is gone.
+// CHECK-NOT: dist.mesh
+// CHECK-DAG: memref.global "private" constant @[[SIZES:__dist_table_[0-9]+]] : memref<2xi64> = dense<[2, 4]>
+// CHECK-DAG: func.func private @distRtMeshCreate(i64, !llvm.ptr, !llvm.ptr) -> i64
+// CHECK-DAG: func.func private @distRtGroup(i64, i64, !llvm.ptr) -> i64
+// CHECK-DAG: func.func private @distRtAllGather(i64, !llvm.ptr, !llvm.ptr, i64, i32, !llvm.ptr) -> i32
+// The group of all_reduce_two_axes, both axes.
+// CHECK-DAG: memref.global "private" constant @{{.*}} : memref<2xi64> = dense<[0, 1]>
+
+// Gathering along the leading dim into a buffer the chunks fill exactly:
+// the runtime writes the output directly, no temporary.
+// CHECK-LABEL: func @gather_direct
+// CHECK: %[[SIZES_PTR:.*]] = memref.get_global @[[SIZES]]
+// CHECK: %[[MESH:.*]] = call @distRtMeshCreate(%{{.*}}, %{{.*}}, %{{.*}})
+// CHECK: %[[GROUP:.*]] = call @distRtGroup(%[[MESH]], %{{.*}}, %{{.*}})
+// CHECK-NOT: memref.alloc
+// CHECK: call @distRtAllGather(%[[GROUP]], %{{.*}}, %{{.*}}, %c32_i64, %c2_i32, %{{.*}})
+// CHECK-NOT: linalg.copy
+// CHECK: return
+func.func @gather_direct(%in: memref<4x8xf32>, %out: memref<16x8xf32>) {
+  dist.buffer.all_gather %in, %out on @m axes = ["y"] dim = 0 : memref<4x8xf32>, memref<16x8xf32>
+  return
+}
+
+// Along a non-leading dim the gathered blocks arrive chunk-major: receive
+// into a [q, block] temporary and unpack every chunk to its column range.
+// CHECK-LABEL: func @gather_unpack
+// CHECK: %[[TMP:.*]] = memref.alloc() : memref<4x8x4xf32>
+// CHECK: call @distRtAllGather(%{{.*}}, %{{.*}}, %{{.*}}, %c32_i64, %c2_i32, %{{.*}})
+// CHECK: scf.for %[[J:.*]] = %c0 to %c4 step %c1
+// CHECK:   memref.subview %[[TMP]][%[[J]], 0, 0] [1, 8, 4] [1, 1, 1]
+// CHECK:   linalg.copy
+// CHECK: memref.dealloc %[[TMP]]
+func.func @gather_unpack(%in: memref<8x4xf32>, %out: memref<8x16xf32>) {
+  dist.buffer.all_gather %in, %out on @m axes = ["y"] dim = 1 : memref<8x4xf32>, memref<8x16xf32>
+  return
+}
+
+// Uneven: 4 blocks of 3 rows hold 10 rows; the last chunk contributes one.
+// CHECK-LABEL: func @gather_uneven
+// CHECK: %[[TMP:.*]] = memref.alloc() : memref<4x3x6xf32>
+// CHECK: scf.for %{{.*}} = %c0 to %c3 step %c1
+// CHECK: memref.subview %[[TMP]][3, 0, 0] [1, 3, 6] [1, 1, 1]
+// CHECK: memref.subview %{{.*}}[0, 0] [1, 6] [1, 1]
+// CHECK: linalg.copy
+func.func @gather_uneven(%in: memref<3x6xf32>, %out: memref<10x6xf32>) {
+  dist.buffer.all_gather %in, %out on @m axes = ["y"] dim = 0 : memref<3x6xf32>, memref<10x6xf32>
+  return
+}
+
+// Columns are cut into chunk-major order before sending; the received
+// row blocks are already in order and land in the output directly.
+// CHECK-LABEL: func @all_to_all_pack
+// CHECK-SAME: (%{{.*}}: memref<2x16xf32>, %[[OUT:.*]]: memref<8x4xf32>)
+// CHECK: %[[SEND:.*]] = memref.alloc() : memref<4x2x4xf32>
+// CHECK: scf.for
+// CHECK:   linalg.copy
+// CHECK: %[[OUT_PTR:.*]] = memref.extract_aligned_pointer_as_index %[[OUT]]
+// CHECK: call @distRtAllToAll(%{{.*}}, %{{.*}}, %{{.*}}, %c8_i64, %c2_i32, %{{.*}})
+// CHECK-NOT: linalg.copy
+// CHECK: memref.dealloc %[[SEND]]
+func.func @all_to_all_pack(%in: memref<2x16xf32>, %out: memref<8x4xf32>) {
+  dist.buffer.all_to_all %in, %out on @m axes = ["y"] dim = 0 to_dim = 1 : memref<2x16xf32>, memref<8x4xf32>
+  return
+}
+
+// Chunks of the leading dim are already in order: sent as they are.
+// CHECK-LABEL: func @reduce_scatter_direct
+// CHECK-NOT: memref.alloc
+// CHECK: call @distRtReduceScatter(%{{.*}}, %{{.*}}, %{{.*}}, %c16_i64, %c2_i32, %c1_i32, %{{.*}})
+func.func @reduce_scatter_direct(%in: memref<8x4xf32>, %out: memref<4x4xf32>) {
+  dist.buffer.reduce_scatter %in, %out on @m axes = ["x"] dim = 0 reduction = max : memref<8x4xf32>, memref<4x4xf32>
+  return
+}
+
+// An uneven chunking is packed with zero padding.
+// CHECK-LABEL: func @reduce_scatter_pad
+// CHECK: %[[SEND:.*]] = memref.alloc() : memref<4x3xi32>
+// CHECK: linalg.fill ins(%c0_i32{{.*}}) outs(%[[SEND]]
+// CHECK: call @distRtReduceScatter(%{{.*}}, %{{.*}}, %{{.*}}, %c3_i64, %c4_i32, %c0_i32{{.*}}, %{{.*}})
+func.func @reduce_scatter_pad(%in: memref<10xi32>, %out: memref<3xi32>) {
+  dist.buffer.reduce_scatter %in, %out on @m axes = ["y"] dim = 0 reduction = sum : memref<10xi32>, memref<3xi32>
+  return
+}
+
+// CHECK-LABEL: func @all_reduce_two_axes
+// CHECK: call @distRtAllReduce(%{{.*}}, %{{.*}}, %{{.*}}, %c32_i64, %c1_i32, %c4_i32, %{{.*}})
+func.func @all_reduce_two_axes(%in: memref<32xbf16>, %out: memref<32xbf16>) {
+  dist.buffer.all_reduce %in, %out on @m axes = ["x", "y"] reduction = avg : memref<32xbf16>, memref<32xbf16>
+  return
+}
+
+// -----
+
+dist.mesh @m = <["x"=2, "y"=4]>
+
+// A slice needs only this device's coordinates: no communicator.
+// CHECK-LABEL: func @slice
+// CHECK-NOT: distRtGroup
+// CHECK: call @distRtMeshCoord(%{{.*}}, %c1_i64)
+// CHECK: arith.minui
+// CHECK: memref.subview %{{.*}}[%{{.*}}, 0] [%{{.*}}, 6] [1, 1]
+// CHECK: linalg.copy
+func.func @slice(%in: memref<10x6xf32>, %out: memref<3x6xf32>) {
+  dist.buffer.all_slice %in, %out on @m axes = ["y"] dim = 0 : memref<10x6xf32>, memref<3x6xf32>
+  return
+}
+
+// CHECK-LABEL: func @replicate_to_partial_prod
+// CHECK: scf.if
+// CHECK:   linalg.copy
+// CHECK: } else {
+// CHECK:   linalg.fill ins(%cst{{.*}} : f32)
+func.func @replicate_to_partial_prod(%in: memref<8xf32>, %out: memref<8xf32>) {
+  dist.buffer.replicate_to_partial %in, %out on @m axes = ["x"] reduction = prod : memref<8xf32>, memref<8xf32>
+  return
+}
+
+// For max, every member keeps the value.
+// CHECK-LABEL: func @replicate_to_partial_max
+// CHECK-NOT: scf.if
+// CHECK: linalg.copy
+func.func @replicate_to_partial_max(%in: memref<8xf32>, %out: memref<8xf32>) {
+  dist.buffer.replicate_to_partial %in, %out on @m axes = ["x"] reduction = max : memref<8xf32>, memref<8xf32>
+  return
+}
+
+// -----
+
+dist.mesh @m = <["x"=2, "y"=2]>
+
+// A permute's table: sources, then each rank's destinations.
+// CHECK-DAG: memref.global "private" constant @[[SRC:.*]] : memref<4xi64> = dense<[0, 2, 1, 3]>
+// CHECK-DAG: memref.global "private" constant @[[OFF:.*]] : memref<5xi64> = dense<[0, 0, 1, 2, 2]>
+// CHECK-DAG: memref.global "private" constant @[[DST:.*]] : memref<2xi64> = dense<[2, 1]>
+// CHECK-LABEL: func @permute
+// CHECK: call @distRtPermute(
+func.func @permute(%in: memref<8xf32>, %out: memref<8xf32>) {
+  dist.buffer.permute %in, %out on @m sources = [0, 2, 1, 3] : memref<8xf32>, memref<8xf32>
+  return
+}
