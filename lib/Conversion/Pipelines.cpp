@@ -69,7 +69,11 @@ void dist::buildDistLocalToLLVMPipeline(
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());
-  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  // On the device, buffers must be device memory: route allocations
+  // through the generic functions, which the dist runtime implements.
+  FinalizeMemRefToLLVMConversionPassOptions memrefToLLVM;
+  memrefToLLVM.useGenericFunctions = options.target == "gpu";
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefToLLVM));
   pm.addPass(createArithToLLVMConversionPass());
   pm.addPass(createConvertIndexToLLVMPass());
   pm.addPass(createConvertControlFlowToLLVMPass());

@@ -923,6 +923,28 @@ int32_t distRtFree(void *ptr) {
   });
 }
 
+// Code compiled for target=gpu allocates its buffers through these (MLIR's
+// memref-to-LLVM lowering with use-generic-functions), so that every buffer
+// it creates lives in the backend's memory.
+void *_mlir_memref_to_llvm_alloc(uint64_t size) {
+  return distRtAlloc(static_cast<int64_t>(size));
+}
+
+void *_mlir_memref_to_llvm_aligned_alloc(uint64_t alignment, uint64_t size) {
+  return guardValue<void *>("aligned_alloc", nullptr, [&]() -> void * {
+    requireInit();
+    // Both backends align to at least 64 bytes (cudaMalloc: 256).
+    if (alignment > 64 || (alignment & (alignment - 1)) != 0)
+      invalid("unsupported alignment " + std::to_string(alignment) +
+              " (at most 64, a power of two)");
+    if (size == 0)
+      return nullptr;
+    return S.backend->allocate(static_cast<size_t>(size));
+  });
+}
+
+void _mlir_memref_to_llvm_free(void *ptr) { distRtFree(ptr); }
+
 int32_t distRtMemcpy(void *dst, const void *src, int64_t bytes, int32_t kind,
                      void *stream) {
   return guard("memcpy", [&] {

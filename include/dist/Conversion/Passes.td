@@ -49,8 +49,17 @@ def ConvertDistToRuntime : Pass<"convert-dist-to-runtime", "::mlir::ModuleOp"> {
     `linalg.copy` / `linalg.fill` (vectorizable). Mesh and group handles come
     from `distRtMeshCreate` / `distRtGroup`, which the runtime caches.
 
-    `target=cpu` works on host buffers with the MPI backend. The option is
-    the place where a GPU target (device buffers, a stream) plugs in.
+    `target=cpu` works on host buffers with the MPI backend; local data
+    movement is linalg on host memory, which lowers to vectorizable loops.
+
+    `target=gpu` works on device buffers with the NCCL backend: local data
+    movement goes through the runtime's strided-copy and fill kernels, and
+    every call is enqueued on one stream per function
+    (`distRtDefaultStream`), so the function returns with work in flight;
+    the caller synchronizes. Buffer copies left by bufferization become
+    device copies too. Allocations must then come from the runtime: the
+    pipeline lowers `memref.alloc` to the `_mlir_memref_to_llvm_alloc` /
+    `_free` functions, which the runtime implements as device allocations.
 
     ```mlir
     dist.buffer.all_reduce %in, %out on @m axes = ["x"] reduction = sum
@@ -68,7 +77,7 @@ def ConvertDistToRuntime : Pass<"convert-dist-to-runtime", "::mlir::ModuleOp"> {
   ];
   let options = [
     Option<"target", "target", "std::string", /*default=*/"\"cpu\"",
-           "cpu: host buffers and the MPI backend">
+           "cpu (host buffers, MPI) or gpu (device buffers, NCCL, a stream)">
   ];
 }
 

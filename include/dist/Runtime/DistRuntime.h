@@ -257,6 +257,14 @@ DIST_RT_API int32_t distRtUnpackChunks(int64_t numDims, const int64_t *shape,
 DIST_RT_API void *distRtAlloc(int64_t bytes);
 DIST_RT_API int32_t distRtFree(void *ptr);
 
+/* The allocation functions that MLIR's memref-to-LLVM lowering calls with
+ * use-generic-functions: code compiled by dist for target=gpu allocates its
+ * buffers (and frees them) through these, in the backend's memory. */
+DIST_RT_API void *_mlir_memref_to_llvm_alloc(uint64_t size);
+DIST_RT_API void *_mlir_memref_to_llvm_aligned_alloc(uint64_t alignment,
+                                                     uint64_t size);
+DIST_RT_API void _mlir_memref_to_llvm_free(void *ptr);
+
 /* Copies between host and backend memory (kind: DIST_RT_COPY_*). */
 DIST_RT_API int32_t distRtMemcpy(void *dst, const void *src, int64_t bytes,
                                  int32_t kind, void *stream);

@@ -43,11 +43,137 @@ bool isChunkMajor(ArrayRef<int64_t> shape, int64_t dim) {
   return llvm::all_of(shape.take_front(dim), [](int64_t s) { return s == 1; });
 }
 
+/// How local data moves: linalg on host memory (cpu), or the runtime's
+/// strided-copy kernels on the backend's memory and stream (gpu).
+class DataMover {
+public:
+  virtual ~DataMover() = default;
+  /// dst = src, two views of the same shape.
+  virtual void copy(OpBuilder &b, Location loc, Value src, Value dst) = 0;
+  /// dst[...] = value.
+  virtual void fill(OpBuilder &b, Location loc, Value dst, TypedAttr value) = 0;
+};
+
+/// Host buffers: linalg ops, which lower to loops LLVM can vectorize.
+class LinalgMover : public DataMover {
+public:
+  void copy(OpBuilder &b, Location loc, Value src, Value dst) override {
+    linalg::CopyOp::create(b, loc, src, dst);
+  }
+  void fill(OpBuilder &b, Location loc, Value dst, TypedAttr value) override {
+    Value scalar = arith::ConstantOp::create(b, loc, value);
+    linalg::FillOp::create(b, loc, ValueRange{scalar}, ValueRange{dst});
+  }
+};
+
+/// Backend memory (device memory with NCCL): the runtime's strided copy and
+/// fill, enqueued on the function's stream. Views are passed as a pointer to
+/// their first element plus sizes and strides in elements.
+class RuntimeMover : public DataMover {
+public:
+  RuntimeMover(RuntimeCalls &calls, Value stream, int32_t dtype)
+      : calls(calls), stream(stream), dtype(dtype) {}
+
+  void copy(OpBuilder &b, Location loc, Value src, Value dst) override {
+    View from = view(b, loc, src), to = view(b, loc, dst);
+    Value args[] = {calls.i64(b, loc, from.sizes.size()),
+                    table(b, loc, from.sizes),
+                    from.pointer,
+                    table(b, loc, from.strides),
+                    to.pointer,
+                    table(b, loc, to.strides),
+                    calls.i32(b, loc, dtype),
+                    stream};
+    calls.call(b, loc, "distRtCopyStrided", b.getI32Type(), args);
+  }
+
+  void fill(OpBuilder &b, Location loc, Value dst, TypedAttr value) override {
+    View to = view(b, loc, dst);
+    Value rank = calls.i64(b, loc, to.sizes.size());
+    if (isZero(value)) {
+      Value args[] = {rank, table(b, loc, to.sizes), to.pointer,
+                      table(b, loc, to.strides), calls.i32(b, loc, dtype),
+                      stream};
+      calls.call(b, loc, "distRtFillZero", b.getI32Type(), args);
+      return;
+    }
+    // Any other value: put one element in backend memory and broadcast it
+    // with a stride-0 copy, which both backends implement.
+    auto scalarType = MemRefType::get({1}, value.getType());
+    Value scalar = memref::AllocOp::create(b, loc, scalarType);
+    Value host = calls.constScalar(b, loc, value);
+    int64_t bytes = (value.getType().getIntOrFloatBitWidth() + 7) / 8;
+    Value copyArgs[] = {calls.bufferPtr(b, loc, scalar),
+                        calls.bufferPtr(b, loc, host), calls.i64(b, loc, bytes),
+                        calls.i32(b, loc, /*DIST_RT_COPY_HOST_TO_DEVICE=*/1),
+                        stream};
+    calls.call(b, loc, "distRtMemcpy", b.getI32Type(), copyArgs);
+    SmallVector<Value> zeros(to.sizes.size(),
+                             arith::ConstantIndexOp::create(b, loc, 0));
+    Value args[] = {rank,
+                    table(b, loc, to.sizes),
+                    calls.bufferPtr(b, loc, scalar),
+                    table(b, loc, zeros),
+                    to.pointer,
+                    table(b, loc, to.strides),
+                    calls.i32(b, loc, dtype),
+                    stream};
+    calls.call(b, loc, "distRtCopyStrided", b.getI32Type(), args);
+    memref::DeallocOp::create(b, loc, scalar);
+  }
+
+private:
+  struct View {
+    Value pointer;
+    SmallVector<Value> sizes, strides; // index values, in elements
+  };
+
+  static bool isZero(TypedAttr value) {
+    if (auto f = dyn_cast<FloatAttr>(value))
+      return f.getValue().isZero();
+    return cast<IntegerAttr>(value).getValue().isZero();
+  }
+
+  View view(OpBuilder &b, Location loc, Value memref) {
+    auto meta = memref::ExtractStridedMetadataOp::create(b, loc, memref);
+    Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
+    int64_t bytes =
+        (memrefType(memref).getElementTypeBitWidth() + 7) / 8;
+    Value offsetBytes = arith::MulIOp::create(
+        b, loc, meta.getOffset(), arith::ConstantIndexOp::create(b, loc, bytes));
+    Value address = arith::IndexCastOp::create(
+        b, loc, b.getI64Type(), arith::AddIOp::create(b, loc, base, offsetBytes));
+    View v;
+    v.pointer = LLVM::IntToPtrOp::create(
+        b, loc, LLVM::LLVMPointerType::get(b.getContext()), address);
+    v.sizes.assign(meta.getSizes().begin(), meta.getSizes().end());
+    v.strides.assign(meta.getStrides().begin(), meta.getStrides().end());
+    return v;
+  }
+
+  /// A host i64 array holding `values`, read by the runtime during the call.
+  Value table(OpBuilder &b, Location loc, ArrayRef<Value> values) {
+    auto type = MemRefType::get({static_cast<int64_t>(values.size())},
+                                b.getI64Type());
+    Value array = memref::AllocaOp::create(b, loc, type);
+    for (auto [i, value] : llvm::enumerate(values)) {
+      Value index = arith::ConstantIndexOp::create(b, loc, i);
+      Value wide = arith::IndexCastOp::create(b, loc, b.getI64Type(), value);
+      memref::StoreOp::create(b, loc, wide, array, index);
+    }
+    return calls.bufferPtr(b, loc, array);
+  }
+
+  RuntimeCalls &calls;
+  Value stream;
+  int32_t dtype;
+};
+
 /// Copies `rows` entries along `dim` from `src` at `srcOffset` to `dst` at
 /// `dstOffset`; every other dim is copied whole.
-void copyAlong(OpBuilder &b, Location loc, Value src, Value dst, int64_t dim,
-               OpFoldResult srcOffset, OpFoldResult dstOffset,
-               OpFoldResult rows) {
+void copyAlong(DataMover &mover, OpBuilder &b, Location loc, Value src,
+               Value dst, int64_t dim, OpFoldResult srcOffset,
+               OpFoldResult dstOffset, OpFoldResult rows) {
   MemRefType srcType = memrefType(src);
   int64_t rank = srcType.getRank();
   SmallVector<OpFoldResult> srcOffsets(rank, b.getIndexAttr(0));
@@ -60,7 +186,7 @@ void copyAlong(OpBuilder &b, Location loc, Value src, Value dst, int64_t dim,
   sizes[dim] = rows;
   Value from = memref::SubViewOp::create(b, loc, src, srcOffsets, sizes, strides);
   Value to = memref::SubViewOp::create(b, loc, dst, dstOffsets, sizes, strides);
-  linalg::CopyOp::create(b, loc, from, to);
+  mover.copy(b, loc, from, to);
 }
 
 /// Chunk `index` of a [q, chunk...] buffer, as a chunk-shaped view.
@@ -77,12 +203,6 @@ Value chunkView(OpBuilder &b, Location loc, Value chunks, OpFoldResult index) {
       chunkShape, type, offsets, sizes, strides);
   return memref::SubViewOp::create(b, loc, viewType, chunks, offsets, sizes,
                                    strides);
-}
-
-Value fill(OpBuilder &b, Location loc, Value dst, TypedAttr value) {
-  Value scalar = arith::ConstantOp::create(b, loc, value);
-  linalg::FillOp::create(b, loc, ValueRange{scalar}, ValueRange{dst});
-  return dst;
 }
 
 TypedAttr zeroOf(OpBuilder &b, Type type) {
@@ -116,8 +236,8 @@ Value times(OpBuilder &b, Location loc, Value index, int64_t factor) {
 
 /// dst[dim: j*B ...] = chunk j of `chunks` ([q, chunk...], B = chunk[dim]),
 /// keeping the first dst[dim] entries of the concatenation.
-void unpackChunks(OpBuilder &b, Location loc, Value chunks, Value dst,
-                  int64_t dim) {
+void unpackChunks(DataMover &mover, OpBuilder &b, Location loc, Value chunks,
+                  Value dst, int64_t dim) {
   int64_t q = memrefType(chunks).getDimSize(0);
   int64_t block = memrefType(chunks).getDimSize(dim + 1);
   int64_t extent = memrefType(dst).getDimSize(dim);
@@ -125,21 +245,21 @@ void unpackChunks(OpBuilder &b, Location loc, Value chunks, Value dst,
     return;
   int64_t full = std::min(q, extent / block);
   forEachChunk(b, loc, full, [&](OpBuilder &nb, Value j) {
-    copyAlong(nb, loc, chunkView(nb, loc, chunks, j), dst, dim,
+    copyAlong(mover, nb, loc, chunkView(nb, loc, chunks, j), dst, dim,
               nb.getIndexAttr(0), times(nb, loc, j, block),
               nb.getIndexAttr(block));
   });
   int64_t rest = extent - full * block;
   if (full < q && rest > 0)
-    copyAlong(b, loc, chunkView(b, loc, chunks, b.getIndexAttr(full)), dst,
-              dim, b.getIndexAttr(0), b.getIndexAttr(full * block),
+    copyAlong(mover, b, loc, chunkView(b, loc, chunks, b.getIndexAttr(full)),
+              dst, dim, b.getIndexAttr(0), b.getIndexAttr(full * block),
               b.getIndexAttr(rest));
 }
 
 /// Chunk j of `chunks` = src[dim: j*C, (j+1)*C) with C = chunk[dim], zero
 /// past the end of src.
-void packChunks(OpBuilder &b, Location loc, Value src, Value chunks,
-                int64_t dim) {
+void packChunks(DataMover &mover, OpBuilder &b, Location loc, Value src,
+                Value chunks, int64_t dim) {
   int64_t q = memrefType(chunks).getDimSize(0);
   int64_t chunk = memrefType(chunks).getDimSize(dim + 1);
   int64_t extent = memrefType(src).getDimSize(dim);
@@ -147,16 +267,17 @@ void packChunks(OpBuilder &b, Location loc, Value src, Value chunks,
     return;
   int64_t full = std::min(q, extent / chunk);
   if (full * chunk < q * chunk)
-    fill(b, loc, chunks, zeroOf(b, memrefType(chunks).getElementType()));
+    mover.fill(b, loc, chunks, zeroOf(b, memrefType(chunks).getElementType()));
   forEachChunk(b, loc, full, [&](OpBuilder &nb, Value j) {
-    copyAlong(nb, loc, src, chunkView(nb, loc, chunks, j), dim,
+    copyAlong(mover, nb, loc, src, chunkView(nb, loc, chunks, j), dim,
               times(nb, loc, j, chunk), nb.getIndexAttr(0),
               nb.getIndexAttr(chunk));
   });
   int64_t rest = extent - full * chunk;
   if (full < q && rest > 0)
-    copyAlong(b, loc, src, chunkView(b, loc, chunks, b.getIndexAttr(full)),
-              dim, b.getIndexAttr(full * chunk), b.getIndexAttr(0),
+    copyAlong(mover, b, loc, src,
+              chunkView(b, loc, chunks, b.getIndexAttr(full)), dim,
+              b.getIndexAttr(full * chunk), b.getIndexAttr(0),
               b.getIndexAttr(rest));
 }
 
@@ -178,8 +299,8 @@ int64_t groupSize(MeshOp mesh, ArrayRef<int64_t> axes) {
 
 class Lowering {
 public:
-  Lowering(ModuleOp module, SymbolTableCollection &symbols)
-      : calls(module), symbols(symbols) {}
+  Lowering(ModuleOp module, SymbolTableCollection &symbols, bool device)
+      : calls(module), symbols(symbols), device(device) {}
 
   LogicalResult lower(Operation *op) {
     OpBuilder b(op);
@@ -193,7 +314,13 @@ public:
     auto meshOp = symbols.lookupNearestSymbolFrom<MeshOp>(op, meshName);
     if (!meshOp)
       return op->emitOpError("refers to unknown mesh ") << meshName;
-    Ctx ctx{b, loc, meshOp, *dtype, calls.mesh(b, loc, meshOp)};
+    std::unique_ptr<DataMover> mover;
+    if (device)
+      mover = std::make_unique<RuntimeMover>(calls, streamFor(op), *dtype);
+    else
+      mover = std::make_unique<LinalgMover>();
+    Ctx ctx{b, loc, meshOp, *dtype, calls.mesh(b, loc, meshOp), *mover,
+            device ? streamFor(op) : Value()};
     LogicalResult result =
         llvm::TypeSwitch<Operation *, LogicalResult>(op)
             .Case([&](BufferAllGatherOp o) { return lowerAllGather(ctx, o); })
@@ -213,6 +340,21 @@ public:
     return result;
   }
 
+  /// On the device, a buffer copy left by bufferization is a copy of backend
+  /// memory on the function's stream, not a host memcpy.
+  LogicalResult lowerCopy(memref::CopyOp copy) {
+    Type elementType = memrefType(copy.getSource()).getElementType();
+    std::optional<int32_t> dtype = getRuntimeDType(elementType);
+    if (!dtype)
+      return copy.emitOpError("element type ")
+             << elementType << " has no runtime equivalent";
+    OpBuilder b(copy);
+    RuntimeMover mover(calls, streamFor(copy), *dtype);
+    mover.copy(b, copy.getLoc(), copy.getSource(), copy.getTarget());
+    copy.erase();
+    return success();
+  }
+
 private:
   struct Ctx {
     OpBuilder &b;
@@ -220,7 +362,25 @@ private:
     MeshOp mesh;
     int32_t dtype;
     Value meshHandle;
+    DataMover &mover;
+    Value stream; // null: the runtime's own stream (synchronous on cpu)
   };
+
+public:
+  /// The stream of the function holding `op`: fetched once at its entry, so
+  /// that every call of the function is ordered on it.
+  Value streamFor(Operation *op) {
+    auto func = op->getParentOfType<func::FuncOp>();
+    Value &stream = streams[func];
+    if (!stream) {
+      OpBuilder b = OpBuilder::atBlockBegin(&func.getBody().front());
+      stream = calls.call(b, func.getLoc(), "distRtDefaultStream",
+                          LLVM::LLVMPointerType::get(b.getContext()), {})[0];
+    }
+    return stream;
+  }
+
+private:
 
   template <typename OpTy> SmallVector<int64_t> axesOf(OpTy op, MeshOp mesh) {
     SmallVector<int64_t> axes;
@@ -241,7 +401,7 @@ private:
                             i32(c, c.dtype)};
     if (redop)
       args.push_back(i32(c, *redop));
-    args.push_back(null(c)); // the runtime's own stream (CPU: synchronous)
+    args.push_back(c.stream ? c.stream : null(c));
     // The runtime aborts the job on any failure (its default), so the
     // status needs no check here.
     calls.call(c.b, c.loc, name, c.b.getI32Type(), args);
@@ -260,7 +420,7 @@ private:
     }
     Value chunks = allocChunks(c.b, c.loc, q, shape, memrefType(in).getElementType());
     collective(c, "distRtAllGather", group, in, chunks, numElements(in));
-    unpackChunks(c.b, c.loc, chunks, out, dim);
+    unpackChunks(c.mover, c.b, c.loc, chunks, out, dim);
     memref::DeallocOp::create(c.b, c.loc, chunks);
     return success();
   }
@@ -281,7 +441,7 @@ private:
                     q * chunkShape[toDim] == memrefType(in).getDimSize(toDim));
     if (packed) {
       send = allocChunks(c.b, c.loc, q, chunkShape, elementType);
-      packChunks(c.b, c.loc, in, send, toDim);
+      packChunks(c.mover, c.b, c.loc, in, send, toDim);
     }
     bool direct = isChunkMajor(chunkShape, dim) &&
                   memrefType(out).getDimSize(dim) == q * chunkShape[dim];
@@ -291,7 +451,7 @@ private:
       count *= s;
     collective(c, "distRtAllToAll", group, send, recv, count);
     if (!direct) {
-      unpackChunks(c.b, c.loc, recv, out, dim);
+      unpackChunks(c.mover, c.b, c.loc, recv, out, dim);
       memref::DeallocOp::create(c.b, c.loc, recv);
     }
     if (packed)
@@ -310,7 +470,7 @@ private:
                     q * chunkShape[dim] == memrefType(in).getDimSize(dim));
     if (packed) {
       send = allocChunks(c.b, c.loc, q, chunkShape, memrefType(in).getElementType());
-      packChunks(c.b, c.loc, in, send, dim);
+      packChunks(c.mover, c.b, c.loc, in, send, dim);
     }
     collective(c, "distRtReduceScatter", group, send, out, numElements(out),
                getRuntimeReduction(op.getReduction()));
@@ -338,7 +498,7 @@ private:
     OpBuilder &b = c.b;
     Location loc = c.loc;
     if (q * size > extent)
-      fill(b, loc, out, zeroOf(b, memrefType(out).getElementType()));
+      c.mover.fill(b, loc, out, zeroOf(b, memrefType(out).getElementType()));
     Value r = calls.groupIndex(b, loc, c.meshHandle, c.mesh, axes);
     // offset = min(r*S, extent); rows = min(S, extent - offset).
     Value extentV = arith::ConstantIndexOp::create(b, loc, extent);
@@ -346,7 +506,7 @@ private:
     Value rows = arith::MinUIOp::create(
         b, loc, arith::ConstantIndexOp::create(b, loc, size),
         arith::SubIOp::create(b, loc, extentV, offset));
-    copyAlong(b, loc, in, out, dim, offset, b.getIndexAttr(0), rows);
+    copyAlong(c.mover, b, loc, in, out, dim, offset, b.getIndexAttr(0), rows);
     return success();
   }
 
@@ -359,7 +519,7 @@ private:
     Type elementType = memrefType(in).getElementType();
     ReductionKind kind = op.getReduction();
     if (kind != ReductionKind::sum && kind != ReductionKind::prod) {
-      linalg::CopyOp::create(b, loc, in, out);
+      c.mover.copy(b, loc, in, out);
       return success();
     }
     TypedAttr identity = zeroOf(b, elementType);
@@ -373,11 +533,11 @@ private:
     scf::IfOp::create(
         b, loc, isFirst,
         [&](OpBuilder &nb, Location nl) {
-          linalg::CopyOp::create(nb, nl, in, out);
+          c.mover.copy(nb, nl, in, out);
           scf::YieldOp::create(nb, nl);
         },
         [&](OpBuilder &nb, Location nl) {
-          fill(nb, nl, out, identity);
+          c.mover.fill(nb, nl, out, identity);
           scf::YieldOp::create(nb, nl);
         });
     return success();
@@ -409,13 +569,15 @@ private:
                     calls.constArray(c.b, c.loc, sources),
                     calls.constArray(c.b, c.loc, offsets),
                     calls.constArray(c.b, c.loc, list),
-                    null(c)};
+                    c.stream ? c.stream : null(c)};
     calls.call(c.b, c.loc, "distRtPermute", c.b.getI32Type(), args);
     return success();
   }
 
   RuntimeCalls calls;
   SymbolTableCollection &symbols;
+  bool device;
+  DenseMap<Operation *, Value> streams;
 };
 
 struct ConvertDistToRuntimePass
@@ -424,11 +586,12 @@ struct ConvertDistToRuntimePass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    if (target != "cpu") {
+    if (target != "cpu" && target != "gpu") {
       module.emitError("convert-dist-to-runtime: unknown target '")
-          << target << "' (this build supports: cpu)";
+          << target << "' (expected cpu or gpu)";
       return signalPassFailure();
     }
+    bool device = target == "gpu";
     SmallVector<Operation *> ops;
     bool leftovers = false;
     module.walk([&](Operation *op) {
@@ -449,10 +612,17 @@ struct ConvertDistToRuntimePass
     if (leftovers)
       return signalPassFailure();
     SymbolTableCollection symbols;
-    Lowering lowering(module, symbols);
+    Lowering lowering(module, symbols, device);
     for (Operation *op : ops)
       if (failed(lowering.lower(op)))
         return signalPassFailure();
+    if (device) {
+      SmallVector<memref::CopyOp> copies;
+      module.walk([&](memref::CopyOp copy) { copies.push_back(copy); });
+      for (memref::CopyOp copy : copies)
+        if (failed(lowering.lowerCopy(copy)))
+          return signalPassFailure();
+    }
     // The meshes now live in the runtime calls' constant tables; drop the
     // symbols nothing refers to any more, so the module is plain LLVM-able IR.
     for (MeshOp mesh : llvm::make_early_inc_range(module.getOps<MeshOp>()))

@@ -79,11 +79,7 @@ Value RuntimeCalls::constArray(OpBuilder &b, Location loc,
                               b.getI64Type());
   std::string &name = arrays[key];
   if (name.empty()) {
-    // Unique against symbols already in the module (a second run of the
-    // pass, or user symbols).
-    do
-      name = "__dist_table_" + std::to_string(nextArray++);
-    while (module.lookupSymbol(name));
+    name = uniqueName("__dist_table_");
     OpBuilder top = OpBuilder::atBlockBegin(module.getBody());
     auto tensorType = RankedTensorType::get(type.getShape(), b.getI64Type());
     memref::GlobalOp::create(top, module.getLoc(), name,
@@ -93,6 +89,28 @@ Value RuntimeCalls::constArray(OpBuilder &b, Location loc,
   }
   Value table = memref::GetGlobalOp::create(b, loc, type, name);
   return bufferPtr(b, loc, table);
+}
+
+std::string RuntimeCalls::uniqueName(StringRef prefix) {
+  // Unique against symbols already in the module (a second run of the pass,
+  // or user symbols).
+  std::string name;
+  do
+    name = (prefix + std::to_string(nextArray++)).str();
+  while (module.lookupSymbol(name));
+  return name;
+}
+
+Value RuntimeCalls::constScalar(OpBuilder &b, Location loc, TypedAttr value) {
+  auto type = MemRefType::get({1}, value.getType());
+  std::string name = uniqueName("__dist_scalar_");
+  OpBuilder top = OpBuilder::atBlockBegin(module.getBody());
+  auto tensorType = RankedTensorType::get({1}, value.getType());
+  memref::GlobalOp::create(top, module.getLoc(), name,
+                           top.getStringAttr("private"), type,
+                           DenseElementsAttr::get(tensorType, value),
+                           /*constant=*/true, /*alignment=*/nullptr);
+  return memref::GetGlobalOp::create(b, loc, type, name);
 }
 
 Value RuntimeCalls::bufferPtr(OpBuilder &b, Location loc, Value memref) {

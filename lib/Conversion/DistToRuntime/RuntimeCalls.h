@@ -43,6 +43,9 @@ public:
   /// A pointer to a private constant array (deduplicated per module).
   mlir::Value constArray(mlir::OpBuilder &b, mlir::Location loc,
                          llvm::ArrayRef<int64_t> values);
+  /// A private constant memref<1xT> holding `value` (host memory).
+  mlir::Value constScalar(mlir::OpBuilder &b, mlir::Location loc,
+                          mlir::TypedAttr value);
   /// The address of a contiguous buffer's first element.
   mlir::Value bufferPtr(mlir::OpBuilder &b, mlir::Location loc,
                         mlir::Value memref);
@@ -60,6 +63,7 @@ public:
 
 private:
   mlir::ModuleOp module;
+  std::string uniqueName(llvm::StringRef prefix);
   std::map<std::vector<int64_t>, std::string> arrays;
   unsigned nextArray = 0;
 };
