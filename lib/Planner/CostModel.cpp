@@ -196,6 +196,12 @@ double AlphaBetaCostModel::collectiveCost(MoveKind kind,
   return 0;
 }
 
+double AlphaBetaCostModel::axisLatencyBound(unsigned axis) const {
+  if (axis >= mesh.getNumAxes())
+    return 0;
+  return double(mesh.getAxisSize(axis) - 1) * params[axis].alpha;
+}
+
 bool AlphaBetaCostModel::sequentialReduceScatterIsCheaper() const {
   // One reduce-scatter per axis pays sum_i (p_i - 1) alpha_i <= (P - 1)
   // alpha_max latency, strictly less once two factors exceed 1 and
@@ -205,6 +211,23 @@ bool AlphaBetaCostModel::sequentialReduceScatterIsCheaper() const {
     if (mesh.getAxisSize(a) > 1 && !(params[a].alpha > 0))
       return false;
   return true;
+}
+
+bool AlphaBetaCostModel::permuteCostIsUniform() const {
+  const AxisCostParams *first = nullptr;
+  for (unsigned a = 0; a < mesh.getNumAxes(); ++a) {
+    if (mesh.getAxisSize(a) == 1)
+      continue;
+    if (first && !(params[a] == *first))
+      return false;
+    first = &params[a];
+  }
+  return true;
+}
+
+bool AlphaBetaCostModel::axesInterchangeable(unsigned a, unsigned b) const {
+  return a < mesh.getNumAxes() && b < mesh.getNumAxes() &&
+         mesh.getAxisSize(a) == mesh.getAxisSize(b) && params[a] == params[b];
 }
 
 void AlphaBetaCostModel::appendFingerprint(std::string &out) const {

@@ -106,7 +106,8 @@ dist::planner::detail::searchGreedy(const PlanRequest &request,
     bool found = false;
     Edge best;
     int bestScore = 0;
-    space.forEachEdge(cur, bytes, /*sliceRuns=*/false, [&](const Edge &edge) {
+    space.forEachEdge(cur, bytes, /*sliceRuns=*/false, /*permutes=*/true,
+                      [&](const Edge &edge) {
       if (stats)
         ++stats->generated;
       if (visitedSlots.count(visitKey(edge.next.layout)))
@@ -146,6 +147,6 @@ dist::planner::detail::searchGreedy(const PlanRequest &request,
     moves.insert(moves.end(), route.begin(), route.end());
   }
   if (stats)
-    stats->states = visitedSlots.size();
+    stats->states += visitedSlots.size();
   return moves;
 }

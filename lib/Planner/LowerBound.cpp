@@ -3,6 +3,7 @@
 #include "LowerBound.h"
 
 #include <algorithm>
+#include <cmath>
 
 using namespace dist::planner;
 using namespace dist::planner::detail;
@@ -29,20 +30,195 @@ static void viewOf(const PackedLayout &layout, unsigned numAxes, unsigned rank,
 LowerBound::LowerBound(const Mesh &mesh, llvm::ArrayRef<int64_t> shape,
                        int64_t elementBytes, const CostModel &model,
                        const PackedLayout &target)
-    : numAxes(mesh.getNumAxes()), rank(shape.size()),
+    : numAxes(mesh.getNumAxes()), numDevices(mesh.getNumDevices()),
+      rank(shape.size()),
       shape(shape.begin(), shape.end()), elementBytes(elementBytes),
       minLatency(model.minLatency()),
       minSecondsPerByte(model.minSecondsPerByte()), target(target) {
-  for (unsigned a = 0; a < kMaxMeshAxes; ++a)
+  bool anyKappa = false;
+  for (unsigned a = 0; a < kMaxMeshAxes; ++a) {
     axisSize[a] = a < numAxes ? mesh.getAxisSize(a) : 1;
+    axisLog2[a] = std::log2(double(axisSize[a]));
+    axisLatency[a] = a < numAxes ? std::max(0.0, model.axisLatencyBound(a)) : 0;
+    if (axisSize[a] > 1) {
+      double k = axisLatency[a] / axisLog2[a];
+      kappa = anyKappa ? std::min(kappa, k) : k;
+      minAxisLatency =
+          anyKappa ? std::min(minAxisLatency, axisLatency[a]) : axisLatency[a];
+      anyKappa = true;
+    }
+  }
   viewOf(target, numAxes, rank, targetView);
   targetPartialAll = targetView.partialMask;
+  for (unsigned d = 0; d < rank; ++d) {
+    targetLog2Shards[d] = 0;
+    for (unsigned i = 0; i < targetView.len[d]; ++i)
+      targetLog2Shards[d] += axisLog2[targetView.axes[d][i]];
+  }
+}
+
+uint8_t LowerBound::mustReduce(const PackedLayout &layout,
+                               const DimView &v) const {
+  uint8_t partial = 0;
   for (unsigned a = 0; a < numAxes; ++a)
-    if (targetPartialAll >> a & 1) {
-      groupSize *= axisSize[a];
-      if (axisSize[a] > 1)
-        targetPartial |= 1u << a;
+    if ((v.partialMask >> a & 1) && axisSize[a] > 1)
+      partial |= 1u << a;
+  if (partial && targetPartialAll && layout.kind == target.kind)
+    return partial & ~targetPartialAll;
+  return partial;
+}
+
+LowerBound::Latency LowerBound::latencyOf(const DimView &v,
+                                          uint8_t reduce) const {
+  double reduceCost = 0;
+  for (unsigned a = 0; a < numAxes; ++a)
+    if (reduce >> a & 1)
+      reduceCost += axisLatency[a];
+  double excess = 0, misplaced = 0;
+  for (unsigned d = 0; d < rank; ++d) {
+    double log2Shards = 0;
+    // Common prefix of the dim's axis lists, size-1 axes skipped (they can
+    // be moved around for free).
+    unsigned t = 0;
+    bool agree = true;
+    for (unsigned i = 0; i < v.len[d]; ++i) {
+      unsigned a = v.axes[d][i];
+      if (axisSize[a] == 1)
+        continue;
+      log2Shards += axisLog2[a];
+      while (t < targetView.len[d] && axisSize[targetView.axes[d][t]] == 1)
+        ++t;
+      agree = agree && t < targetView.len[d] && targetView.axes[d][t] == a;
+      ++t;
+      if (!agree)
+        misplaced += axisLatency[a];
     }
+    excess += std::max(0.0, log2Shards - targetLog2Shards[d]);
+  }
+  // Shard counts are integers, so a real excess is at least log2(1 + 1/P);
+  // this only guards against rounding in the sums of logarithms.
+  if (excess < 1e-9)
+    excess = 0;
+  double shed = kappa * excess;
+  // A misplaced axis (past the common prefix with the target's list) must
+  // leave its place: through gathers/all_to_alls that include it, or
+  // through a permute, which costs at least minLatency.
+  auto withMisplaced = [&](double m) {
+    return std::min(std::max(shed, m), minLatency + shed);
+  };
+  Latency result;
+  result.classOnly = reduceCost + shed;
+  result.full = reduceCost + (misplaced > 0 ? withMisplaced(misplaced) : shed);
+  result.misplacedFloor = withMisplaced(minAxisLatency) - shed;
+  return result;
+}
+
+LowerBound::Latency LowerBound::latencies(const PackedLayout &layout) const {
+  DimView v;
+  viewOf(layout, numAxes, rank, v);
+  Latency result = latencyOf(v, mustReduce(layout, v));
+  if (layout == target)
+    result.full = 0;
+  return result;
+}
+
+double LowerBound::neededElements(const DimView &v, uint8_t reduce) const {
+  // On the ideal tensor every target block of dim d has N_d / P_d(T)
+  // elements, so the device that misses most is the one whose current
+  // block overlaps its target block least. The overlap is a product over
+  // dims; dims that share no axis (between L's and T's lists) vary
+  // independently, so the minimum is a product of per-component minima.
+  double total = 1;
+  for (unsigned d = 0; d < rank; ++d) {
+    int64_t tCount = 1;
+    for (unsigned i = 0; i < targetView.len[d]; ++i)
+      tCount *= axisSize[targetView.axes[d][i]];
+    total *= double(shape[d]) / double(tCount);
+  }
+  if (reduce)
+    return total;
+
+  // Components of dims linked by an axis that splits one in L and another
+  // in T (union-find over at most 31 dims).
+  unsigned parent[kMaxSearchRank];
+  for (unsigned d = 0; d < rank; ++d)
+    parent[d] = d;
+  auto find = [&](unsigned d) {
+    while (parent[d] != d)
+      d = parent[d] = parent[parent[d]];
+    return d;
+  };
+  int lDim[kMaxMeshAxes], tDim[kMaxMeshAxes];
+  for (unsigned a = 0; a < kMaxMeshAxes; ++a)
+    lDim[a] = tDim[a] = -1;
+  for (unsigned d = 0; d < rank; ++d) {
+    for (unsigned i = 0; i < v.len[d]; ++i)
+      lDim[v.axes[d][i]] = d;
+    for (unsigned i = 0; i < targetView.len[d]; ++i)
+      tDim[targetView.axes[d][i]] = d;
+  }
+  for (unsigned a = 0; a < numAxes; ++a)
+    if (lDim[a] >= 0 && tDim[a] >= 0)
+      parent[find(lDim[a])] = find(tDim[a]);
+
+  double minCovered = 1;
+  for (unsigned root = 0; root < rank && minCovered > 0; ++root) {
+    if (find(root) != root)
+      continue;
+    unsigned dims[kMaxSearchRank], numDims = 0;
+    for (unsigned d = 0; d < rank; ++d)
+      if (find(d) == root)
+        dims[numDims++] = d;
+    uint8_t axesList[kMaxMeshAxes];
+    unsigned numList = 0;
+    for (unsigned a = 0; a < numAxes; ++a) {
+      int d = lDim[a] >= 0 ? lDim[a] : tDim[a];
+      if (d >= 0 && axisSize[a] > 1 && find(d) == root)
+        axesList[numList++] = a;
+    }
+    int64_t coord[kMaxMeshAxes] = {};
+    double best = -1;
+    while (true) {
+      double covered = 1;
+      for (unsigned k = 0; k < numDims && covered > 0; ++k) {
+        unsigned d = dims[k];
+        double n = double(shape[d]);
+        int64_t tShard = 0, tCount = 1, lShard = 0, lCount = 1;
+        for (unsigned i = 0; i < targetView.len[d]; ++i) {
+          unsigned a = targetView.axes[d][i];
+          tShard = tShard * axisSize[a] + coord[a];
+          tCount *= axisSize[a];
+        }
+        for (unsigned i = 0; i < v.len[d]; ++i) {
+          unsigned a = v.axes[d][i];
+          lShard = lShard * axisSize[a] + coord[a];
+          lCount *= axisSize[a];
+        }
+        double tb = n * double(tShard) / double(tCount);
+        double te = n * double(tShard + 1) / double(tCount);
+        double lb = n * double(lShard) / double(lCount);
+        double le = n * double(lShard + 1) / double(lCount);
+        covered *= std::max(0.0, std::min(le, te) - std::max(lb, tb));
+      }
+      if (best < 0 || covered < best)
+        best = covered;
+      if (best == 0)
+        break;
+      unsigned i = 0;
+      for (; i < numList; ++i) {
+        unsigned a = axesList[i];
+        if (++coord[a] < axisSize[a])
+          break;
+        coord[a] = 0;
+      }
+      if (i == numList)
+        break;
+    }
+    minCovered *= best;
+  }
+  double needed = total - minCovered;
+  // Rounding in the interval arithmetic must not invent missing data.
+  return needed < 1e-9 * total + 1e-9 ? 0 : needed;
 }
 
 double LowerBound::operator()(const PackedLayout &layout) const {
@@ -50,101 +226,29 @@ double LowerBound::operator()(const PackedLayout &layout) const {
     return 0;
   DimView v;
   viewOf(layout, numAxes, rank, v);
-  uint8_t partial = 0;
-  for (unsigned a = 0; a < numAxes; ++a)
-    if ((v.partialMask >> a & 1) && axisSize[a] > 1)
-      partial |= 1u << a;
-  // Partial axes that some reduce_scatter or all_reduce must still reduce:
-  // all of them when the target's kind differs, else those the target does
-  // not keep partial.
-  uint8_t mustReduce = partial;
-  if (partial && (!targetPartialAll || layout.kind == target.kind))
-    mustReduce = partial & ~targetPartialAll;
-
-  // Axes whose coordinate decides a block: those splitting a dim in either
-  // layout, except the target's partial axes, over which a group ranges.
-  uint8_t fixed = 0;
-  for (unsigned d = 0; d < rank; ++d) {
-    for (unsigned i = 0; i < v.len[d]; ++i)
-      fixed |= 1u << v.axes[d][i];
-    for (unsigned i = 0; i < targetView.len[d]; ++i)
-      fixed |= 1u << targetView.axes[d][i];
-  }
-  fixed &= ~targetPartialAll;
-  int64_t coord[kMaxMeshAxes] = {};
-  uint8_t fixedList[kMaxMeshAxes];
-  unsigned numFixed = 0;
-  for (unsigned a = 0; a < numAxes; ++a)
-    if ((fixed >> a & 1) && axisSize[a] > 1)
-      fixedList[numFixed++] = a;
-
-  int64_t maxNeeded = 0;
-  while (true) {
-    int64_t total = 1, covered = 1;
+  uint8_t reduce = mustReduce(layout, v);
+  double needed = neededElements(v, reduce);
+  if (reduce) {
+    // Every element has Q distinct contributions (one per coordinate on
+    // the axes to reduce) and must end on k devices (the target's
+    // replication). Getting the combined value of Q sources to k sinks
+    // takes at least Q + k - 2 one-way transfers, and each transfer is a
+    // byte some device receives; no step is cheaper than its busiest
+    // receiver, so the average over devices bounds the cost too.
+    double q = 1, sinks = double(numDevices);
+    for (unsigned a = 0; a < numAxes; ++a)
+      if (reduce >> a & 1)
+        q *= double(axisSize[a]);
+    double elements = 1;
     for (unsigned d = 0; d < rank; ++d) {
-      int64_t n = shape[d];
-      int64_t tShard = 0, tCount = 1;
-      for (unsigned i = 0; i < targetView.len[d]; ++i) {
-        unsigned a = targetView.axes[d][i];
-        tShard = tShard * axisSize[a] + coord[a];
-        tCount *= axisSize[a];
-      }
-      int64_t tBlock = (n + tCount - 1) / tCount;
-      int64_t tb = std::min(tShard * tBlock, n),
-              te = std::min((tShard + 1) * tBlock, n);
-      total *= te - tb;
-      if (mustReduce)
-        continue;
-      // Union of the current blocks over the group's varying coordinates
-      // (target-partial axes that split this dim now), intersected with the
-      // target block. Distinct shard indices give disjoint blocks.
-      int64_t lCount = 1, base = 0;
-      int64_t varyStride[kMaxMeshAxes], varySize[kMaxMeshAxes];
-      unsigned numVary = 0;
-      for (unsigned i = v.len[d]; i-- > 0;) {
-        unsigned a = v.axes[d][i];
-        if ((targetPartialAll >> a & 1) && axisSize[a] > 1) {
-          varyStride[numVary] = lCount;
-          varySize[numVary++] = axisSize[a];
-        } else {
-          base += coord[a] * lCount;
-        }
-        lCount *= axisSize[a];
-      }
-      int64_t lBlock = (n + lCount - 1) / lCount;
-      int64_t vary[kMaxMeshAxes] = {};
-      int64_t cov = 0;
-      while (true) {
-        int64_t s = base;
-        for (unsigned i = 0; i < numVary; ++i)
-          s += vary[i] * varyStride[i];
-        int64_t lb = std::min(s * lBlock, n), le = std::min((s + 1) * lBlock, n);
-        cov += std::max<int64_t>(0, std::min(le, te) - std::max(lb, tb));
-        unsigned i = 0;
-        for (; i < numVary; ++i) {
-          if (++vary[i] < varySize[i])
-            break;
-          vary[i] = 0;
-        }
-        if (i == numVary)
-          break;
-      }
-      covered *= cov;
+      elements *= double(shape[d]);
+      for (unsigned i = 0; i < targetView.len[d]; ++i)
+        sinks /= double(axisSize[targetView.axes[d][i]]);
     }
-    int64_t needed = mustReduce ? total : total - covered;
-    maxNeeded = std::max(maxNeeded, needed);
-    unsigned i = 0;
-    for (; i < numFixed; ++i) {
-      unsigned a = fixedList[i];
-      if (++coord[a] < axisSize[a])
-        break;
-      coord[a] = 0;
-    }
-    if (i == numFixed)
-      break;
+    needed = std::max(needed, elements * (q + sinks - 2) / double(numDevices));
   }
-  if (!mustReduce && maxNeeded == 0)
-    return 0;
-  return minLatency + minSecondsPerByte * double(elementBytes) *
-                          double(maxNeeded) / double(groupSize);
+  double lat = latencyOf(v, reduce).full;
+  if (reduce || needed > 0)
+    lat = std::max(lat, minLatency);
+  return lat + minSecondsPerByte * double(elementBytes) * needed;
 }

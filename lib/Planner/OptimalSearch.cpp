@@ -22,7 +22,10 @@
 
 #include "llvm/ADT/DenseMap.h"
 
+#include <algorithm>
+#include <array>
 #include <limits>
+#include <map>
 #include <queue>
 
 using namespace dist::planner;
@@ -33,10 +36,12 @@ template <> struct DenseMapInfo<StateKey> {
   static StateKey getEmptyKey() { return {~uint64_t(0), ~uint32_t(0)}; }
   static StateKey getTombstoneKey() { return {~uint64_t(0), ~uint32_t(0) - 1}; }
   static unsigned getHashValue(const StateKey &k) {
-    uint64_t h = k.slots * 0x9E3779B97F4A7C15ull ^ (uint64_t(k.extra) << 17);
-    h ^= h >> 29;
-    h *= 0xBF58476D1CE4E5B9ull;
-    return unsigned(h ^ (h >> 32));
+    // splitmix64 finaliser over both words: every input bit reaches the low
+    // bits that DenseMap indexes with.
+    uint64_t h = k.slots ^ (uint64_t(k.extra) * 0x9E3779B97F4A7C15ull);
+    h = (h ^ (h >> 30)) * 0xBF58476D1CE4E5B9ull;
+    h = (h ^ (h >> 27)) * 0x94D049BB133111EBull;
+    return unsigned(h ^ (h >> 31));
   }
   static bool isEqual(const StateKey &a, const StateKey &b) { return a == b; }
 };
@@ -45,15 +50,105 @@ template <> struct DenseMapInfo<StateKey> {
 namespace {
 constexpr uint32_t kNoNode = ~uint32_t(0);
 
+/// relabel[a] = the axis that plays a's part after relabelling.
+using Relabeling = std::array<uint8_t, kMaxMeshAxes>;
+
+Relabeling identityRelabeling() {
+  Relabeling r;
+  for (unsigned a = 0; a < kMaxMeshAxes; ++a)
+    r[a] = a;
+  return r;
+}
+
+/// Axes that are interchangeable for the rest of the search: equal size,
+/// interchangeable in the cost model, and treated alike by the target (both
+/// replicated in it, or both partial in it). Swapping two of them maps any
+/// plan to a plan of equal cost and equal length, and fixes the target, so
+/// layouts that differ only by such swaps have the same cost to go and are
+/// searched as one canonical state: within each class, slots are sorted.
+class Symmetry {
+public:
+  Symmetry(const Mesh &mesh, const CostModel &model,
+           const PackedLayout &target) {
+    unsigned numAxes = mesh.getNumAxes();
+    std::vector<bool> taken(numAxes, false);
+    for (unsigned a = 0; a < numAxes; ++a) {
+      if (taken[a] || isDimSlot(target.slot[a]))
+        continue;
+      std::vector<uint8_t> cls = {uint8_t(a)};
+      for (unsigned b = a + 1; b < numAxes; ++b)
+        if (!taken[b] && target.slot[b] == target.slot[a] &&
+            mesh.getAxisSize(b) == mesh.getAxisSize(a) &&
+            model.axesInterchangeable(a, b)) {
+          cls.push_back(b);
+          taken[b] = true;
+        }
+      if (cls.size() > 1)
+        classes.push_back(cls);
+    }
+  }
+
+  /// Canonicalizes `layout` in place and returns the relabeling applied.
+  Relabeling canonicalize(PackedLayout &layout) const {
+    Relabeling r = identityRelabeling();
+    for (const std::vector<uint8_t> &cls : classes) {
+      // (slot, axis) pairs sorted by slot; the i-th smallest slot goes to
+      // the i-th axis of the class.
+      std::pair<uint8_t, uint8_t> pairs[kMaxMeshAxes];
+      unsigned n = cls.size();
+      // Insertion sort: at most 8 entries.
+      for (unsigned i = 0; i < n; ++i) {
+        std::pair<uint8_t, uint8_t> p = {layout.slot[cls[i]], cls[i]};
+        unsigned j = i;
+        for (; j > 0 && p < pairs[j - 1]; --j)
+          pairs[j] = pairs[j - 1];
+        pairs[j] = p;
+      }
+      for (unsigned i = 0; i < n; ++i) {
+        layout.slot[cls[i]] = pairs[i].first;
+        r[pairs[i].second] = cls[i];
+      }
+    }
+    return r;
+  }
+
+private:
+  std::vector<std::vector<uint8_t>> classes;
+};
+
+PackedLayout relabelLayout(const PackedLayout &layout, const Relabeling &r,
+                           unsigned numAxes) {
+  PackedLayout out = layout;
+  for (unsigned a = 0; a < numAxes; ++a)
+    out.slot[r[a]] = layout.slot[a];
+  return out;
+}
+
+Relabeling inverse(const Relabeling &r, unsigned numAxes) {
+  Relabeling inv = identityRelabeling();
+  for (unsigned a = 0; a < numAxes; ++a)
+    inv[r[a]] = a;
+  return inv;
+}
+
 struct Node {
-  SearchState state;
-  PackedMove move; // the move from `parent`
+  SearchState state; // canonical (see Symmetry)
+  PackedMove move;   // the move from `parent`, in the parent's frame
+  /// The move's result, relabelled into this state: relabel[axis in the
+  /// parent's frame] = axis here.
+  Relabeling relabel;
   uint32_t parent = kNoNode;
   uint32_t version = 0;
-  double g = 0, h = 0;
+  double g = 0;
+  double h = 0; // the latency bound until hFull, then the full bound
+  // LowerBound::Latency::classOnly and misplacedFloor: bounds for the
+  // permutes out of this state (see pushPermutes).
+  double classLatency = 0, misplacedFloor = 0;
   int64_t bytes = 0;
   uint16_t steps = 0;
+  bool hFull = false;
   bool closed = false;
+  bool permutesDone[2] = {false, false};
 };
 
 struct Entry {
@@ -62,6 +157,9 @@ struct Entry {
   uint32_t seq;
   uint32_t node;
   uint32_t version;
+  /// 0: expand `node`. 1 and 2: generate the permutes out of `node` to
+  /// layouts without (1) or with (2) misplaced axes.
+  uint8_t tier;
   /// std::priority_queue pops the greatest; we want the smallest
   /// (f, stepBound, seq).
   bool operator<(const Entry &o) const {
@@ -84,25 +182,75 @@ dist::planner::detail::searchOptimal(const PlanRequest &request,
   PackedLayout target = packLayout(request.target);
   SearchSpace space(mesh, request.globalShape, request.elementBytes, model,
                     request.maxPeakBytes, target);
+  space.setFinalReplicateToPartialOnly(!request.maxPeakBytes);
   LowerBound bound(mesh, request.globalShape, request.elementBytes, model,
                    target);
+  // A permute moves a whole buffer, unless it only relabels size-1 axes
+  // (no coordinate changes): then it is free.
+  bool sizeOneAxes = false;
+  for (unsigned a = 0; a < numAxes; ++a)
+    sizeOneAxes |= mesh.getAxisSize(a) == 1;
+  const double permuteLatency = sizeOneAxes ? 0 : model.minLatency();
+  const double permutePerByte = sizeOneAxes ? 0 : model.minSecondsPerByte();
+  // When every (coordinate-changing) permute of a buffer costs the same,
+  // all members of a permute class are one price away from each other: the
+  // permutes out of the class need generating only from its cheapest member
+  // (the first whose permutes come to the front; a later one is no better).
+  const bool uniformPermutes = !sizeOneAxes && model.permuteCostIsUniform();
+  struct ClassVisit {
+    double g;
+    unsigned steps;
+    uint32_t node;
+  };
+  std::map<std::vector<int64_t>, ClassVisit> permutedClasses;
 
   std::vector<Node> nodes;
-  llvm::DenseMap<StateKey, uint32_t> index;
+  // The best known cost of each state sits next to its key, so that the
+  // common case -- an edge to a known state that it does not improve --
+  // touches one cache line.
+  struct Known {
+    double g;
+    uint32_t node;
+    uint16_t steps;
+  };
+  llvm::DenseMap<StateKey, Known> index;
+  nodes.reserve(1024);
+  index.reserve(1024);
   std::priority_queue<Entry> open;
   uint32_t seq = 0;
   auto push = [&](uint32_t id) {
     const Node &n = nodes[id];
     uint32_t stepBound = n.steps + (n.state.layout == target ? 0 : 1);
-    open.push({n.g + n.h, stepBound, seq++, id, n.version});
+    open.push({n.g + n.h, stepBound, seq++, id, n.version, 0});
+  };
+  // Permutes are many (every layout with the same shard counts) and rarely
+  // on the best path, so they are generated only when an entry that bounds
+  // them all reaches the front: the cheapest possible permute of this
+  // buffer plus the latency bound, whose class part permutes do not change.
+  // Targets with a misplaced axis come later, behind their own entry, since
+  // they carry at least misplacedFloor more.
+  auto pushPermutes = [&](uint32_t id, uint8_t tier) {
+    const Node &n = nodes[id];
+    double f = n.g + permuteLatency + permutePerByte * double(n.bytes) +
+               n.classLatency + (tier == 2 ? n.misplacedFloor : 0);
+    open.push({f, uint32_t(n.steps) + 1, seq++, id, n.version, tier});
   };
 
+  Symmetry symmetry(mesh, model, target);
   Node root;
   root.state.layout = source;
+  // relabel of the root: the source (in request axes) into its canonical
+  // frame.
+  root.relabel = symmetry.canonicalize(root.state.layout);
   root.bytes = space.bytesOf(source);
-  root.h = bound(source);
+  {
+    LowerBound::Latency lat = bound.latencies(root.state.layout);
+    root.h = lat.full;
+    root.classLatency = lat.classOnly;
+    root.misplacedFloor = lat.misplacedFloor;
+  }
   nodes.push_back(root);
-  index[keyOf(root.state)] = 0;
+  index[keyOf(root.state)] = Known{0, 0, 0};
   push(0);
 
   uint32_t best = kNoNode;
@@ -110,11 +258,63 @@ dist::planner::detail::searchOptimal(const PlanRequest &request,
   unsigned bestSteps = ~0u;
   bool overflow = false;
 
-  while (!open.empty()) {
+  auto relax = [&](uint32_t parent, double g, uint16_t steps,
+                   const Edge &edge) {
+    if (stats)
+      ++stats->generated;
+    double g2 = g + edge.cost;
+    uint16_t steps2 = steps + (edge.newStep ? 1 : 0);
+    SearchState next = edge.next;
+    Relabeling relabel = symmetry.canonicalize(next.layout);
+    auto [it, inserted] = index.try_emplace(
+        keyOf(next), Known{g2, uint32_t(nodes.size()), steps2});
+    if (inserted) {
+      if (nodes.size() >= kMaxSearchStates) {
+        overflow = true;
+        index.erase(it);
+        return;
+      }
+      Node child;
+      child.state = next;
+      child.move = edge.move;
+      child.relabel = relabel;
+      child.parent = parent;
+      child.g = g2;
+      child.steps = steps2;
+      child.bytes = edge.bytesAfter;
+      LowerBound::Latency lat = bound.latencies(next.layout);
+      child.h = lat.full;
+      child.classLatency = lat.classOnly;
+      child.misplacedFloor = lat.misplacedFloor;
+      nodes.push_back(child);
+      push(nodes.size() - 1);
+      return;
+    }
+    Known &known = it->second;
+    if (costLess(g2, known.g) ||
+        (costEqual(g2, known.g) && steps2 < known.steps)) {
+      known.g = g2;
+      known.steps = steps2;
+      Node &child = nodes[known.node];
+      child.move = edge.move;
+      child.relabel = relabel;
+      child.parent = parent;
+      child.g = g2;
+      child.steps = steps2;
+      child.bytes = edge.bytesAfter;
+      child.closed = false;
+      child.permutesDone[0] = child.permutesDone[1] = false;
+      ++child.version;
+      push(known.node);
+    }
+  };
+
+  while (!open.empty() && !overflow) {
     Entry e = open.top();
     open.pop();
     Node &n = nodes[e.node];
-    if (e.version != n.version || n.closed)
+    if (e.version != n.version ||
+        (e.tier ? n.permutesDone[e.tier - 1] : n.closed))
       continue;
     if (best != kNoNode) {
       if (costLess(bestCost, e.f))
@@ -122,70 +322,73 @@ dist::planner::detail::searchOptimal(const PlanRequest &request,
       if (e.stepBound >= bestSteps)
         continue; // equal cost at best, but not fewer steps
     }
-    n.closed = true;
-    if (stats)
-      ++stats->expanded;
-    if (space.isGoal(n.state)) {
-      if (best == kNoNode || costLess(n.g, bestCost) ||
-          (costEqual(n.g, bestCost) && n.steps < bestSteps)) {
-        best = e.node;
-        bestCost = n.g;
-        bestSteps = n.steps;
-      }
-      continue;
-    }
-    // Copy what the loop needs: `nodes` may grow (and move) inside it.
+    // Copy what expansion needs: `nodes` may grow (and move) inside it.
     const SearchState state = n.state;
     const double g = n.g;
     const uint16_t steps = n.steps;
     const int64_t bytes = n.bytes;
-    const uint32_t parent = e.node;
-    space.forEachEdge(state, bytes, /*sliceRuns=*/true, [&](const Edge &edge) {
-      if (stats)
-        ++stats->generated;
-      double g2 = g + edge.cost;
-      uint16_t steps2 = steps + (edge.newStep ? 1 : 0);
-      auto [it, inserted] = index.try_emplace(keyOf(edge.next), nodes.size());
-      if (inserted) {
-        if (nodes.size() >= kMaxSearchStates) {
-          overflow = true;
-          index.erase(it);
+    const uint32_t id = e.node;
+    if (e.tier) {
+      n.permutesDone[e.tier - 1] = true;
+      // (A state whose open slice run cannot end has no permutes at all.)
+      if (uniformPermutes && space.runMayEnd(state)) {
+        auto [it, first] = permutedClasses.try_emplace(
+            space.permuteClassKey(state.layout), ClassVisit{g, steps, id});
+        if (!first && it->second.node != id) {
+          if (!costLess(g, it->second.g) &&
+              !(costEqual(g, it->second.g) && steps < it->second.steps))
+            continue;
+          it->second = {g, steps, id};
+        }
+      }
+      const double classLatency = n.classLatency;
+      bool deferred = false;
+      space.forEachPermuteEdge(state, bytes, [&](const Edge &edge) {
+        bool misplaced =
+            costLess(classLatency, bound.latency(edge.next.layout));
+        if (misplaced != (e.tier == 2)) {
+          deferred |= misplaced;
           return;
         }
-        Node child;
-        child.state = edge.next;
-        child.move = edge.move;
-        child.parent = parent;
-        child.g = g2;
-        child.steps = steps2;
-        child.bytes = edge.bytesAfter;
-        child.h = bound(edge.next.layout);
-        nodes.push_back(child);
-        push(nodes.size() - 1);
-        return;
+        relax(id, g, steps, edge);
+      });
+      if (deferred)
+        pushPermutes(id, 2);
+      continue;
+    }
+    // The full bound enumerates devices, so it is computed only for states
+    // that reach the front; a state whose bound grows goes back in line.
+    if (!n.hFull) {
+      n.hFull = true;
+      n.h = std::max(n.h, bound(state.layout));
+      if (costLess(e.f, g + n.h)) {
+        push(id);
+        continue;
       }
-      Node &child = nodes[it->second];
-      if (costLess(g2, child.g) ||
-          (costEqual(g2, child.g) && steps2 < child.steps)) {
-        child.move = edge.move;
-        child.parent = parent;
-        child.g = g2;
-        child.steps = steps2;
-        child.bytes = edge.bytesAfter;
-        child.closed = false;
-        ++child.version;
-        push(it->second);
+    }
+    n.closed = true;
+    if (stats)
+      ++stats->expanded;
+    if (space.isGoal(state)) {
+      if (best == kNoNode || costLess(g, bestCost) ||
+          (costEqual(g, bestCost) && steps < bestSteps)) {
+        best = id;
+        bestCost = g;
+        bestSteps = steps;
       }
-    });
-    if (overflow)
-      return llvm::createStringError(
-          llvm::inconvertibleErrorCode(),
-          "the optimal search gave up after " +
-              llvm::Twine(kMaxSearchStates) +
-              " states; use --strategy greedy for this request");
+      continue;
+    }
+    space.forEachEdge(state, bytes, /*sliceRuns=*/true, /*permutes=*/false,
+                      [&](const Edge &edge) { relax(id, g, steps, edge); });
+    pushPermutes(id, 1);
   }
+  if (overflow)
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "the optimal search gave up after " + llvm::Twine(kMaxSearchStates) +
+            " states; use --strategy greedy for this request");
   if (stats)
-    stats->states = nodes.size();
+    stats->states += nodes.size();
   if (best == kNoNode) {
     std::string why = request.maxPeakBytes
                           ? "no sequence of moves keeps the peak within " +
@@ -199,23 +402,35 @@ dist::planner::detail::searchOptimal(const PlanRequest &request,
             ": " + why);
   }
 
-  // Walk back to the source, then turn packed moves into Moves; an extended
-  // slice run joins the previous step's all_slice.
+  // Walk back to the source, then turn packed moves into Moves in the
+  // request's axes (undoing the canonical relabelings); an extended slice
+  // run joins the previous step's all_slice.
   std::vector<uint32_t> path;
   for (uint32_t id = best; id != 0; id = nodes[id].parent)
     path.push_back(id);
   std::vector<Move> moves;
   Layout cur = request.source;
   cur.canonicalize();
+  // toRequest[axis in the current node's frame] = axis of the request.
+  Relabeling toRequest = inverse(nodes[0].relabel, numAxes);
   for (auto it = path.rbegin(); it != path.rend(); ++it) {
     const Node &n = nodes[*it];
-    Layout next = unpackLayout(n.state.layout, numAxes, rank);
-    if (n.move.kind == MoveKind::AllSlice && n.move.continuesRun &&
-        !moves.empty())
-      moves.back().axes.push_back(n.move.axes[0]);
+    Relabeling fromChild = inverse(n.relabel, numAxes);
+    PackedLayout result = relabelLayout(
+        relabelLayout(n.state.layout, fromChild, numAxes), toRequest, numAxes);
+    PackedMove move = n.move;
+    for (unsigned i = 0; i < move.numAxes; ++i)
+      move.axes[i] = toRequest[move.axes[i]];
+    Layout next = unpackLayout(result, numAxes, rank);
+    if (move.kind == MoveKind::AllSlice && move.continuesRun && !moves.empty())
+      moves.back().axes.push_back(move.axes[0]);
     else
-      moves.push_back(n.move.toMove(mesh, cur, next));
+      moves.push_back(move.toMove(mesh, cur, next));
     cur = std::move(next);
+    Relabeling composed;
+    for (unsigned a = 0; a < kMaxMeshAxes; ++a)
+      composed[a] = a < numAxes ? toRequest[fromChild[a]] : a;
+    toRequest = composed;
   }
   return moves;
 }

@@ -144,3 +144,20 @@ bool SearchSpace::runMayEnd(const SearchState &state) const {
   int64_t after = bytesWith(shards, -1, 0, -1, 0);
   return peakOk(before, after);
 }
+
+std::vector<int64_t>
+SearchSpace::permuteClassKey(const PackedLayout &layout) const {
+  DimView v;
+  view(layout, v);
+  std::vector<int64_t> key;
+  key.reserve(rank + 2);
+  for (unsigned d = 0; d < rank; ++d) {
+    int64_t shards = 1;
+    for (unsigned i = 0; i < v.len[d]; ++i)
+      shards *= axisSize[v.axes[d][i]];
+    key.push_back(shards);
+  }
+  key.push_back(v.partialMask);
+  key.push_back(layout.kind);
+  return key;
+}

@@ -142,6 +142,17 @@ public:
   bool isGoal(const SearchState &state) const {
     return state.layout == target && runMayEnd(state);
   }
+  /// Generate replicate_to_partial only as the step that completes the
+  /// target. Exact without a peak limit: the step is free, and nothing
+  /// before it needs the axis partial rather than replicated (see
+  /// docs/planner.md), so it can always be postponed to the end.
+  void setFinalReplicateToPartialOnly(bool value) {
+    finalReplicateToPartialOnly = value;
+  }
+
+  /// Identifies the layouts a permute can reach from `layout` (and from
+  /// each other): per-dim shard counts, partial axes and kind.
+  std::vector<int64_t> permuteClassKey(const PackedLayout &layout) const;
   bool peakOk(int64_t before, int64_t after) const {
     return !maxPeak || before + after <= *maxPeak;
   }
@@ -152,7 +163,11 @@ public:
   /// (the greedy search's view: one move at a time).
   template <typename Emit>
   void forEachEdge(const SearchState &state, int64_t bytes, bool sliceRuns,
-                   Emit &&emit) const;
+                   bool permutes, Emit &&emit) const;
+  /// Only the permutes (the optimal search generates them lazily).
+  template <typename Emit>
+  void forEachPermuteEdge(const SearchState &state, int64_t bytes,
+                          Emit &&emit) const;
 
 private:
   int64_t bytesWith(const int64_t *shards, int d1, int64_t p1, int d2,
@@ -174,6 +189,7 @@ private:
   DimView targetView;
   uint8_t targetPartialMask = 0;
   bool pruneReduceScatterGroups;
+  bool finalReplicateToPartialOnly = false;
 };
 
 //===----------------------------------------------------------------------===//
@@ -182,7 +198,8 @@ private:
 
 template <typename Emit>
 void SearchSpace::forEachEdge(const SearchState &state, int64_t bytes,
-                              bool sliceRuns, Emit &&emit) const {
+                              bool sliceRuns, bool permutes,
+                              Emit &&emit) const {
   const PackedLayout &cur = state.layout;
   DimView v;
   view(cur, v);
@@ -203,6 +220,12 @@ void SearchSpace::forEachEdge(const SearchState &state, int64_t bytes,
     for (unsigned d = 0; d < rank; ++d) {
       bool extend = sliceRuns && state.run.open && state.run.dim == d;
       if (!extend && !runEnds)
+        continue;
+      // Two slice runs in a row onto different dims commute (both free,
+      // each dim's blocks nest on their own), so only the order by
+      // increasing dim is generated. A peak limit can tell the orders
+      // apart, so then both are.
+      if (sliceRuns && state.run.open && d < state.run.dim && !maxPeak)
         continue;
       if (v.len[d] >= kMaxMeshAxes)
         continue;
@@ -381,6 +404,16 @@ void SearchSpace::forEachEdge(const SearchState &state, int64_t bytes,
   // target's kind. Making any other axis partial only to reduce it again is
   // never cheaper than slicing it (see docs/planner.md).
   uint8_t candidates = v.replicatedMask & targetPartialMask;
+  if (candidates && finalReplicateToPartialOnly) {
+    // Postponed to the last step: only the move that completes the target.
+    PackedLayout done = cur;
+    for (unsigned a = 0; a < numAxes; ++a)
+      if (candidates >> a & 1)
+        done.slot[a] = kPartialSlot;
+    done.kind = target.kind;
+    if (done != target || (numPartial && kind != target.kind))
+      candidates = 0;
+  }
   if (candidates && (numPartial == 0 || kind == target.kind) &&
       peakOk(bytes, bytes)) {
     uint8_t list[kMaxMeshAxes];
@@ -388,7 +421,8 @@ void SearchSpace::forEachEdge(const SearchState &state, int64_t bytes,
     for (unsigned a = 0; a < numAxes; ++a)
       if (candidates >> a & 1)
         list[count++] = a;
-    for (unsigned mask = 1; mask < (1u << count); ++mask) {
+    unsigned first = finalReplicateToPartialOnly ? (1u << count) - 1 : 1;
+    for (unsigned mask = first; mask < (1u << count); ++mask) {
       start(MoveKind::ReplicateToPartial);
       edge.move.reduction = target.kind;
       for (unsigned i = 0; i < count; ++i)
@@ -403,8 +437,24 @@ void SearchSpace::forEachEdge(const SearchState &state, int64_t bytes,
     }
   }
 
-  if (peakOk(bytes, bytes))
+  if (permutes && peakOk(bytes, bytes))
     forEachPermute(state, v, shards, bytes, emit);
+}
+
+template <typename Emit>
+void SearchSpace::forEachPermuteEdge(const SearchState &state, int64_t bytes,
+                                     Emit &&emit) const {
+  if (!runMayEnd(state) || !peakOk(bytes, bytes))
+    return;
+  DimView v;
+  view(state.layout, v);
+  int64_t shards[kMaxSearchRank];
+  for (unsigned d = 0; d < rank; ++d) {
+    shards[d] = 1;
+    for (unsigned i = 0; i < v.len[d]; ++i)
+      shards[d] *= axisSize[v.axes[d][i]];
+  }
+  forEachPermute(state, v, shards, bytes, emit);
 }
 
 /// Permute: every layout with the same per-dim shard counts and the same

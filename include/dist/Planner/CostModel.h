@@ -65,17 +65,42 @@ public:
   virtual double collectiveCost(MoveKind kind, llvm::ArrayRef<unsigned> axes,
                                 int64_t bytesBefore) const = 0;
 
-  /// Bounds the search and the plan's lower bound rely on: a collective step
-  /// whose group has more than one device costs at least minLatency(), plus
-  /// minSecondsPerByte() for every byte one device receives in it.
+  /// Bounds the search and the plan's lower bound rely on. They must hold
+  /// for every collective step whose group has more than one device, where
+  /// `received` is the number of bytes one device receives in it:
+  ///   cost >= minLatency() + minSecondsPerByte() * received
+  ///   cost >= sum of axisLatencyBound(a) over the group's axes
+  ///           + minSecondsPerByte() * received
+  /// (the second for all_gather, all_to_all, reduce_scatter and all_reduce,
+  /// not for permute). Returning 0 is always safe, only slower.
   virtual double minLatency() const = 0;
   virtual double minSecondsPerByte() const = 0;
+  virtual double axisLatencyBound(unsigned axis) const {
+    (void)axis;
+    return 0;
+  }
 
   /// True when, on a dim whose extent divides evenly, a reduce_scatter over
   /// a group with two or more axes of size > 1 always costs strictly more
   /// than the same reduce-scatters one axis at a time. The search then skips
   /// such groups. False (the safe answer) unless a model proves it.
   virtual bool sequentialReduceScatterIsCheaper() const { return false; }
+
+  /// True when every permute that changes at least one coordinate costs the
+  /// same for a given buffer size, whichever axes change. The search then
+  /// generates the permutes out of a class of layouts (equal shard counts
+  /// and partial axes) once, from its cheapest member. False is safe.
+  virtual bool permuteCostIsUniform() const { return false; }
+
+  /// True when swapping axes `a` and `b` (of equal size) in any step never
+  /// changes its cost. The search then treats layouts that differ only by
+  /// such a swap, among axes the target treats alike, as one state. False
+  /// is safe.
+  virtual bool axesInterchangeable(unsigned a, unsigned b) const {
+    (void)a;
+    (void)b;
+    return false;
+  }
 
   /// Appends a stable text that identifies the model and every parameter it
   /// uses for this mesh (the plan cache keys on it).
@@ -107,7 +132,14 @@ public:
                         int64_t bytesBefore) const override;
   double minLatency() const override { return minAlpha; }
   double minSecondsPerByte() const override { return minBeta; }
+  /// (p - 1) * alpha: a group's latency term (P - 1) * max alpha is at least
+  /// the sum of (p_a - 1) * alpha_a over its axes, as P - 1 >= sum (p_a - 1).
+  double axisLatencyBound(unsigned axis) const override;
   bool sequentialReduceScatterIsCheaper() const override;
+  /// True when all axes of size > 1 share one alpha and one beta.
+  bool permuteCostIsUniform() const override;
+  /// Equal size, alpha and beta.
+  bool axesInterchangeable(unsigned a, unsigned b) const override;
   void appendFingerprint(std::string &out) const override;
 
   const AxisCostParams &getParams(unsigned axis) const { return params[axis]; }

@@ -52,9 +52,9 @@ llvm::Error verifyRequest(const PlanRequest &request);
 
 /// Counters for benchmarks and tests.
 struct SearchStats {
-  uint64_t expanded = 0;  // states whose moves were generated
+  uint64_t expanded = 0;  // states whose moves were generated (summed)
   uint64_t generated = 0; // edges looked at
-  uint64_t states = 0;    // distinct states stored
+  uint64_t states = 0;    // distinct states stored (summed over calls)
 };
 
 /// Plans the reshard. Errors: an invalid request (message names the bad

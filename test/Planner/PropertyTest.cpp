@@ -1,0 +1,146 @@
+//===- PropertyTest.cpp - Random-case properties of the planner -----------===//
+//
+// Over thousands of random meshes (1-D to 4-D, sizes 1-4), tensors (rank
+// 1-3, uneven extents) and layouts (with partial sum/max):
+//  - every optimal and every greedy plan executes, on simulated devices, to
+//    exactly the target;
+//  - optimal cost <= greedy cost, and lower bound <= optimal cost;
+//  - the optimal plan matches an exhaustive search (cost and step count)
+//    on small cases, with and without a peak limit;
+//  - cost(a -> c) <= cost(a -> b) + cost(b -> c).
+//
+//===----------------------------------------------------------------------===//
+
+#include "BruteForce.h"
+#include "RandomCases.h"
+#include "ReferenceExecutor.h"
+#include "TestUtil.h"
+
+#include "dist/Planner/Planner.h"
+
+using namespace dist::planner;
+using namespace dist::planner::test;
+
+namespace {
+
+std::string describe(const Mesh &mesh, const std::vector<int64_t> &shape,
+                     const Layout &from, const Layout &to) {
+  std::string s = "mesh " + mesh.str() + " shape ";
+  for (size_t d = 0; d < shape.size(); ++d)
+    s += (d ? "x" : "") + std::to_string(shape[d]);
+  return s + " from " + printLayout(mesh, from) + " to " +
+         printLayout(mesh, to);
+}
+
+Plan planOrFail(const PlanRequest &request, const std::string &what) {
+  llvm::Expected<Plan> plan = planReshard(request);
+  if (!plan) {
+    ADD_FAILURE() << what << ": " << llvm::toString(plan.takeError());
+    return Plan();
+  }
+  return std::move(*plan);
+}
+
+TEST(PlannerProperty, PlansExecuteExactlyAndOptimalBeatsGreedy) {
+  Rng rng(20261122);
+  const int kCases = 4000;
+  for (int i = 0; i < kCases; ++i) {
+    Mesh mesh = randomMesh(rng, 4, 4, 32);
+    unsigned rank = uniform(rng, 1, 3);
+    std::vector<int64_t> shape = randomShape(rng, rank, rank == 3 ? 6 : 9);
+    Layout from = randomLayout(rng, mesh, rank, true);
+    Layout to = randomLayout(rng, mesh, rank, uniform(rng, 0, 2) == 0);
+    std::optional<AlphaBetaCostModel> model;
+    if (i % 3 == 0)
+      model.emplace(cantFail(
+          AlphaBetaCostModel::create(mesh, randomTopology(rng, mesh))));
+    std::string what = "case " + std::to_string(i) + ": " +
+                       describe(mesh, shape, from, to);
+    PlanRequest request(mesh, shape, 4, from, to);
+    if (model)
+      request.costModel = &*model;
+    Plan optimal = planOrFail(request, what + " (optimal)");
+    request.strategy = Strategy::Greedy;
+    Plan greedy = planOrFail(request, what + " (greedy)");
+    if (HasFailure())
+      return;
+    ReferenceExecutor exec(mesh, shape);
+    if (llvm::Error e = exec.run(from, to, optimal, ReferenceExecutor::PartialInput::RandomSplit, i)) {
+      ADD_FAILURE() << what << " (optimal): " << llvm::toString(std::move(e))
+                    << "\n" << printPlanTable(mesh, optimal);
+      return;
+    }
+    if (llvm::Error e = exec.run(from, to, greedy, ReferenceExecutor::PartialInput::RandomSplit, i)) {
+      ADD_FAILURE() << what << " (greedy): " << llvm::toString(std::move(e))
+                    << "\n" << printPlanTable(mesh, greedy);
+      return;
+    }
+    ASSERT_LE(optimal.cost, greedy.cost * (1 + 1e-12) + 1e-24)
+        << what << "\n" << printPlanTable(mesh, optimal)
+        << printPlanTable(mesh, greedy);
+    ASSERT_LE(optimal.lowerBound, optimal.cost * (1 + 1e-12) + 1e-24)
+        << what << "\n" << printPlanTable(mesh, optimal);
+  }
+}
+
+TEST(PlannerProperty, OptimalMatchesExhaustiveSearch) {
+  Rng rng(7);
+  const int kCases = 1000;
+  for (int i = 0; i < kCases; ++i) {
+    Mesh mesh = randomMesh(rng, 3, 4, 16);
+    unsigned rank = mesh.getNumAxes() == 3 ? uniform(rng, 1, 2) : uniform(rng, 1, 3);
+    std::vector<int64_t> shape = randomShape(rng, rank, 7);
+    Layout from = randomLayout(rng, mesh, rank, true,
+                               {ReductionKind::Sum, ReductionKind::Max,
+                                ReductionKind::Avg});
+    Layout to = randomLayout(rng, mesh, rank, uniform(rng, 0, 2) == 0,
+                             {ReductionKind::Sum, ReductionKind::Max});
+    AlphaBetaCostModel model = cantFail(AlphaBetaCostModel::create(
+        mesh, i % 2 ? randomTopology(rng, mesh) : Topology()));
+    PlanRequest request(mesh, shape, 4, from, to);
+    request.costModel = &model;
+    if (i % 4 == 3) {
+      int64_t bytes = localBytes(mesh, from, shape, 4);
+      request.maxPeakBytes = bytes * uniform(rng, 2, 4);
+    }
+    std::string what = "case " + std::to_string(i) + ": " +
+                       describe(mesh, shape, from, to) +
+                       (request.maxPeakBytes
+                            ? " max_peak " + std::to_string(*request.maxPeakBytes)
+                            : "");
+    std::optional<BruteForceResult> expected = bruteForcePlan(request, model);
+    llvm::Expected<Plan> plan = planReshard(request);
+    if (!expected) {
+      ASSERT_FALSE(bool(plan)) << what << ": brute force found no plan";
+      llvm::consumeError(plan.takeError());
+      continue;
+    }
+    ASSERT_TRUE(bool(plan)) << what << ": " << llvm::toString(plan.takeError());
+    ASSERT_NEAR(plan->cost, expected->cost, 1e-12 * expected->cost + 1e-24)
+        << what << "\n" << printPlanTable(mesh, *plan);
+    ASSERT_EQ(plan->steps.size(), expected->steps)
+        << what << "\n" << printPlanTable(mesh, *plan);
+  }
+}
+
+TEST(PlannerProperty, TriangleInequality) {
+  Rng rng(99);
+  for (int i = 0; i < 300; ++i) {
+    Mesh mesh = randomMesh(rng, 4, 4, 32);
+    unsigned rank = uniform(rng, 1, 3);
+    std::vector<int64_t> shape = randomShape(rng, rank, 8);
+    Layout a = randomLayout(rng, mesh, rank, true);
+    Layout b = randomLayout(rng, mesh, rank, true);
+    Layout c = randomLayout(rng, mesh, rank, true);
+    auto cost = [&](const Layout &x, const Layout &y) {
+      return planOrFail(PlanRequest(mesh, shape, 2, x, y),
+                        describe(mesh, shape, x, y))
+          .cost;
+    };
+    double ac = cost(a, c), ab = cost(a, b), bc = cost(b, c);
+    ASSERT_LE(ac, (ab + bc) * (1 + 1e-12) + 1e-24)
+        << describe(mesh, shape, a, c) << " via " << printLayout(mesh, b);
+  }
+}
+
+} // namespace
