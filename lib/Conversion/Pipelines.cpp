@@ -29,18 +29,6 @@
 
 using namespace mlir;
 
-dist::DistLowerReshardOptions
-dist::DistToLLVMPipelineOptions::toReshardOptions() const {
-  DistLowerReshardOptions options;
-  options.topology = topology;
-  options.alpha.assign(alpha.begin(), alpha.end());
-  options.beta.assign(beta.begin(), beta.end());
-  options.strategy = strategy;
-  options.cacheDir = cacheDir;
-  options.maxPeakBytes = maxPeakBytes;
-  return options;
-}
-
 void dist::buildDistLocalToLLVMPipeline(
     OpPassManager &pm, const DistToLLVMPipelineOptions &options) {
   pm.addPass(createDistLocalize());
@@ -83,7 +71,7 @@ void dist::buildDistLocalToLLVMPipeline(
 
 void dist::buildDistToLLVMPipeline(OpPassManager &pm,
                                    const DistToLLVMPipelineOptions &options) {
-  buildReshardLoweringPipeline(pm, options.toReshardOptions());
+  buildReshardLoweringPipeline(pm, options.toLowerReshardOptions());
   buildDistLocalToLLVMPipeline(pm, options);
 }
 

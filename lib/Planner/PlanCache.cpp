@@ -28,6 +28,22 @@ static std::string checksumOf(StringRef key, StringRef json) {
                          /*Width=*/16);
 }
 
+/// Calls `visit(path, status)` for every entry file (`*.plan`) of `dir`.
+static void forEachEntry(
+    llvm::StringRef dir,
+    llvm::function_ref<void(const std::string &,
+                            const llvm::sys::fs::basic_file_status &)>
+        visit) {
+  std::error_code ec;
+  for (llvm::sys::fs::directory_iterator it(dir, ec), end; !ec && it != end;
+       it.increment(ec)) {
+    if (llvm::sys::path::extension(it->path()) != ".plan")
+      continue;
+    if (llvm::ErrorOr<llvm::sys::fs::basic_file_status> status = it->status())
+      visit(it->path(), *status);
+  }
+}
+
 std::string dist::planner::serializeCacheEntry(StringRef key, const Mesh &mesh,
                                                const Plan &plan) {
   std::string json = planToJSON(mesh, plan);
@@ -101,17 +117,11 @@ PlanCache::PlanCache(Options opts, WarningHandler handler)
   }
   persistent = true;
   // One scan up front gives the size estimate later inserts maintain.
-  std::error_code ec;
-  for (llvm::sys::fs::directory_iterator it(options.directory, ec), end;
-       !ec && it != end; it.increment(ec)) {
-    if (llvm::sys::path::extension(it->path()) != ".plan")
-      continue;
-    llvm::ErrorOr<llvm::sys::fs::basic_file_status> status = it->status();
-    if (!status)
-      continue;
-    ++diskEntries;
-    diskBytes += status->getSize();
-  }
+  forEachEntry(options.directory,
+               [&](const std::string &, const llvm::sys::fs::basic_file_status &status) {
+                 ++diskEntries;
+                 diskBytes += status.getSize();
+               });
 }
 
 void PlanCache::warn(const llvm::Twine &message,
@@ -238,16 +248,12 @@ void PlanCache::evictDiskIfNeeded() {
     uint64_t size;
   };
   std::vector<Entry> entries;
-  std::error_code ec;
-  for (llvm::sys::fs::directory_iterator it(options.directory, ec), end;
-       !ec && it != end; it.increment(ec)) {
-    if (llvm::sys::path::extension(it->path()) != ".plan")
-      continue;
-    llvm::ErrorOr<llvm::sys::fs::basic_file_status> status = it->status();
-    if (status)
-      entries.push_back(
-          {it->path(), status->getLastModificationTime(), status->getSize()});
-  }
+  forEachEntry(options.directory,
+               [&](const std::string &path,
+                   const llvm::sys::fs::basic_file_status &status) {
+                 entries.push_back(
+                     {path, status.getLastModificationTime(), status.getSize()});
+               });
   // Oldest last; evict down to 90% of the bounds so that the next inserts
   // do not rescan at once.
   std::sort(entries.begin(), entries.end(), [](const Entry &a, const Entry &b) {

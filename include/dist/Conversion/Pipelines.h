@@ -38,27 +38,11 @@ class OpPassManager;
 namespace dist {
 
 struct DistToLLVMPipelineOptions
-    : public mlir::PassPipelineOptions<DistToLLVMPipelineOptions> {
+    : public ReshardPlanningOptions<DistToLLVMPipelineOptions> {
   Option<std::string> target{*this, "target",
-                             llvm::cl::desc("cpu (host buffers, MPI) or gpu"),
+                             llvm::cl::desc("cpu (host buffers, MPI) or gpu "
+                                            "(device buffers, NCCL)"),
                              llvm::cl::init("cpu")};
-  // The reshard planning knobs, as in dist-reshard-pipeline.
-  Option<std::string> topology{*this, "topology",
-                               llvm::cl::desc("Topology JSON file")};
-  ListOption<std::string> alpha{*this, "alpha",
-                                llvm::cl::desc("Per-axis alpha, AXIS=SECONDS")};
-  ListOption<std::string> beta{*this, "beta",
-                               llvm::cl::desc("Per-axis beta, AXIS=S_PER_BYTE")};
-  Option<std::string> strategy{*this, "strategy",
-                               llvm::cl::desc("optimal or greedy"),
-                               llvm::cl::init("optimal")};
-  Option<std::string> cacheDir{*this, "cache-dir",
-                               llvm::cl::desc("Persistent plan cache directory")};
-  Option<int64_t> maxPeakBytes{*this, "max-peak-bytes",
-                               llvm::cl::desc("Per-device peak bytes limit"),
-                               llvm::cl::init(0)};
-
-  DistLowerReshardOptions toReshardOptions() const;
 };
 
 /// Everything after reshard planning: localize, bufferize, convert to

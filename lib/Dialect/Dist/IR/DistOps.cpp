@@ -191,11 +191,7 @@ static LogicalResult verifyAxisList(Operation *op, ArrayAttr axes) {
 
 namespace {
 /// Everything a move verifier needs, resolved once against the mesh.
-struct ResolvedMove {
-  MeshOp mesh;
-  planner::Mesh plannerMesh;
-  planner::Layout source;
-  planner::Layout result;
+struct ResolvedMove : ResolvedShardings {
   SmallVector<unsigned> axes;
 };
 } // namespace
@@ -203,32 +199,19 @@ struct ResolvedMove {
 static FailureOr<ResolvedMove> resolve(Operation *op, Value input, Value result,
                                        ArrayAttr axes,
                                        SymbolTableCollection &symbolTable) {
-  auto emitError = [&] { return op->emitOpError(); };
-  ShardingAttr inSharding = getSharding(input);
-  FailureOr<MeshOp> mesh = lookupMesh(op, inSharding.getMesh(), symbolTable);
-  if (failed(mesh))
+  FailureOr<ResolvedShardings> shardings = resolveShardings(
+      op, getSharding(input), getSharding(result), symbolTable);
+  if (failed(shardings))
     return failure();
-  FailureOr<planner::Mesh> plannerMesh = getPlannerMesh(*mesh, emitError);
-  if (failed(plannerMesh))
-    return failure();
-  FailureOr<planner::Layout> source =
-      getPlannerLayout(inSharding, *mesh, emitError);
-  if (failed(source))
-    return failure();
-  FailureOr<planner::Layout> target =
-      getPlannerLayout(getSharding(result), *mesh, emitError);
-  if (failed(target))
-    return failure();
-  SmallVector<unsigned> axisIndices;
+  ResolvedMove resolved{std::move(*shardings), {}};
   if (axes) {
-    FailureOr<SmallVector<unsigned>> indices =
-        getAxisIndices(axes, *mesh, emitError);
+    FailureOr<SmallVector<unsigned>> indices = getAxisIndices(
+        axes, resolved.mesh, [&] { return op->emitOpError(); });
     if (failed(indices))
       return failure();
-    axisIndices = std::move(*indices);
+    resolved.axes = std::move(*indices);
   }
-  return ResolvedMove{*mesh, std::move(*plannerMesh), std::move(*source),
-                      std::move(*target), std::move(axisIndices)};
+  return resolved;
 }
 
 /// Recomputes the layout the move produces and requires the result to be it.
@@ -242,9 +225,9 @@ static LogicalResult verifyMoveResult(Operation *op, const ResolvedMove &r,
       planner::applyMove(r.plannerMesh, r.source, move, globalShape);
   if (!expected)
     return op->emitOpError() << llvm::toString(expected.takeError());
-  if (!(*expected == r.result))
+  if (!(*expected == r.target))
     return op->emitOpError("result layout ")
-           << planner::printLayout(r.plannerMesh, r.result) << " should be "
+           << planner::printLayout(r.plannerMesh, r.target) << " should be "
            << planner::printLayout(r.plannerMesh, *expected)
            << ", the layout this move produces";
   return success();
@@ -377,7 +360,7 @@ LogicalResult PermuteOp::verifySymbolUses(SymbolTableCollection &table) {
   if (failed(resolved))
     return failure();
   planner::Move move = makeMove(planner::MoveKind::Permute);
-  move.permuteTarget = resolved->result;
+  move.permuteTarget = resolved->target;
   return verifyMoveResult(*this, *resolved, std::move(move),
                           getInput().getType().getShape());
 }

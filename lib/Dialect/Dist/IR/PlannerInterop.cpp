@@ -83,6 +83,26 @@ dist::getPlannerLayout(ShardingAttr sharding, MeshOp mesh,
   return layout;
 }
 
+FailureOr<ResolvedShardings>
+dist::resolveShardings(Operation *user, ShardingAttr source,
+                       ShardingAttr target, SymbolTableCollection &symbolTable) {
+  auto emitError = [&] { return user->emitOpError(); };
+  FailureOr<MeshOp> mesh = lookupMesh(user, source.getMesh(), symbolTable);
+  if (failed(mesh))
+    return failure();
+  FailureOr<planner::Mesh> plannerMesh = getPlannerMesh(*mesh, emitError);
+  if (failed(plannerMesh))
+    return failure();
+  FailureOr<planner::Layout> src = getPlannerLayout(source, *mesh, emitError);
+  if (failed(src))
+    return failure();
+  FailureOr<planner::Layout> dst = getPlannerLayout(target, *mesh, emitError);
+  if (failed(dst))
+    return failure();
+  return ResolvedShardings{*mesh, std::move(*plannerMesh), std::move(*src),
+                           std::move(*dst)};
+}
+
 ShardingAttr dist::getShardingAttr(MLIRContext *context, MeshOp mesh,
                                    const planner::Layout &layout) {
   auto axisName = [&](unsigned index) {

@@ -47,7 +47,7 @@ struct LocalOpInterface
   bool bufferizesToAllocation(Operation *, Value) const { return true; }
 
   FailureOr<BufferLikeType>
-  getBufferType(Operation *op, Value value, const BufferizationOptions &,
+  getBufferType(Operation *, Value value, const BufferizationOptions &,
                 const BufferizationState &, SmallVector<Value> &) const {
     return cast<BufferLikeType>(contiguousBufferType(value));
   }

@@ -215,39 +215,32 @@ DistLowerReshardPass::lowerReshard(ReshardOp reshard,
     return success();
   }
 
-  auto emitError = [&] { return reshard.emitOpError(); };
-  auto sourceSharding = cast<ShardingAttr>(sourceType.getEncoding());
-  FailureOr<MeshOp> mesh =
-      lookupMesh(reshard, sourceSharding.getMesh(), symbolTable);
-  if (failed(mesh))
+  FailureOr<ResolvedShardings> resolved = resolveShardings(
+      reshard, cast<ShardingAttr>(sourceType.getEncoding()),
+      cast<ShardingAttr>(targetType.getEncoding()), symbolTable);
+  if (failed(resolved))
     return failure();
-  FailureOr<planner::Mesh> plannerMesh = getPlannerMesh(*mesh, emitError);
-  if (failed(plannerMesh))
-    return failure();
-  FailureOr<planner::Layout> source =
-      getPlannerLayout(sourceSharding, *mesh, emitError);
-  FailureOr<planner::Layout> target = getPlannerLayout(
-      cast<ShardingAttr>(targetType.getEncoding()), *mesh, emitError);
-  if (failed(source) || failed(target))
-    return failure();
+  MeshOp mesh = resolved->mesh;
+  const planner::Mesh &plannerMesh = resolved->plannerMesh;
+  const planner::Layout &source = resolved->source, &target = resolved->target;
   std::optional<int64_t> elementBytes =
       getElementBytes(sourceType.getElementType());
   if (!elementBytes)
     return reshard.emitOpError("cannot plan a reshard of element type ")
            << sourceType.getElementType() << ", which has no fixed byte size";
 
-  std::unique_ptr<planner::AlphaBetaCostModel> &model = models[*mesh];
+  std::unique_ptr<planner::AlphaBetaCostModel> &model = models[mesh];
   if (!model) {
     FailureOr<std::unique_ptr<planner::AlphaBetaCostModel>> built =
-        buildCostModel(*mesh, *plannerMesh);
+        buildCostModel(mesh, plannerMesh);
     if (failed(built))
       return failure();
     model = std::move(*built);
   }
 
-  planner::PlanRequest request(*plannerMesh,
+  planner::PlanRequest request(plannerMesh,
                                std::vector<int64_t>(sourceType.getShape()),
-                               *elementBytes, *source, *target);
+                               *elementBytes, source, target);
   request.strategy = parsedStrategy;
   request.costModel = model.get();
   if (maxPeakBytes > 0)
@@ -269,11 +262,11 @@ DistLowerReshardPass::lowerReshard(ReshardOp reshard,
   // The planner's last layout must be the target; the emitted chain must
   // end in the reshard's type exactly, so nothing downstream changes.
   const planner::Layout &reached =
-      plan->steps.empty() ? *source : plan->steps.back().layout;
-  if (reached != *target)
+      plan->steps.empty() ? source : plan->steps.back().layout;
+  if (reached != target)
     return reshard.emitOpError("internal error: the plan ends in ")
-           << planner::printLayout(*plannerMesh, reached) << ", not the target "
-           << planner::printLayout(*plannerMesh, *target);
+           << planner::printLayout(plannerMesh, reached) << ", not the target "
+           << planner::printLayout(plannerMesh, target);
   if (plan->steps.empty())
     return reshard.emitOpError(
         "reshards between layouts that differ only in the order of their "
@@ -289,7 +282,7 @@ DistLowerReshardPass::lowerReshard(ReshardOp reshard,
            << plan->peakBytes << " B, lower bound "
            << llvm::formatv("{0:e3}", plan->lowerBound) << " s:";
     for (const planner::PlanStep &step : plan->steps)
-      remark << " [" << planner::printMove(*plannerMesh, step.move) << ", "
+      remark << " [" << planner::printMove(plannerMesh, step.move) << ", "
              << llvm::formatv("{0:e3}", step.cost) << " s]";
   }
 
@@ -302,8 +295,8 @@ DistLowerReshardPass::lowerReshard(ReshardOp reshard,
         last ? targetType
              : RankedTensorType::get(
                    sourceType.getShape(), sourceType.getElementType(),
-                   getShardingAttr(&getContext(), *mesh, step.layout));
-    Operation *op = createStep(builder, loc, *mesh, step.move, current, type);
+                   getShardingAttr(&getContext(), mesh, step.layout));
+    Operation *op = createStep(builder, loc, mesh, step.move, current, type);
     emitted.push_back(op);
     // Never emit a wrong sequence: each step must pass its own verifier,
     // which recomputes the layout the move produces.
@@ -312,7 +305,7 @@ DistLowerReshardPass::lowerReshard(ReshardOp reshard,
       for (Operation *created : llvm::reverse(emitted))
         created->erase();
       return reshard.emitOpError("internal error: planned step ")
-             << index << " (" << planner::printMove(*plannerMesh, step.move)
+             << index << " (" << planner::printMove(plannerMesh, step.move)
              << ") does not verify";
     }
     current = op->getResult(0);

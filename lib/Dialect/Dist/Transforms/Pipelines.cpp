@@ -8,18 +8,6 @@
 
 using namespace mlir;
 
-dist::DistLowerReshardOptions
-dist::ReshardPipelineOptions::toPassOptions() const {
-  DistLowerReshardOptions options;
-  options.topology = topology;
-  options.alpha.assign(alpha.begin(), alpha.end());
-  options.beta.assign(beta.begin(), beta.end());
-  options.strategy = strategy;
-  options.cacheDir = cacheDir;
-  options.maxPeakBytes = maxPeakBytes;
-  return options;
-}
-
 void dist::buildReshardLoweringPipeline(
     OpPassManager &pm, const DistLowerReshardOptions &options) {
   // Canonicalization composes chains of reshards and folds no-op ones, so
@@ -35,6 +23,6 @@ void dist::registerDistPassesAndPipelines() {
       "dist-reshard-pipeline",
       "Compose and fold reshards, plan and lower each one to collectives",
       [](OpPassManager &pm, const ReshardPipelineOptions &options) {
-        buildReshardLoweringPipeline(pm, options.toPassOptions());
+        buildReshardLoweringPipeline(pm, options.toLowerReshardOptions());
       });
 }

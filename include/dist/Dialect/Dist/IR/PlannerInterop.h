@@ -38,6 +38,18 @@ mlir::FailureOr<llvm::SmallVector<unsigned>>
 getAxisIndices(mlir::ArrayAttr axisNames, MeshOp mesh,
                llvm::function_ref<mlir::InFlightDiagnostic()> emitError);
 
+/// A move from one sharding to another on the same mesh, in planner terms.
+struct ResolvedShardings {
+  MeshOp mesh;
+  planner::Mesh plannerMesh;
+  planner::Layout source, target;
+};
+/// Resolves the mesh of `source` (`target` must be on the same mesh) and
+/// translates both layouts; errors are reported on `user`.
+mlir::FailureOr<ResolvedShardings>
+resolveShardings(mlir::Operation *user, ShardingAttr source, ShardingAttr target,
+                 mlir::SymbolTableCollection &symbolTable);
+
 /// Builds the attribute for a planner layout on `mesh`.
 ShardingAttr getShardingAttr(mlir::MLIRContext *context, MeshOp mesh,
                              const planner::Layout &layout);

@@ -17,11 +17,16 @@ namespace dist {
 #define GEN_PASS_DECL
 #include "dist/Dialect/Dist/Transforms/Passes.h.inc"
 
-/// Options of the reshard-lowering pipeline, as a pass-pipeline option
-/// struct so that `dist-opt --dist-reshard-pipeline="strategy=greedy"` and
-/// embedding compilers use the same knobs.
-struct ReshardPipelineOptions
-    : public mlir::PassPipelineOptions<ReshardPipelineOptions> {
+/// The knobs of reshard planning, shared by every pipeline that plans
+/// (`dist-reshard-pipeline`, `dist-to-llvm`), so that they read the same
+/// everywhere.
+template <typename Derived>
+struct ReshardPlanningOptions : public mlir::PassPipelineOptions<Derived> {
+  using Base = mlir::PassPipelineOptions<Derived>;
+  template <typename T> using Option = typename Base::template Option<T>;
+  template <typename T>
+  using ListOption = typename Base::template ListOption<T>;
+
   Option<std::string> topology{*this, "topology",
                                llvm::cl::desc("Topology JSON file")};
   ListOption<std::string> alpha{*this, "alpha",
@@ -37,8 +42,21 @@ struct ReshardPipelineOptions
                                llvm::cl::desc("Per-device peak bytes limit"),
                                llvm::cl::init(0)};
 
-  DistLowerReshardOptions toPassOptions() const;
+  /// The dist-lower-reshard pass options these amount to.
+  DistLowerReshardOptions toLowerReshardOptions() const {
+    DistLowerReshardOptions options;
+    options.topology = topology;
+    options.alpha.assign(alpha.begin(), alpha.end());
+    options.beta.assign(beta.begin(), beta.end());
+    options.strategy = strategy;
+    options.cacheDir = cacheDir;
+    options.maxPeakBytes = maxPeakBytes;
+    return options;
+  }
 };
+
+struct ReshardPipelineOptions
+    : public ReshardPlanningOptions<ReshardPipelineOptions> {};
 
 /// canonicalize (compose and fold reshards), dist-lower-reshard, cse: what an
 /// embedding compiler calls to turn every reshard into planned collectives.
