@@ -2,7 +2,8 @@
 //
 // From the current layout, generate every layout one move away, keep the
 // one most similar to the target (ties: cheaper move, then generation
-// order), never revisit a layout, stop at the target or after a step limit.
+// order), and take it if it is more similar than the current layout (hill
+// climbing); stop at the target, when no move improves, or at a step limit.
 // This is the baseline the optimal search is measured against; it looks at
 // one move at a time and ignores what later moves will cost.
 //
@@ -15,8 +16,8 @@
 //      slice or replicate_to_partial away from its place);
 //   0  otherwise (it must still be gathered, moved or reduced).
 //
-// If the walk stalls (every neighbour visited) or hits the limit, it
-// finishes through the fully replicated layout: all_reduce the partial
+// If the walk stalls (no move improves the similarity) or hits the limit,
+// it finishes through the fully replicated layout: all_reduce the partial
 // axes, gather every dim, then replicate_to_partial and slice into the
 // target. That route always exists, so greedy fails only when a peak limit
 // forbids it.
@@ -120,7 +121,8 @@ dist::planner::detail::searchGreedy(const PlanRequest &request,
         bestScore = score;
       }
     });
-    if (!found)
+    if (!found ||
+        bestScore <= similarity(cur.layout, target, numAxes, rank, tv))
       break;
     Layout next = unpackLayout(best.next.layout, numAxes, rank);
     Move move = best.move.toMove(mesh, curLayout, next);

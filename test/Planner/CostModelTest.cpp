@@ -1,0 +1,163 @@
+//===- CostModelTest.cpp - The ring alpha-beta model and topology files ---===//
+
+#include "TestUtil.h"
+
+#include "dist/Planner/CostModel.h"
+
+using namespace dist::planner;
+using namespace dist::planner::test;
+using ::testing::HasSubstr;
+
+namespace {
+
+class RingModelTest : public ::testing::Test {
+protected:
+  // x: 4 devices, alpha 1e-5, beta 1e-9; y: 2 devices, alpha 2e-5,
+  // beta 5e-10; z: size 1.
+  Mesh m = mesh("<[\"x\"=4, \"y\"=2, \"z\"=1]>");
+  AlphaBetaCostModel model = cantFail(AlphaBetaCostModel::create(m, [] {
+    Topology t;
+    t.axes["x"] = {1e-5, 1e-9};
+    t.axes["y"] = {2e-5, 5e-10};
+    t.axes["z"] = {3e-5, 1e-8};
+    return t;
+  }()));
+  static constexpr unsigned X = 0, Y = 1, Z = 2;
+  double cost(MoveKind kind, std::vector<unsigned> axes, int64_t n) {
+    return model.collectiveCost(kind, axes, n);
+  }
+};
+
+TEST_F(RingModelTest, SingleAxisFormulas) {
+  // p = 4, n = 1000 bytes.
+  EXPECT_DOUBLE_EQ(cost(MoveKind::AllGather, {X}, 1000), 3 * 1e-5 + 3 * 1000 * 1e-9);
+  EXPECT_DOUBLE_EQ(cost(MoveKind::AllToAll, {X}, 1000), 3 * 1e-5 + 0.75 * 1000 * 1e-9);
+  EXPECT_DOUBLE_EQ(cost(MoveKind::ReduceScatter, {X}, 1000),
+                   3 * 1e-5 + 0.75 * 1000 * 1e-9);
+  EXPECT_DOUBLE_EQ(cost(MoveKind::AllReduce, {X}, 1000),
+                   2 * 3 * 1e-5 + 2 * 0.75 * 1000 * 1e-9);
+  EXPECT_DOUBLE_EQ(cost(MoveKind::AllGather, {Y}, 1000), 2e-5 + 1000 * 5e-10);
+}
+
+TEST_F(RingModelTest, GroupsUseTheProductAndTheMaxima) {
+  // {x, y}: p = 8, alpha = max = 2e-5, beta = max = 1e-9.
+  EXPECT_DOUBLE_EQ(cost(MoveKind::AllGather, {X, Y}, 1000), 7 * 2e-5 + 7 * 1000 * 1e-9);
+  EXPECT_DOUBLE_EQ(cost(MoveKind::AllReduce, {Y, X}, 800),
+                   2 * 7 * 2e-5 + 2 * 7.0 / 8 * 800 * 1e-9);
+  // A size-1 axis adds nothing to p but does take part in the maxima.
+  EXPECT_DOUBLE_EQ(cost(MoveKind::AllGather, {Y, Z}, 1000), 3e-5 + 1000 * 1e-8);
+}
+
+TEST_F(RingModelTest, PermuteCostsOneMessageAtTheWorstAxis) {
+  EXPECT_DOUBLE_EQ(cost(MoveKind::Permute, {X, Y}, 1000), 2e-5 + 1000 * 1e-9);
+  EXPECT_DOUBLE_EQ(cost(MoveKind::Permute, {}, 1000), 0);
+}
+
+TEST_F(RingModelTest, LocalMovesAreFree) {
+  EXPECT_EQ(model.stepCost(Move::allSlice({X}, 0), 1 << 20), 0);
+  EXPECT_EQ(model.stepCost(Move::replicateToPartial({X}, ReductionKind::Sum),
+                           1 << 20),
+            0);
+  EXPECT_DOUBLE_EQ(model.stepCost(Move::allGather({X}, 0), 1000),
+                   3 * 1e-5 + 3 * 1000 * 1e-9);
+}
+
+TEST_F(RingModelTest, Bounds) {
+  // Size-1 axes never communicate, so z's parameters do not count.
+  EXPECT_EQ(model.minLatency(), 1e-5);
+  EXPECT_EQ(model.minSecondsPerByte(), 5e-10);
+  EXPECT_DOUBLE_EQ(model.axisLatencyBound(X), 3 * 1e-5);
+  EXPECT_EQ(model.axisLatencyBound(Z), 0);
+  EXPECT_TRUE(model.sequentialReduceScatterIsCheaper());
+  EXPECT_FALSE(model.permuteCostIsUniform());
+  EXPECT_FALSE(model.axesInterchangeable(X, Y));
+  Mesh u = mesh("<[\"a\"=2, \"b\"=2]>");
+  AlphaBetaCostModel uniform = cantFail(AlphaBetaCostModel::create(u));
+  EXPECT_TRUE(uniform.permuteCostIsUniform());
+  EXPECT_TRUE(uniform.axesInterchangeable(0, 1));
+  Topology zero;
+  zero.axes["a"] = {0, 1e-9};
+  EXPECT_FALSE(cantFail(AlphaBetaCostModel::create(u, zero))
+                   .sequentialReduceScatterIsCheaper());
+}
+
+TEST(CostModel, DefaultsAreTheSpecs) {
+  Mesh m = mesh("<[\"x\"=2]>");
+  AlphaBetaCostModel model = cantFail(AlphaBetaCostModel::create(m));
+  EXPECT_EQ(model.getParams(0).alpha, 1e-5);
+  EXPECT_EQ(model.getParams(0).beta, 1.0 / 370e9);
+}
+
+TEST(CostModel, TopologyJSON) {
+  Topology t = cantFail(Topology::parseJSON(
+      R"({"axes": {"x": {"alpha": 2e-6, "beta": 2.7e-12}, "y": {"beta": 1e-11}}})"));
+  EXPECT_EQ(t.axes["x"].alpha, 2e-6);
+  EXPECT_EQ(t.axes["x"].beta, 2.7e-12);
+  EXPECT_EQ(t.axes["y"].alpha, kDefaultAlpha);
+  EXPECT_EQ(t.axes["y"].beta, 1e-11);
+  Topology d = cantFail(Topology::parseJSON(
+      R"({"default": {"alpha": 3e-6}, "axes": {"x": {"beta": 1e-9}}})"));
+  EXPECT_EQ(d.defaults.alpha, 3e-6);
+  EXPECT_EQ(d.axes["x"].alpha, 3e-6);
+
+  EXPECT_THAT(errorOf(Topology::parseJSON("{")), HasSubstr("invalid JSON"));
+  EXPECT_THAT(errorOf(Topology::parseJSON(R"({"axis": {}})")),
+              HasSubstr("unknown key \"axis\""));
+  EXPECT_THAT(errorOf(Topology::parseJSON(R"({"axes": {"x": {"alfa": 1}}})")),
+              HasSubstr("unknown key \"alfa\" in axis \"x\""));
+  EXPECT_THAT(errorOf(Topology::parseJSON(R"({"axes": {"x": {"beta": -1}}})")),
+              HasSubstr("axis \"x\".beta must be finite and >= 0"));
+  EXPECT_THAT(errorOf(Topology::parseJSON(R"({"axes": {"x": {"beta": "1"}}})")),
+              HasSubstr("must be a number"));
+  EXPECT_THAT(errorOf(Topology::parseJSON(R"([1])")),
+              HasSubstr("top level must be an object"));
+}
+
+TEST(CostModel, TopologyMustNameMeshAxes) {
+  Mesh m = mesh("<[\"x\"=2]>");
+  Topology t;
+  t.axes["q"] = {};
+  EXPECT_THAT(errorOf(AlphaBetaCostModel::create(m, t)),
+              HasSubstr("topology names axis \"q\", which is not in mesh"));
+}
+
+TEST(CostModel, AxisLists) {
+  Topology t;
+  EXPECT_EQ(errorOf(t.setFromList("x=1e-5, y=2e-6", /*alpha=*/true)),
+            "<success>");
+  EXPECT_EQ(errorOf(t.setFromList("x=2.7e-12", /*alpha=*/false)), "<success>");
+  EXPECT_EQ(t.axes["x"].alpha, 1e-5);
+  EXPECT_EQ(t.axes["x"].beta, 2.7e-12);
+  EXPECT_EQ(t.axes["y"].alpha, 2e-6);
+  EXPECT_EQ(t.axes["y"].beta, kDefaultBeta);
+  EXPECT_THAT(errorOf(t.setFromList("x", true)),
+              HasSubstr("alpha entry 'x' is not NAME=VALUE"));
+  EXPECT_THAT(errorOf(t.setFromList("x=fast", false)),
+              HasSubstr("beta for axis \"x\" is not a number: 'fast'"));
+  EXPECT_THAT(errorOf(t.setFromList("x=-1", true)),
+              HasSubstr("must be finite and >= 0"));
+  EXPECT_THAT(errorOf(t.setFromList("", true)), HasSubstr("empty"));
+}
+
+TEST(CostModel, FingerprintNamesEveryParameter) {
+  Mesh m = mesh("<[\"x\"=2, \"y\"=2]>");
+  std::string a, b;
+  cantFail(AlphaBetaCostModel::create(m)).appendFingerprint(a);
+  Topology t;
+  t.axes["y"] = {1e-5, 1e-9};
+  cantFail(AlphaBetaCostModel::create(m, t)).appendFingerprint(b);
+  EXPECT_EQ(a, "alpha-beta-ring{\"x\":1e-05,2.7027027027027025e-12;\"y\":1e-05,"
+               "2.7027027027027025e-12}");
+  EXPECT_NE(a, b);
+}
+
+TEST(CostModel, ShortestRoundTripNumbers) {
+  EXPECT_EQ(formatDouble(1.2e-05), "1.2e-05");
+  EXPECT_EQ(formatDouble(0.5), "0.5");
+  EXPECT_EQ(formatDouble(4096), "4096");
+  EXPECT_EQ(formatDouble(0), "0");
+  double third = 1.0 / 3;
+  EXPECT_EQ(std::stod(formatDouble(third)), third);
+}
+
+} // namespace
