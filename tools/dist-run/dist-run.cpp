@@ -1,0 +1,649 @@
+//===- dist-run.cpp - compile a dist program and run it on N ranks --------===//
+//
+//   dist-run --np N [--backend mpi|nccl] FILE.mlir [--entry NAME]
+//            [--input iota|random:SEED] [--dump DIR] [--timeout SECONDS]
+//            [--strategy optimal|greedy] [--topology FILE] ...
+//
+// SPEC §5. The front process parses FILE, records the entry's signature,
+// lowers the module once with the dist-to-LLVM pipeline and writes it as
+// bytecode to a private temporary folder; then it re-executes itself under
+// dist-mpirun (mpirun with the flags this machine needs) with the hidden
+// --rank-worker flag. Each worker initialises the runtime, builds its local
+// padded input shards, JIT-compiles the lowered module with MLIR's
+// ExecutionEngine, calls the entry, and with --dump writes its results as
+// .npy files. Compiling once in the front reports program errors once, before
+// any rank starts, and spares the ranks the planner's work.
+//
+// Exit codes: 0 success; 1 the program could not be compiled or a rank
+// failed (the rank and the reason are on stderr); 2 bad usage.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Program.h"
+#include "Tensors.h"
+
+#include "dist/Runtime/DistRuntime.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <mpi.h>
+
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <thread>
+
+using namespace dist::run;
+namespace cl = llvm::cl;
+
+namespace {
+
+cl::OptionCategory runCategory("dist-run options");
+cl::OptionCategory planCategory("Reshard planning (as in dist-reshard-pipeline)");
+
+cl::opt<std::string> inputFile(cl::Positional, cl::desc("FILE.mlir"),
+                               cl::Required, cl::cat(runCategory));
+cl::opt<int> numRanks("np", cl::desc("Number of ranks (one per mesh device)"),
+                      cl::Required, cl::value_desc("N"), cl::cat(runCategory));
+cl::opt<std::string>
+    backendName("backend",
+                cl::desc("Runtime backend: mpi (host buffers) or nccl (one "
+                         "GPU per rank, by local rank; needs a runtime built "
+                         "with NCCL)"),
+                cl::init("mpi"), cl::value_desc("mpi|nccl"),
+                cl::cat(runCategory));
+cl::opt<std::string>
+    entryName("entry",
+              cl::desc("Function to run (default: the only public function)"),
+              cl::value_desc("NAME"), cl::cat(runCategory));
+cl::opt<std::string>
+    inputText("input",
+              cl::desc("Global value of every argument: iota (element = its "
+                       "row-major index) or random:SEED"),
+              cl::init("iota"), cl::value_desc("iota|random:SEED"),
+              cl::cat(runCategory));
+cl::opt<std::string>
+    dumpDir("dump",
+            cl::desc("Write result k of rank r to DIR/result<k>.rank<r>.npy "
+                     "(local padded shape, padding zeroed; bf16 as '<f4')"),
+            cl::value_desc("DIR"), cl::cat(runCategory));
+cl::opt<int>
+    timeoutSeconds("timeout",
+                   cl::desc("Kill the job if it runs longer (0: no limit)"),
+                   cl::init(0), cl::value_desc("SECONDS"),
+                   cl::cat(runCategory));
+cl::opt<std::string> saveLowered(
+    "save-lowered",
+    cl::desc("Also write the lowered module the ranks run (LLVM dialect, "
+             "text) to FILE"),
+    cl::value_desc("FILE"), cl::cat(runCategory));
+cl::opt<unsigned> optLevel("opt-level",
+                           cl::desc("LLVM optimisation level of the JIT"),
+                           cl::init(2), cl::value_desc("0-3"),
+                           cl::cat(runCategory));
+
+cl::opt<std::string> strategy("strategy", cl::desc("optimal or greedy"),
+                              cl::init("optimal"), cl::cat(planCategory));
+cl::opt<std::string> topology("topology", cl::desc("Topology JSON file"),
+                              cl::value_desc("FILE"), cl::cat(planCategory));
+cl::list<std::string> alpha("alpha", cl::desc("Per-axis alpha, AXIS=SECONDS"),
+                            cl::CommaSeparated, cl::cat(planCategory));
+cl::list<std::string> beta("beta", cl::desc("Per-axis beta, AXIS=S_PER_BYTE"),
+                           cl::CommaSeparated, cl::cat(planCategory));
+cl::opt<std::string> cacheDir("cache-dir",
+                              cl::desc("Persistent plan cache directory"),
+                              cl::value_desc("DIR"), cl::cat(planCategory));
+cl::opt<int64_t> maxPeakBytes("max-peak-bytes",
+                              cl::desc("Per-device peak bytes limit"),
+                              cl::init(0), cl::cat(planCategory));
+
+// Between the front process and its workers.
+cl::opt<bool> rankWorker("rank-worker", cl::Hidden,
+                         cl::desc("Run as one rank of a job dist-run started"),
+                         cl::cat(runCategory));
+cl::opt<std::string> compiledFile("compiled", cl::Hidden,
+                                  cl::desc("The lowered module (bytecode)"),
+                                  cl::cat(runCategory));
+// Testing aid (docs/dist-run.md): makes one rank misbehave at its first
+// runtime call of the relevant kind, to check that failures are reported and
+// never hang.
+cl::opt<std::string> injectFault(
+    "inject-fault", cl::Hidden,
+    cl::desc("KIND:RANK with KIND one of count (pass a wrong element count to "
+             "the first collective), axis (ask for a group over an axis the "
+             "mesh lacks), exit (leave without distRtFinalize), kill "
+             "(SIGKILL), hang (stop responding)"),
+    cl::cat(runCategory));
+
+constexpr const char *kOverview =
+    "dist-run: compile a dist program and run it on N ranks (SPEC §5)\n\n"
+    "  Every argument's global tensor is iota (element = row-major linear "
+    "index,\n"
+    "  converted to the element type: nearest value for floats, wrap-around "
+    "for\n"
+    "  integers) or random:SEED (see docs/dist-run.md); each rank gets its "
+    "local\n"
+    "  padded shard with zero padding. A partial argument is held by the "
+    "device\n"
+    "  with coordinate 0 on the partial axes; the others hold the identity.\n"
+    "  --dump writes DIR/result<k>.rank<r>.npy in the local padded shape "
+    "with\n"
+    "  the padding zeroed; bf16 results are widened exactly to float32 "
+    "('<f4'),\n"
+    "  f16 is '<f2', i1 is '|b1'.\n\n"
+    "  Exit codes: 0 success, 1 compile error or a rank failed (rank and "
+    "reason\n"
+    "  on stderr), 2 bad usage.\n";
+
+enum ExitCode { kSuccess = 0, kFailure = 1, kUsage = 2 };
+
+bool haveNccl() {
+#ifdef DIST_RUN_HAVE_NCCL
+  return true;
+#else
+  return false;
+#endif
+}
+
+//===----------------------------------------------------------------------===//
+// Fault injection (workers only)
+//===----------------------------------------------------------------------===//
+
+struct Fault {
+  enum Kind { None, Count, Axis, Exit, Kill, Hang } kind = None;
+  int64_t rank = -1;
+  bool fired = false;
+  int64_t myRank = -1;
+
+  static llvm::Expected<Fault> parse(llvm::StringRef text) {
+    Fault fault;
+    if (text.empty())
+      return fault;
+    auto [kind, rank] = text.split(':');
+    fault.kind = llvm::StringSwitch<Kind>(kind)
+                     .Case("count", Count)
+                     .Case("axis", Axis)
+                     .Case("exit", Exit)
+                     .Case("kill", Kill)
+                     .Case("hang", Hang)
+                     .Default(None);
+    if (fault.kind == None || rank.getAsInteger(10, fault.rank) ||
+        fault.rank < 0)
+      return llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          "--inject-fault expects KIND:RANK with KIND one of count, axis, "
+          "exit, kill, hang");
+    return fault;
+  }
+
+  bool armed(bool forGroup) const {
+    return kind != None && !fired && rank == myRank &&
+           (kind == Axis) == forGroup;
+  }
+};
+
+Fault fault;
+
+void announce(const char *what, const char *op) {
+  std::fprintf(stderr, "dist-run: rank %lld: injected fault: %s in %s\n",
+               static_cast<long long>(fault.myRank), what, op);
+  std::fflush(stderr);
+}
+
+/// Called at the start of every collective on every rank: on the faulty
+/// rank, the first call misbehaves. Returns the count to pass on.
+int64_t beforeCollective(const char *op, int64_t count) {
+  if (!fault.armed(/*forGroup=*/false))
+    return count;
+  fault.fired = true;
+  switch (fault.kind) {
+  case Fault::Count:
+    // One element fewer than the other ranks pass: the buffers stay large
+    // enough, and the runtime's cross-rank check must catch the mismatch.
+    announce("passing one element fewer than the other ranks", op);
+    return count > 0 ? count - 1 : count + 1;
+  case Fault::Exit:
+    announce("leaving without distRtFinalize", op);
+    std::exit(0);
+  case Fault::Kill:
+    announce("SIGKILL", op);
+    std::raise(SIGKILL);
+    break;
+  case Fault::Hang:
+    announce("stopping (no further progress)", op);
+    for (;;)
+      std::this_thread::sleep_for(std::chrono::hours(1));
+  default:
+    break;
+  }
+  return count;
+}
+
+int32_t faultyAllGather(int64_t group, const void *send, void *recv,
+                        int64_t count, int32_t dtype, void *stream) {
+  return distRtAllGather(group, send, recv,
+                         beforeCollective("all_gather", count), dtype, stream);
+}
+int32_t faultyAllToAll(int64_t group, const void *send, void *recv,
+                       int64_t count, int32_t dtype, void *stream) {
+  return distRtAllToAll(group, send, recv,
+                        beforeCollective("all_to_all", count), dtype, stream);
+}
+int32_t faultyReduceScatter(int64_t group, const void *send, void *recv,
+                            int64_t count, int32_t dtype, int32_t redop,
+                            void *stream) {
+  return distRtReduceScatter(group, send, recv,
+                             beforeCollective("reduce_scatter", count), dtype,
+                             redop, stream);
+}
+int32_t faultyAllReduce(int64_t group, const void *send, void *recv,
+                        int64_t count, int32_t dtype, int32_t redop,
+                        void *stream) {
+  return distRtAllReduce(group, send, recv,
+                         beforeCollective("all_reduce", count), dtype, redop,
+                         stream);
+}
+int32_t faultyPermute(int64_t mesh, const void *send, void *recv,
+                      int64_t count, int32_t dtype, const int64_t *srcRank,
+                      const int64_t *destOffsets, const int64_t *destList,
+                      void *stream) {
+  return distRtPermute(mesh, send, recv, beforeCollective("permute", count),
+                       dtype, srcRank, destOffsets, destList, stream);
+}
+int64_t faultyGroup(int64_t mesh, int64_t numAxes, const int64_t *axes) {
+  if (!fault.armed(/*forGroup=*/true) || numAxes == 0)
+    return distRtGroup(mesh, numAxes, axes);
+  fault.fired = true;
+  announce("asking for a group over an axis past the mesh's last", "group");
+  std::vector<int64_t> bad(axes, axes + numAxes);
+  bad[0] = distRtMeshNumAxes(mesh);
+  return distRtGroup(mesh, numAxes, bad.data());
+}
+
+llvm::orc::SymbolMap faultSymbols(llvm::orc::MangleAndInterner interner) {
+  llvm::orc::SymbolMap map;
+  auto add = [&](llvm::StringRef name, auto *fn) {
+    map[interner(name)] = {llvm::orc::ExecutorAddr::fromPtr(fn),
+                           llvm::JITSymbolFlags::Exported};
+  };
+  add("distRtAllGather", &faultyAllGather);
+  add("distRtAllToAll", &faultyAllToAll);
+  add("distRtReduceScatter", &faultyReduceScatter);
+  add("distRtAllReduce", &faultyAllReduce);
+  add("distRtPermute", &faultyPermute);
+  add("distRtGroup", &faultyGroup);
+  return map;
+}
+
+//===----------------------------------------------------------------------===//
+// Worker
+//===----------------------------------------------------------------------===//
+
+/// Reports a failure of this rank and ends the whole job: the other ranks may
+/// be waiting for this one inside a collective, and must not hang.
+[[noreturn]] void failRank(int64_t rank, const llvm::Twine &message) {
+  llvm::errs() << "dist-run: ";
+  if (rank >= 0)
+    llvm::errs() << "rank " << rank << ": ";
+  llvm::errs() << message << "\n";
+  llvm::errs().flush();
+  int initialized = 0, finalized = 0;
+  MPI_Initialized(&initialized);
+  MPI_Finalized(&finalized);
+  if (initialized && !finalized)
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  std::exit(kFailure);
+}
+
+/// A buffer in the backend's memory (host for mpi, this rank's GPU for
+/// nccl), freed with the runtime.
+struct DeviceBuffer {
+  void *data = nullptr;
+  int64_t bytes = 0;
+  DeviceBuffer() = default;
+  DeviceBuffer(const DeviceBuffer &) = delete;
+  DeviceBuffer &operator=(const DeviceBuffer &) = delete;
+  ~DeviceBuffer() {
+    if (data)
+      distRtFree(data);
+  }
+};
+
+int runWorker() {
+  // The runtime reports its own failures (rank, op, reason) and aborts the
+  // job; the checks here cover what happens around it.
+  if (distRtInitWithBackend(backendName.c_str()) != DIST_RT_OK)
+    failRank(-1, "cannot initialise the runtime: " +
+                     llvm::Twine(distRtLastErrorMessage()));
+  const int64_t rank = distRtWorldRank();
+  if (distRtWorldSize() != numRanks)
+    failRank(rank, "the job has " + llvm::Twine(distRtWorldSize()) +
+                       " ranks, expected " + llvm::Twine(numRanks));
+  llvm::Expected<Fault> parsedFault = Fault::parse(injectFault);
+  if (!parsedFault)
+    failRank(rank, llvm::toString(parsedFault.takeError()));
+  fault = *parsedFault;
+  fault.myRank = rank;
+  if (fault.kind == Fault::Count)
+    distRtSetValidation(1); // the check under test; same on every rank
+  llvm::Expected<InputSpec> input = InputSpec::parse(inputText);
+  if (!input)
+    failRank(rank, llvm::toString(input.takeError()));
+
+  mlir::DialectRegistry registry;
+  registerDistRunDialects(registry);
+  mlir::MLIRContext context(registry);
+  llvm::SourceMgr sourceMgr;
+  mlir::SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
+
+  // The signature comes from the global-view program (the lowered one has
+  // lost the layouts); the code from the front's lowered module.
+  mlir::OwningOpRef<mlir::ModuleOp> program =
+      parseProgram(inputFile, context);
+  if (!program)
+    failRank(rank, "cannot parse '" + inputFile + "'");
+  llvm::Expected<EntrySignature> signature =
+      readEntrySignature(*program, entryName);
+  if (!signature)
+    failRank(rank, llvm::toString(signature.takeError()));
+
+  std::vector<DeviceBuffer> arguments(signature->arguments.size());
+  std::vector<DeviceBuffer> results(signature->results.size());
+  auto allocate = [&](DeviceBuffer &buffer, const TensorSignature &sig,
+                      const std::vector<uint8_t> &host) {
+    buffer.bytes = sig.localBytes();
+    if (buffer.bytes == 0)
+      return;
+    buffer.data = distRtAlloc(buffer.bytes);
+    if (!buffer.data)
+      failRank(rank, "cannot allocate " + llvm::Twine(buffer.bytes) +
+                         " bytes for " + sig.typeText);
+    distRtMemcpy(buffer.data, host.data(), buffer.bytes,
+                 DIST_RT_COPY_HOST_TO_DEVICE, nullptr);
+  };
+  for (auto [buffer, sig] : llvm::zip_equal(arguments, signature->arguments)) {
+    std::vector<uint8_t> host(sig.localBytes());
+    materializeArgument(sig, *input, rank, host.data());
+    allocate(buffer, sig, host);
+  }
+  for (auto [buffer, sig] : llvm::zip_equal(results, signature->results))
+    allocate(buffer, sig, std::vector<uint8_t>(sig.localBytes(), 0));
+
+  mlir::OwningOpRef<mlir::ModuleOp> lowered =
+      parseProgram(compiledFile, context);
+  if (!lowered)
+    failRank(rank, "cannot read the lowered program '" + compiledFile + "'");
+  // Only a fault-injecting run interposes on the runtime; otherwise the
+  // compiled code calls libdist_runtime directly.
+  llvm::function_ref<llvm::orc::SymbolMap(llvm::orc::MangleAndInterner)>
+      interposed = nullptr;
+  if (fault.kind != Fault::None)
+    interposed = faultSymbols;
+  auto engine = createExecutionEngine(*lowered, optLevel, interposed);
+  if (!engine)
+    failRank(rank, "JIT compilation failed: " +
+                       llvm::toString(engine.takeError()));
+  auto function = (*engine)->lookupPacked(signature->name);
+  if (!function)
+    failRank(rank, "cannot find the compiled @" + signature->name + ": " +
+                       llvm::toString(function.takeError()));
+
+  PackedCall call;
+  for (auto [buffer, sig] : llvm::zip_equal(arguments, signature->arguments))
+    call.addMemRef(buffer.data, sig.localShape());
+  for (auto [buffer, sig] : llvm::zip_equal(results, signature->results))
+    call.addMemRef(buffer.data, sig.localShape());
+
+  auto start = std::chrono::steady_clock::now();
+  (*function)(call.arguments().data());
+  if (distRtSynchronize(nullptr) != DIST_RT_OK)
+    failRank(rank, distRtLastErrorMessage());
+  double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
+  if (fault.kind != Fault::None && fault.rank == rank && !fault.fired)
+    failRank(rank, "--inject-fault=" + injectFault +
+                       " never fired: the program made no runtime call it "
+                       "applies to on this rank");
+
+  for (auto [k, buffer, sig] :
+       llvm::enumerate(results, signature->results)) {
+    std::vector<uint8_t> host(sig.localBytes());
+    if (buffer.bytes)
+      distRtMemcpy(host.data(), buffer.data, buffer.bytes,
+                   DIST_RT_COPY_DEVICE_TO_HOST, nullptr);
+    // The program promises zero padding; the dump guarantees it either way,
+    // so that checkers can compare whole buffers.
+    zeroPadding(sig, rank, host.data());
+    if (dumpDir.empty())
+      continue;
+    llvm::SmallString<256> path(dumpDir);
+    llvm::sys::path::append(path, "result" + llvm::Twine(k) + ".rank" +
+                                      llvm::Twine(rank) + ".npy");
+    if (llvm::Error error = writeNpy(path, sig, host.data()))
+      failRank(rank, llvm::toString(std::move(error)));
+  }
+
+  double slowest = 0;
+  MPI_Reduce(&seconds, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+  if (rank == 0) {
+    llvm::outs() << "dist-run: @" << signature->name << " ran on " << numRanks
+                 << " ranks (" << backendName << ", " << input->str()
+                 << " inputs): "
+                 << llvm::format("%.3f", slowest * 1e3)
+                 << " ms on the slowest rank";
+    if (!dumpDir.empty())
+      llvm::outs() << "; " << signature->results.size() << " result(s) x "
+                   << numRanks << " ranks written to " << dumpDir;
+    llvm::outs() << "\n";
+    llvm::outs().flush();
+  }
+  arguments.clear();
+  results.clear();
+  engine->reset();
+  if (distRtFinalize() != DIST_RT_OK)
+    failRank(rank, distRtLastErrorMessage());
+  return kSuccess;
+}
+
+//===----------------------------------------------------------------------===//
+// Front process
+//===----------------------------------------------------------------------===//
+
+int usageError(const llvm::Twine &message) {
+  llvm::errs() << "dist-run: " << message << "\n";
+  return kUsage;
+}
+
+int failure(const llvm::Twine &message) {
+  llvm::errs() << "dist-run: " << message << "\n";
+  return kFailure;
+}
+
+/// dist-mpirun next to this executable (build or install tree), else the one
+/// of the build that configured dist-run.
+std::string findMpirun(llvm::StringRef self) {
+  llvm::SmallString<256> sibling(llvm::sys::path::parent_path(self));
+  llvm::sys::path::append(sibling, "dist-mpirun");
+  if (llvm::sys::fs::can_execute(sibling))
+    return std::string(sibling);
+  return DIST_RUN_MPIRUN;
+}
+
+/// Removes the front's temporary folder however the front returns.
+struct TempDir {
+  llvm::SmallString<128> path;
+  ~TempDir() {
+    if (!path.empty())
+      llvm::sys::fs::remove_directories(path);
+  }
+};
+
+int runFront(const char *argv0) {
+  // Usage first: nothing is compiled or started for a bad command line.
+  if (numRanks < 1)
+    return usageError("--np must be at least 1 (got " +
+                      llvm::Twine(numRanks) + ")");
+  if (backendName != "mpi" && backendName != "nccl")
+    return usageError("unknown backend '" + backendName + "' (available: mpi" +
+                      (haveNccl() ? ", nccl" : "") + ")");
+  if (backendName == "nccl" && !haveNccl())
+    return usageError("the nccl backend is not available: this dist runtime "
+                      "was built without NCCL (it needs CUDA and NCCL 2.18+ "
+                      "at configure time); use --backend mpi");
+  if (llvm::Expected<InputSpec> input = InputSpec::parse(inputText); !input)
+    return usageError("bad --input '" + inputText +
+                      "': " + llvm::toString(input.takeError()));
+  if (strategy != "optimal" && strategy != "greedy")
+    return usageError("bad --strategy '" + strategy +
+                      "' (expected optimal or greedy)");
+  if (optLevel > 3)
+    return usageError("--opt-level must be 0, 1, 2 or 3");
+  if (timeoutSeconds < 0)
+    return usageError("--timeout must be >= 0");
+  if (llvm::Expected<Fault> parsed = Fault::parse(injectFault); !parsed)
+    return usageError(llvm::toString(parsed.takeError()));
+  else if (parsed->kind != Fault::None && parsed->rank >= numRanks)
+    return usageError("--inject-fault names rank " +
+                      llvm::Twine(parsed->rank) + ", but the job has ranks 0.." +
+                      llvm::Twine(numRanks - 1));
+  if (!llvm::sys::fs::exists(inputFile))
+    return failure("no such file '" + inputFile + "'");
+
+  mlir::DialectRegistry registry;
+  registerDistRunDialects(registry);
+  mlir::MLIRContext context(registry);
+  llvm::SourceMgr sourceMgr;
+  mlir::SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
+  mlir::OwningOpRef<mlir::ModuleOp> module = parseProgram(inputFile, context);
+  if (!module)
+    return failure("cannot parse '" + inputFile + "'");
+  llvm::Expected<EntrySignature> signature =
+      readEntrySignature(*module, entryName);
+  if (!signature)
+    return failure(llvm::toString(signature.takeError()));
+  for (const auto &[name, mesh] : signature->meshes())
+    if (mesh.getNumDevices() != numRanks)
+      return usageError("--np " + llvm::Twine(numRanks) +
+                        " does not match mesh @" + name + ", which has " +
+                        llvm::Twine(mesh.getNumDevices()) +
+                        " devices (one rank per device)");
+
+  dist::DistToLLVMPipelineOptions options;
+  // The backend decides where buffers live, hence which code to generate.
+  options.target = backendName == "nccl" ? "gpu" : "cpu";
+  options.strategy = strategy;
+  options.topology = topology;
+  options.alpha = alpha;
+  options.beta = beta;
+  options.cacheDir = cacheDir;
+  options.maxPeakBytes = maxPeakBytes;
+  if (mlir::failed(lowerToLLVM(*module, options)))
+    return failure("compiling @" + signature->name + " of '" + inputFile +
+                   "' failed (target " + options.target + ")");
+  if (llvm::Error error = checkLoweredEntry(*module, *signature))
+    return failure(llvm::toString(std::move(error)));
+
+  if (!saveLowered.empty()) {
+    std::string error;
+    std::unique_ptr<llvm::ToolOutputFile> out =
+        mlir::openOutputFile(saveLowered, &error);
+    if (!out)
+      return failure("cannot write '" + saveLowered + "': " + error);
+    module->print(out->os());
+    out->keep();
+  }
+
+  TempDir temp;
+  if (std::error_code ec =
+          llvm::sys::fs::createUniqueDirectory("dist-run", temp.path))
+    return failure("cannot create a temporary folder: " + ec.message());
+  llvm::SmallString<256> compiled(temp.path);
+  llvm::sys::path::append(compiled, "program.mlirbc");
+  if (llvm::Error error = writeBytecode(*module, compiled))
+    return failure(llvm::toString(std::move(error)));
+
+  llvm::SmallString<256> dump(dumpDir);
+  if (!dump.empty()) {
+    llvm::sys::fs::make_absolute(dump);
+    if (std::error_code ec = llvm::sys::fs::create_directories(dump))
+      return failure("cannot create --dump folder '" + dump +
+                     "': " + ec.message());
+  }
+  llvm::SmallString<256> file(inputFile);
+  llvm::sys::fs::make_absolute(file);
+
+  std::string self = llvm::sys::fs::getMainExecutable(
+      argv0, reinterpret_cast<void *>(&runFront));
+  std::string mpirun = findMpirun(self);
+  std::vector<std::string> args = {mpirun};
+  if (timeoutSeconds > 0) {
+    args.push_back("--timeout");
+    args.push_back(std::to_string(timeoutSeconds));
+  }
+  llvm::append_range(args, std::vector<std::string>{
+                               "-np", std::to_string(numRanks), self,
+                               "--rank-worker", "--compiled=" +
+                               std::string(compiled),
+                               std::string(file), "--np=" +
+                               std::to_string(numRanks),
+                               "--entry=" + signature->name,
+                               "--backend=" + backendName,
+                               "--input=" + inputText,
+                               "--opt-level=" + std::to_string(optLevel)});
+  if (!dump.empty())
+    args.push_back("--dump=" + std::string(dump));
+  if (!injectFault.empty())
+    args.push_back("--inject-fault=" + injectFault);
+  std::vector<llvm::StringRef> argRefs(args.begin(), args.end());
+
+  std::string error;
+  bool executionFailed = false;
+  int rc = llvm::sys::ExecuteAndWait(mpirun, argRefs, /*Env=*/std::nullopt,
+                                     /*Redirects=*/{}, /*SecondsToWait=*/0,
+                                     /*MemoryLimit=*/0, &error,
+                                     &executionFailed);
+  if (executionFailed)
+    return failure("cannot start '" + mpirun + "': " + error);
+  if (rc == 0)
+    return kSuccess;
+  if (rc == 124 && timeoutSeconds > 0)
+    return failure("the job did not finish within " +
+                   llvm::Twine(timeoutSeconds) + " s and was killed");
+  return failure("the job failed (" +
+                 (rc < 0 ? "mpirun: " + error
+                         : "mpirun exit status " + std::to_string(rc)) +
+                 "); the messages above name the failing rank");
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  // libMLIR registers hundreds of LLVM options; --help shows only ours.
+  cl::HideUnrelatedOptions({&runCategory, &planCategory});
+  if (!cl::ParseCommandLineOptions(argc, argv, kOverview, &llvm::errs()))
+    return kUsage;
+  if (rankWorker)
+    return runWorker();
+  return runFront(argv[0]);
+}

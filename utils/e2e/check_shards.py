@@ -1,0 +1,471 @@
+#!/usr/bin/env python3
+"""Independent checker of dist-run's results (SPEC §1, §2, §5).
+
+    check_shards.py CASE.mlir DUMP_DIR [--entry NAME] [--input iota|random:SEED]
+
+Reads the global-view program CASE.mlir with regular expressions (meshes, the
+entry's argument and result types, and which argument each result is a layout
+change of), recomputes every argument's global tensor from the input rule of
+SPEC §5, and for every rank derives the expected local padded shard of each
+result from the block semantics of SPEC §2, implemented here from scratch with
+numpy (not through the planner or the runtime). Then it compares with
+DUMP_DIR/result<k>.rank<r>.npy element by element:
+
+- non-partial results: exactly, padding (zero) included;
+- partial results: the dumps of the devices that differ only in the partial
+  axes are reduced (sum, max, min, prod, avg) and compared with the global
+  value; float types allow the rounding error of such a reduction.
+
+Every dist op of the global view (reshard and the collectives) returns the
+same global tensor in another layout, so each result's global value is the
+global value of the argument it is derived from.
+
+Exit status 0 when everything matches; 1 with the differing rank, index and
+values otherwise; 2 when the case cannot be read.
+"""
+
+import argparse
+import math
+import os
+import re
+import sys
+
+import numpy as np
+
+# --------------------------------------------------------------------------
+# Parsing the program
+# --------------------------------------------------------------------------
+
+MESH_RE = re.compile(
+    r'dist\.mesh\s+@([\w$.-]+)\s*=\s*<\s*\[(.*?)\]\s*'
+    r'(?:,\s*devices\s*=\s*\[([\d\s,]*)\]\s*)?>')
+AXIS_RE = re.compile(r'"([^"]+)"\s*=\s*(\d+)')
+TENSOR_RE = re.compile(
+    r'tensor<\s*((?:\d+x)*)(\w+)\s*,\s*#dist\.sharding<\s*@([\w$.-]+)\s*,\s*'
+    r'\[(.*?)\]\s*(?:,\s*partial\s*=\s*(\w+)\s*\{([^}]*)\})?\s*>\s*>$')
+FUNC_RE = re.compile(r'func\.func\s+(?:(public|private|nested)\s+)?@([\w$.-]+)\s*\(')
+DEF_RE = re.compile(r'%([\w$.-]+)\s*=\s*dist\.(\w+)\s+%([\w$.-]+)')
+RETURN_RE = re.compile(r'(?:func\.)?return\s+([^:\n]*?)\s*:')
+
+# The global-view dist ops: each returns its operand's global tensor in
+# another layout.
+LAYOUT_OPS = {"reshard", "all_gather", "all_slice", "all_to_all",
+              "reduce_scatter", "all_reduce", "replicate_to_partial",
+              "permute"}
+
+ELEMENT_TYPES = {"f16", "bf16", "f32", "f64", "i1", "i8", "i16", "i32", "i64"}
+# What dist-run writes for each element type (bf16 widened to float32).
+NPY_DTYPE = {"f16": np.float16, "bf16": np.float32, "f32": np.float32,
+             "f64": np.float64, "i1": np.bool_, "i8": np.int8,
+             "i16": np.int16, "i32": np.int32, "i64": np.int64}
+# Unit roundoff of the float types, for the tolerance of reduced values.
+UNIT_ROUNDOFF = {"f16": 2.0 ** -11, "bf16": 2.0 ** -8, "f32": 2.0 ** -24,
+                 "f64": 2.0 ** -53}
+
+
+class CaseError(Exception):
+    """The case file cannot be understood."""
+
+
+class Mesh:
+    def __init__(self, name, axes, devices):
+        self.name = name
+        self.axes = axes                      # [(name, size)]
+        self.sizes = [s for _, s in axes]
+        self.size = math.prod(self.sizes)
+        self.devices = devices or list(range(self.size))
+        if sorted(self.devices) != list(range(self.size)):
+            raise CaseError(f"mesh @{name}: devices is not a permutation")
+
+    def axis_index(self, axis):
+        for i, (name, _) in enumerate(self.axes):
+            if name == axis:
+                return i
+        raise CaseError(f"mesh @{self.name} has no axis \"{axis}\"")
+
+    def coordinate_of_rank(self, rank):
+        """SPEC §1: rank = devices[L(c)], L row-major with axis 0 major."""
+        linear = self.devices.index(rank)
+        coord = []
+        for size in reversed(self.sizes):
+            coord.append(linear % size)
+            linear //= size
+        return list(reversed(coord))
+
+
+class TensorType:
+    def __init__(self, text, meshes):
+        m = TENSOR_RE.match(text.strip())
+        if not m:
+            raise CaseError(f"not a sharded tensor type: {text.strip()}")
+        dims, element, mesh, body, kind, partial = m.groups()
+        if element not in ELEMENT_TYPES:
+            raise CaseError(f"unsupported element type {element}")
+        if mesh not in meshes:
+            raise CaseError(f"unknown mesh @{mesh}")
+        self.text = text.strip()
+        self.shape = [int(d) for d in dims.split("x") if d]
+        self.element = element
+        self.mesh = meshes[mesh]
+        self.dim_axes = [
+            [self.mesh.axis_index(a) for a in re.findall(r'"([^"]+)"', group)]
+            for group in re.findall(r'\{([^}]*)\}', body)]
+        if len(self.dim_axes) != len(self.shape):
+            raise CaseError(f"{self.text}: one {{...}} per dim expected")
+        self.partial_kind = kind or "sum"
+        self.partial_axes = sorted(
+            self.mesh.axis_index(a) for a in re.findall(r'"([^"]+)"',
+                                                        partial or ""))
+
+    def block(self, coord):
+        """SPEC §2: per dim, the padded extent B_d and the global range held."""
+        extents, ranges = [], []
+        for n, axes in zip(self.shape, self.dim_axes):
+            parts, shard = 1, 0
+            for a in axes:                      # major -> minor
+                shard = shard * self.mesh.sizes[a] + coord[a]
+                parts *= self.mesh.sizes[a]
+            b = -(-n // parts)
+            extents.append(b)
+            ranges.append((min(shard * b, n), min((shard + 1) * b, n)))
+        return extents, ranges
+
+
+def split_top_level(text):
+    """Splits at commas outside <>, (), [], {} and string literals."""
+    parts, depth, start, in_string = [], 0, 0, False
+    for i, ch in enumerate(text):
+        if in_string:
+            in_string = ch != '"'
+        elif ch == '"':
+            in_string = True
+        elif ch in "<([{":
+            depth += 1
+        elif ch in ">)]}":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+    if text[start:].strip():
+        parts.append(text[start:])
+    return [p.strip() for p in parts]
+
+
+def balanced(text, start, open_ch, close_ch):
+    """Index just past the bracket matching text[start] == open_ch. A '>'
+    that belongs to '->' is not a closing bracket."""
+    depth = 0
+    for i in range(start, len(text)):
+        if text[i] == open_ch:
+            depth += 1
+        elif text[i] == close_ch and not (close_ch == ">" and text[i - 1] == "-"):
+            depth -= 1
+            if depth == 0:
+                return i + 1
+    raise CaseError(f"unbalanced {open_ch}{close_ch}")
+
+
+def strip_comments(text):
+    return "\n".join(line.split("//", 1)[0] for line in text.splitlines())
+
+
+class Function:
+    def __init__(self, name, public, args, results, sources):
+        self.name, self.public = name, public
+        self.args, self.results = args, results   # [TensorType]
+        self.sources = sources                    # result k -> argument index
+
+
+def parse_program(text):
+    text = strip_comments(text)
+    meshes = {}
+    for m in MESH_RE.finditer(text):
+        axes = [(a, int(s)) for a, s in AXIS_RE.findall(m.group(2))]
+        devices = [int(d) for d in m.group(3).split(",")] if m.group(3) else None
+        meshes[m.group(1)] = Mesh(m.group(1), axes, devices)
+    functions = {}
+    for m in FUNC_RE.finditer(text):
+        name = m.group(2)
+        public = m.group(1) in (None, "public")
+        args_end = balanced(text, m.end() - 1, "(", ")")
+        arg_texts = split_top_level(text[m.end():args_end - 1])
+        rest = text[args_end:]
+        results_text = ""
+        arrow = re.match(r'\s*->\s*', rest)
+        pos = args_end
+        if arrow:
+            pos = args_end + arrow.end()
+            if text[pos] == "(":
+                end = balanced(text, pos, "(", ")")
+                results_text = text[pos + 1:end - 1]
+            else:
+                end = balanced(text, text.index("<", pos), "<", ">")
+                results_text = text[pos:end]
+            pos = end
+        body_start = text.find("{", pos)
+        # Function attributes (`attributes {...}`) come before the body.
+        attrs = re.match(r'\s*attributes\s*', text[pos:])
+        if attrs:
+            body_start = text.find("{", balanced(text, text.find("{", pos), "{", "}"))
+        body_end = balanced(text, body_start, "{", "}")
+        body = text[body_start + 1:body_end - 1]
+
+        arg_names, args = [], []
+        for arg in arg_texts:
+            am = re.match(r'%([\w$.-]+)\s*:\s*(.*)$', arg, re.S)
+            if not am:
+                raise CaseError(f"@{name}: cannot read argument '{arg}'")
+            arg_names.append(am.group(1))
+            # Drop argument attributes: `tensor<...> {dist.foo}`.
+            type_text = am.group(2)
+            type_text = type_text[:balanced(type_text, type_text.index("<"), "<", ">")]
+            args.append(TensorType(type_text, meshes))
+        results = [TensorType(t, meshes) for t in split_top_level(results_text)]
+
+        origin = {n: i for i, n in enumerate(arg_names)}
+        for dm in DEF_RE.finditer(body):
+            result, op, operand = dm.groups()
+            if op in LAYOUT_OPS and operand in origin:
+                origin[result] = origin[operand]
+        rm = RETURN_RE.search(body)
+        returned = [v.strip().lstrip("%") for v in rm.group(1).split(",")] if rm and rm.group(1).strip() else []
+        if len(returned) != len(results):
+            raise CaseError(f"@{name}: the return does not match the results")
+        sources = []
+        for value in returned:
+            if value not in origin:
+                raise CaseError(f"@{name}: cannot trace %{value} back to an "
+                                "argument through dist ops")
+            sources.append(origin[value])
+        functions[name] = Function(name, public, args, results, sources)
+    return meshes, functions
+
+
+# --------------------------------------------------------------------------
+# Global inputs (SPEC §5 and docs/dist-run.md)
+# --------------------------------------------------------------------------
+
+def round_to_bf16(x):
+    """Nearest bfloat16 (8 significant bits), ties to even, from float64."""
+    x = np.asarray(x, dtype=np.float64)
+    mantissa, exponent = np.frexp(x)          # x = m * 2^e, 0.5 <= |m| < 1
+    return np.ldexp(np.round(mantissa * 256.0), exponent - 8)  # round: half to even
+
+
+def to_element(values, element):
+    """Exact (float64/int64/bool) values of `values` converted to `element`:
+    nearest value for floats, two's complement wrap-around for integers."""
+    if element == "f64":
+        return values.astype(np.float64)
+    if element == "f32":
+        return values.astype(np.float64).astype(np.float32).astype(np.float64)
+    if element == "f16":
+        return values.astype(np.float64).astype(np.float16).astype(np.float64)
+    if element == "bf16":
+        return round_to_bf16(values.astype(np.float64))
+    if element == "i1":
+        return (values.astype(np.int64) & 1).astype(np.bool_)
+    return values.astype(np.int64).astype(NPY_DTYPE[element]).astype(np.int64)
+
+
+def splitmix64(seed, n):
+    """The n-th output (n >= 1, an array) of SplitMix64 seeded with `seed`."""
+    with np.errstate(over="ignore"):
+        z = np.uint64(seed) + n.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        return z ^ (z >> np.uint64(31))
+
+
+def global_input(tensor, input_kind, seed):
+    count = math.prod(tensor.shape)
+    index = np.arange(count, dtype=np.int64)
+    if input_kind == "iota":
+        values = index
+    else:
+        z = splitmix64(seed, index + 1)
+        if tensor.element in UNIT_ROUNDOFF:
+            k = ((z >> np.uint64(40)) % np.uint64(2048)).astype(np.int64) - 1024
+            values = k.astype(np.float64) / 16.0
+        elif tensor.element == "i1":
+            values = (z >> np.uint64(63)).astype(np.int64)
+        else:
+            values = ((z >> np.uint64(40)) % np.uint64(201)).astype(np.int64) - 100
+    return to_element(values, tensor.element).reshape(tensor.shape)
+
+
+# --------------------------------------------------------------------------
+# Checking
+# --------------------------------------------------------------------------
+
+def expected_shard(tensor, global_value, rank):
+    coord = tensor.mesh.coordinate_of_rank(rank)
+    extents, ranges = tensor.block(coord)
+    local = np.zeros(extents, dtype=global_value.dtype)
+    held = tuple(slice(0, e - b) for b, e in ranges)
+    local[held] = global_value[tuple(slice(b, e) for b, e in ranges)]
+    return local, coord, ranges
+
+
+def describe_rank(tensor, rank):
+    coord = tensor.mesh.coordinate_of_rank(rank)
+    return "rank %d (%s)" % (rank, ", ".join(
+        "%s=%d" % (name, c) for (name, _), c in zip(tensor.mesh.axes, coord)))
+
+
+def load_dump(path, tensor, extents, errors):
+    if not os.path.exists(path):
+        errors.append(f"missing {path}")
+        return None
+    data = np.load(path, allow_pickle=False)
+    want = np.dtype(NPY_DTYPE[tensor.element])
+    if data.dtype != want:
+        errors.append(f"{path}: dtype {data.dtype}, expected {want}")
+        return None
+    if list(data.shape) != list(extents):
+        errors.append(f"{path}: shape {list(data.shape)}, expected the local "
+                      f"padded shape {list(extents)}")
+        return None
+    if tensor.element == "bf16":
+        bits = data.view(np.uint32)
+        bad = np.argwhere(bits & np.uint32(0xFFFF))
+        if len(bad):
+            errors.append(f"{path}: element {tuple(bad[0])} = "
+                          f"{data[tuple(bad[0])]!r} is not a widened bf16")
+            return None
+    if tensor.element == "i1":
+        return data.astype(np.bool_)
+    return data.astype(np.float64) if tensor.element in UNIT_ROUNDOFF else data.astype(np.int64)
+
+
+def report(errors, what, bad, got, want, ranges, limit=5):
+    """Appends one line per differing element (`bad` marks them), at most
+    `limit`, naming the local index and the global index it stands for."""
+    diff = np.argwhere(bad)
+    for idx in diff[:limit]:
+        idx = tuple(int(i) for i in idx)
+        inside = all(i < e - b for i, (b, e) in zip(idx, ranges))
+        where = ("global index %s" % (tuple(b + i for i, (b, _) in zip(idx, ranges)),)
+                 if inside else "padding")
+        errors.append(f"{what}: local index {idx} ({where}): got {got[idx]!r}, "
+                      f"expected {want[idx]!r}")
+    if len(diff) > limit:
+        errors.append(f"{what}: ... {len(diff)} elements differ in all")
+
+
+def reduce_group(kind, stack, element):
+    if kind == "sum":
+        return stack.sum(axis=0)
+    if kind == "max":
+        return stack.max(axis=0)
+    if kind == "min":
+        return stack.min(axis=0)
+    if kind == "prod":
+        return stack.prod(axis=0)
+    if kind == "avg":
+        total = stack.sum(axis=0)
+        if element in UNIT_ROUNDOFF:
+            return total / stack.shape[0]
+        # Integer means truncate toward zero (docs/runtime.md).
+        return np.trunc(total / stack.shape[0]).astype(np.int64)
+    raise CaseError(f"unknown reduction {kind}")
+
+
+def check_result(k, tensor, global_value, dump_dir, errors):
+    mesh = tensor.mesh
+    checked = 0
+    local = {}
+    for rank in range(mesh.size):
+        want, coord, ranges = expected_shard(tensor, global_value, rank)
+        got = load_dump(os.path.join(dump_dir, f"result{k}.rank{rank}.npy"),
+                        tensor, want.shape, errors)
+        if got is None:
+            continue
+        local[rank] = (got, want, coord, ranges)
+        if not tensor.partial_axes:
+            report(errors, f"result {k}, {describe_rank(tensor, rank)}",
+                   got != want, got, want, ranges)
+            checked += got.size
+    if not tensor.partial_axes or len(local) != mesh.size:
+        return checked
+    # Partial: reduce over the devices that differ only in the partial axes.
+    groups = {}
+    for rank, (_, _, coord, _) in local.items():
+        key = tuple(c for a, c in enumerate(coord) if a not in tensor.partial_axes)
+        groups.setdefault(key, []).append(rank)
+    for ranks in groups.values():
+        stack = np.stack([local[r][0] for r in ranks])
+        got = reduce_group(tensor.partial_kind, stack, tensor.element)
+        want, ranges = local[ranks[0]][1], local[ranks[0]][3]
+        what = (f"result {k}, partial {tensor.partial_kind} over ranks "
+                f"{sorted(ranks)} (group of {describe_rank(tensor, ranks[0])})")
+        if tensor.element in UNIT_ROUNDOFF:
+            # Each of the p-1 combining steps rounds once (f16/bf16 combine in
+            # float and round after every step), relative to the magnitudes
+            # involved.
+            scale = np.abs(stack).sum(axis=0)
+            tol = len(ranks) * UNIT_ROUNDOFF[tensor.element] * scale
+            report(errors, what, np.abs(got - want) > tol, got, want, ranges)
+        else:
+            report(errors, what, got != want, got, want, ranges)
+        checked += got.size
+    return checked
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("case")
+    parser.add_argument("dump_dir")
+    parser.add_argument("--entry")
+    parser.add_argument("--input", default="iota")
+    args = parser.parse_args()
+
+    if args.input == "iota":
+        input_kind, seed = "iota", 0
+    else:
+        m = re.fullmatch(r"random:(\d+)", args.input)
+        if not m:
+            print(f"check_shards: bad --input {args.input}", file=sys.stderr)
+            return 2
+        input_kind, seed = "random", int(m.group(1))
+
+    try:
+        with open(args.case) as f:
+            _, functions = parse_program(f.read())
+        if args.entry:
+            if args.entry not in functions:
+                raise CaseError(f"no function @{args.entry}")
+            entry = functions[args.entry]
+        else:
+            public = [f for f in functions.values() if f.public]
+            if len(public) != 1:
+                raise CaseError("expected exactly one public function; use --entry")
+            entry = public[0]
+    except CaseError as e:
+        print(f"check_shards: {args.case}: {e}", file=sys.stderr)
+        return 2
+
+    globals_ = [global_input(t, input_kind, seed) for t in entry.args]
+    errors, checked = [], 0
+    expected_files = set()
+    for k, (tensor, source) in enumerate(zip(entry.results, entry.sources)):
+        expected_files |= {f"result{k}.rank{r}.npy" for r in range(tensor.mesh.size)}
+        checked += check_result(k, tensor, globals_[source], args.dump_dir, errors)
+    extra = sorted(set(f for f in os.listdir(args.dump_dir) if f.endswith(".npy"))
+                   - expected_files) if os.path.isdir(args.dump_dir) else []
+    if extra:
+        errors.append(f"unexpected files in {args.dump_dir}: {', '.join(extra)}")
+    if errors:
+        for e in errors:
+            print(f"check_shards: {e}", file=sys.stderr)
+        print(f"check_shards: FAILED: @{entry.name}, {len(errors)} problem(s)",
+              file=sys.stderr)
+        return 1
+    ranks = max((t.mesh.size for t in entry.results), default=0)
+    print(f"check_shards: OK: @{entry.name}, {len(entry.results)} result(s) on "
+          f"{ranks} ranks, {checked} elements checked ({args.input} inputs)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
