@@ -162,14 +162,20 @@ class Mesh:
         """The number of devices (the product of the axis sizes)."""
         return self._impl.num_devices
 
-    def size(self, axis: str | None = None) -> int:
-        """The size of ``axis``, or the number of devices (as DeviceMesh)."""
+    def size(self, axis: str | int | None = None) -> int:
+        """The number of devices, or the size of one axis given by name or
+        by position (as ``DeviceMesh.size(mesh_dim)``)."""
         if axis is None:
             return self.num_devices
-        try:
+        if isinstance(axis, str):
+            if axis not in self.axis_names:
+                raise ValueError(f"{axis!r} is not an axis of mesh {self}")
             return self.axes[axis]
-        except KeyError:
-            raise ValueError(f"{axis!r} is not an axis of mesh {self}") from None
+        position = _to_int64(axis, "axis position")
+        if not -self.ndim <= position < self.ndim:
+            raise ValueError(f"axis position {position} is out of range for "
+                             f"mesh {self}")
+        return self.shape[position]
 
     # -- devices -------------------------------------------------------------
 

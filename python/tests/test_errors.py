@@ -79,6 +79,8 @@ def test_bad_coordinates(mesh24: Mesh) -> None:
         mesh24.coordinate_of(8)
     with pytest.raises(ValueError, match="'z' is not an axis"):
         mesh24.size("z")
+    with pytest.raises(ValueError, match="axis position 2 is out of range"):
+        mesh24.size(2)
 
 
 # -- layouts --------------------------------------------------------------------

@@ -20,7 +20,7 @@ def test_mesh_views(mesh24: Mesh) -> None:
     assert mesh24.axes == {"x": 2, "y": 4}
     assert mesh24.ndim == 2
     assert mesh24.num_devices == mesh24.size() == 8
-    assert mesh24.size("y") == 4
+    assert mesh24.size("y") == mesh24.size(1) == mesh24.size(-1) == 4
     assert mesh24.devices == tuple(range(8))
     assert mesh24.topology is None
 
