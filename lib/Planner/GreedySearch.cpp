@@ -108,6 +108,7 @@ dist::planner::detail::searchGreedy(const PlanRequest &request,
     Edge best;
     int bestScore = 0;
     space.forEachEdge(cur, bytes, /*sliceRuns=*/false, /*permutes=*/true,
+                      OrderMark(),
                       [&](const Edge &edge) {
       if (stats)
         ++stats->generated;

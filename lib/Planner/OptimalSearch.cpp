@@ -146,6 +146,9 @@ struct Node {
   double classLatency = 0, misplacedFloor = 0;
   int64_t bytes = 0;
   uint16_t steps = 0;
+  /// What the incoming move (of every equally good path seen) leaves out of
+  /// the moves generated next; see OrderMark.
+  OrderMark order;
   bool hFull = false;
   bool closed = false;
   bool permutesDone[2] = {false, false};
@@ -183,6 +186,10 @@ dist::planner::detail::searchOptimal(const PlanRequest &request,
   SearchSpace space(mesh, request.globalShape, request.elementBytes, model,
                     request.maxPeakBytes, target);
   space.setFinalReplicateToPartialOnly(!request.maxPeakBytes);
+  // Exact gathers (reduce-scatters) on different dims are generated in
+  // increasing dim order only (see OrderMark); a peak limit can tell the
+  // orders apart, so then every order is searched.
+  const bool ordered = !request.maxPeakBytes;
   LowerBound bound(mesh, request.globalShape, request.elementBytes, model,
                    target);
   // A permute moves a whole buffer, unless it only relabels size-1 axes
@@ -279,6 +286,7 @@ dist::planner::detail::searchOptimal(const PlanRequest &request,
       child.move = edge.move;
       child.relabel = relabel;
       child.parent = parent;
+      child.order = edge.order;
       child.g = g2;
       child.steps = steps2;
       child.bytes = edge.bytesAfter;
@@ -291,14 +299,34 @@ dist::planner::detail::searchOptimal(const PlanRequest &request,
       return;
     }
     Known &known = it->second;
-    if (costLess(g2, known.g) ||
-        (costEqual(g2, known.g) && steps2 < known.steps)) {
+    bool better = costLess(g2, known.g) ||
+                  (costEqual(g2, known.g) && steps2 < known.steps);
+    // An equally good path whose last move leaves out other continuations
+    // (OrderMark) widens what the state generates to what both allow, so
+    // that an order pruned as a duplicate always has its sorted twin.
+    bool widened = false;
+    if (!better && ordered && costEqual(g2, known.g) &&
+        steps2 == known.steps) {
+      Node &child = nodes[known.node];
+      OrderMark meet = OrderMark::meet(child.order, edge.order);
+      if (!(meet == child.order)) {
+        child.order = meet;
+        child.closed = false;
+        ++child.version;
+        push(known.node);
+        widened = true;
+      }
+    }
+    if (widened)
+      return;
+    if (better) {
       known.g = g2;
       known.steps = steps2;
       Node &child = nodes[known.node];
       child.move = edge.move;
       child.relabel = relabel;
       child.parent = parent;
+      child.order = edge.order;
       child.g = g2;
       child.steps = steps2;
       child.bytes = edge.bytesAfter;
@@ -379,6 +407,7 @@ dist::planner::detail::searchOptimal(const PlanRequest &request,
       continue;
     }
     space.forEachEdge(state, bytes, /*sliceRuns=*/true, /*permutes=*/false,
+                      ordered ? n.order : OrderMark(),
                       [&](const Edge &edge) { relax(id, g, steps, edge); });
     pushPermutes(id, 1);
   }

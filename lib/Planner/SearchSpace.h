@@ -113,12 +113,33 @@ inline StateKey keyOf(const SearchState &s) {
   return {s.layout.slotBits(), extra};
 }
 
+/// Two all_gathers, or two reduce_scatters, on different dims whose blocks
+/// change exactly by their group sizes commute at equal cost (for gathers
+/// (pq - 1) n beta either way, for reduce-scatters (1 - 1/(pq)) n beta) and
+/// equal latency, so the optimal search generates such pairs only in
+/// increasing dim order. An OrderMark records the last such move.
+struct OrderMark {
+  enum Kind : uint8_t { None, Gather, ReduceScatter };
+  Kind kind = None;
+  int8_t dim = -1;
+  bool operator==(const OrderMark &o) const {
+    return kind == o.kind && dim == o.dim;
+  }
+  /// The weaker of two marks (what both allow).
+  static OrderMark meet(OrderMark a, OrderMark b) {
+    if (a.kind != b.kind)
+      return OrderMark();
+    return {a.kind, std::min(a.dim, b.dim)};
+  }
+};
+
 struct Edge {
   PackedMove move;
   SearchState next;
   double cost = 0;
   int64_t bytesAfter = 0;
   bool newStep = true;
+  OrderMark order;
 };
 
 /// Everything about one request that move generation needs.
@@ -161,9 +182,11 @@ public:
   /// searches consider (see docs/planner.md for the exact set). With
   /// `sliceRuns` false, slices are single-axis steps checked on their own
   /// (the greedy search's view: one move at a time).
+  /// `after` (see OrderMark) leaves out the exact gathers or
+  /// reduce-scatters on dims below its dim.
   template <typename Emit>
   void forEachEdge(const SearchState &state, int64_t bytes, bool sliceRuns,
-                   bool permutes, Emit &&emit) const;
+                   bool permutes, OrderMark after, Emit &&emit) const;
   /// Only the permutes (the optimal search generates them lazily).
   template <typename Emit>
   void forEachPermuteEdge(const SearchState &state, int64_t bytes,
@@ -198,7 +221,7 @@ private:
 
 template <typename Emit>
 void SearchSpace::forEachEdge(const SearchState &state, int64_t bytes,
-                              bool sliceRuns, bool permutes,
+                              bool sliceRuns, bool permutes, OrderMark after,
                               Emit &&emit) const {
   const PackedLayout &cur = state.layout;
   DimView v;
@@ -250,6 +273,7 @@ void SearchSpace::forEachEdge(const SearchState &state, int64_t bytes,
       edge.cost = 0;
       edge.bytesAfter = after;
       edge.newStep = !extend;
+      edge.order = OrderMark();
       emit(edge);
     }
   }
@@ -263,6 +287,7 @@ void SearchSpace::forEachEdge(const SearchState &state, int64_t bytes,
     edge.next.layout = cur;
     edge.next.run = SliceRun();
     edge.newStep = true;
+    edge.order = OrderMark();
   };
 
   // all_gather: any minor-most suffix of a dim.
@@ -274,10 +299,16 @@ void SearchSpace::forEachEdge(const SearchState &state, int64_t bytes,
       int64_t outer = shards[d] / q;
       if (!blocksNest(shape[d], outer, q))
         continue;
+      int64_t outerBlock = (shape[d] + outer - 1) / outer;
+      bool exact = outerBlock == q * ((shape[d] + outer * q - 1) / (outer * q));
+      if (exact && after.kind == OrderMark::Gather && int(d) < after.dim)
+        continue;
       int64_t after = bytesWith(shards, d, outer, -1, 0);
       if (!peakOk(bytes, after))
         continue;
       start(MoveKind::AllGather);
+      if (exact)
+        edge.order = {OrderMark::Gather, int8_t(d)};
       edge.move.dim = d;
       edge.move.numAxes = k;
       for (unsigned i = 0; i < k; ++i) {
@@ -339,6 +370,7 @@ void SearchSpace::forEachEdge(const SearchState &state, int64_t bytes,
   // (also generated) is strictly cheaper and its first step fits the peak.
   for (unsigned d = 0; d < rank && numPartial; ++d) {
     bool even = shape[d] % (shards[d] * partialProduct) == 0;
+    const int64_t outerBlock = (shape[d] + shards[d] - 1) / shards[d];
     uint8_t seq[kMaxMeshAxes];
     auto dfs = [&](auto &&self, unsigned depth, uint8_t used, int64_t q,
                    unsigned big) -> void {
@@ -356,10 +388,16 @@ void SearchSpace::forEachEdge(const SearchState &state, int64_t bytes,
         if (pruneReduceScatterGroups && big2 >= 2 && even &&
             peakOk(bytes, bytes / axisSize[seq[0]]))
           continue;
-        if (blocksNest(shape[d], shards[d], q2)) {
-          int64_t after = bytesWith(shards, d, shards[d] * q2, -1, 0);
-          if (peakOk(bytes, after)) {
+        bool exact = outerBlock ==
+                     q2 * ((shape[d] + shards[d] * q2 - 1) / (shards[d] * q2));
+        bool ordered = !(exact && after.kind == OrderMark::ReduceScatter &&
+                         int(d) < after.dim);
+        if (ordered && blocksNest(shape[d], shards[d], q2)) {
+          int64_t bytesAfter = bytesWith(shards, d, shards[d] * q2, -1, 0);
+          if (peakOk(bytes, bytesAfter)) {
             start(MoveKind::ReduceScatter);
+            if (exact)
+              edge.order = {OrderMark::ReduceScatter, int8_t(d)};
             edge.move.dim = d;
             edge.move.reduction = kind;
             edge.move.numAxes = depth + 1;
@@ -371,7 +409,7 @@ void SearchSpace::forEachEdge(const SearchState &state, int64_t bytes,
               edge.next.layout.kind = 0;
             edge.cost =
                 price(MoveKind::ReduceScatter, edge.move.axes, depth + 1, bytes);
-            edge.bytesAfter = after;
+            edge.bytesAfter = bytesAfter;
             emit(edge);
           }
         }
