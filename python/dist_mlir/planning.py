@@ -232,8 +232,8 @@ def plan(mesh: Mesh | str, shape: Sequence[int], dtype: Any,
         src, dst: layouts: a :class:`Layout`, its text
             (``'[{"dp"}, {}]'``) or placements (``[Shard(0), Replicate()]``).
         strategy: ``"optimal"`` (exact search) or ``"greedy"`` (baseline).
-        cache_dir: persistent plan cache directory, shared with ``dist-plan
-            --cache`` and ``dist-opt --dist-lower-reshard=cache-dir=``; plans
+        cache_dir: persistent plan cache directory: the store the
+            ``dist-lower-reshard`` pass's ``cache-dir`` option uses. Plans
             are also kept in memory for the life of the process.
         max_peak_bytes: only plans whose per-device peak stays within this.
         alpha, beta: override the mesh's cost parameters: one number for

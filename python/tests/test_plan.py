@@ -10,7 +10,7 @@ import pytest
 
 import dist_mlir
 from dist_mlir import Layout, Mesh, Partial, PlanCacheWarning, Replicate, Shard
-from conftest import EXAMPLES, run_tool
+from conftest import EXAMPLES, requires_mlir, run_tool
 
 # (mesh text, shape, dtype, from, to, plan() keyword arguments, dist-plan
 # flags). Together they cover every move kind, 1-D to 4-D meshes, uneven
@@ -197,6 +197,18 @@ def test_cache_is_shared_with_dist_plan(tmp_path) -> None:
                        '[{"x"}, {}]', '[{}, {"y"}]', cache_dir=tmp_path)
     assert p.cache == "hit"
     assert p.to_json() + "\n" == run_tool("dist-plan", *flags).stdout
+
+
+@requires_mlir
+def test_cache_is_shared_with_dist_lower_reshard(tmp_path) -> None:
+    # The pass writes the entry (its cache lives in its own MLIRContext);
+    # plan() finds it on disk: one store for the compiler and for Python.
+    dist_mlir.compile(EXAMPLES / "transpose_2d.mlir",
+                      f"dist-lower-reshard{{cache-dir={tmp_path}}}")
+    assert len(list(tmp_path.iterdir())) == 1
+    p = dist_mlir.plan(Mesh({"x": 2, "y": 4}), (1024, 1024), "f32",
+                       '[{"x"}, {"y"}]', '[{"y"}, {"x"}]', cache_dir=tmp_path)
+    assert p.cache == "hit"
 
 
 def test_unusable_cache_dir_warns_and_still_plans(tmp_path,
