@@ -225,6 +225,18 @@ bool AlphaBetaCostModel::permuteCostIsUniform() const {
   return true;
 }
 
+bool AlphaBetaCostModel::sameKindStepsCommute() const {
+  const AxisCostParams *first = nullptr;
+  for (unsigned a = 0; a < mesh.getNumAxes(); ++a) {
+    if (mesh.getAxisSize(a) == 1)
+      continue;
+    if (first && params[a].beta != first->beta)
+      return false;
+    first = &params[a];
+  }
+  return true;
+}
+
 bool AlphaBetaCostModel::axesInterchangeable(unsigned a, unsigned b) const {
   return a < mesh.getNumAxes() && b < mesh.getNumAxes() &&
          mesh.getAxisSize(a) == mesh.getAxisSize(b) && params[a] == params[b];

@@ -187,9 +187,10 @@ dist::planner::detail::searchOptimal(const PlanRequest &request,
                     request.maxPeakBytes, target);
   space.setFinalReplicateToPartialOnly(!request.maxPeakBytes);
   // Exact gathers (reduce-scatters) on different dims are generated in
-  // increasing dim order only (see OrderMark); a peak limit can tell the
-  // orders apart, so then every order is searched.
-  const bool ordered = !request.maxPeakBytes;
+  // increasing dim order only (see OrderMark) when the model says the
+  // orders cost the same; a peak limit can tell them apart, so then every
+  // order is searched.
+  const bool ordered = !request.maxPeakBytes && model.sameKindStepsCommute();
   LowerBound bound(mesh, request.globalShape, request.elementBytes, model,
                    target);
   // A permute moves a whole buffer, unless it only relabels size-1 axes
@@ -227,7 +228,10 @@ dist::planner::detail::searchOptimal(const PlanRequest &request,
   uint32_t seq = 0;
   auto push = [&](uint32_t id) {
     const Node &n = nodes[id];
-    uint32_t stepBound = n.steps + (n.state.layout == target ? 0 : 1);
+    // At least one more step unless at the target, or in an open slice run
+    // (extending it to the target adds no step).
+    uint32_t stepBound =
+        n.steps + (n.state.layout == target || n.state.run.open ? 0 : 1);
     open.push({n.g + n.h, stepBound, seq++, id, n.version, 0});
   };
   // Permutes are many (every layout with the same shard counts) and rarely

@@ -67,6 +67,9 @@ SearchSpace::SearchSpace(const Mesh &mesh, llvm::ArrayRef<int64_t> shape,
       pruneReduceScatterGroups(model.sequentialReduceScatterIsCheaper()) {
   for (unsigned a = 0; a < kMaxMeshAxes; ++a)
     axisSize[a] = a < numAxes ? mesh.getAxisSize(a) : 1;
+  for (unsigned a = 0; a < numAxes; ++a)
+    if (axisSize[a] == 1)
+      sizeOneMask |= 1u << a;
   view(target, targetView);
   targetPartialMask = targetView.partialMask;
 }

@@ -114,10 +114,11 @@ inline StateKey keyOf(const SearchState &s) {
 }
 
 /// Two all_gathers, or two reduce_scatters, on different dims whose blocks
-/// change exactly by their group sizes commute at equal cost (for gathers
-/// (pq - 1) n beta either way, for reduce-scatters (1 - 1/(pq)) n beta) and
-/// equal latency, so the optimal search generates such pairs only in
-/// increasing dim order. An OrderMark records the last such move.
+/// change exactly by their group sizes commute at equal cost when the
+/// model says so (CostModel::sameKindStepsCommute; in the ring model with
+/// one beta, gathers cost (pq - 1) n beta either way and reduce-scatters
+/// (1 - 1/(pq)) n beta), so the optimal search then generates such pairs
+/// only in increasing dim order. An OrderMark records the last such move.
 struct OrderMark {
   enum Kind : uint8_t { None, Gather, ReduceScatter };
   Kind kind = None;
@@ -164,11 +165,13 @@ public:
     return state.layout == target && runMayEnd(state);
   }
   /// Generate replicate_to_partial only as the step that completes the
-  /// target. Exact without a peak limit: the step is free, and nothing
-  /// before it needs the axis partial rather than replicated (see
-  /// docs/planner.md), so it can always be postponed to the end.
+  /// target. Exact without a peak limit and without size-1 axes: the step
+  /// is free, and nothing before it needs the axis partial rather than
+  /// replicated (see docs/planner.md), so it can always be postponed to the
+  /// end. (A size-1 axis made partial early can ride along a reduce_scatter
+  /// and save a step, so meshes with size-1 axes keep every position.)
   void setFinalReplicateToPartialOnly(bool value) {
-    finalReplicateToPartialOnly = value;
+    finalReplicateToPartialOnly = value && !sizeOneMask;
   }
 
   /// Identifies the layouts a permute can reach from `layout` (and from
@@ -211,6 +214,7 @@ private:
   PackedLayout target;
   DimView targetView;
   uint8_t targetPartialMask = 0;
+  uint8_t sizeOneMask = 0; // axes of size 1
   bool pruneReduceScatterGroups;
   bool finalReplicateToPartialOnly = false;
 };
@@ -438,10 +442,17 @@ void SearchSpace::forEachEdge(const SearchState &state, int64_t bytes,
     }
   }
 
-  // replicate_to_partial: only axes the target wants partial, with the
-  // target's kind. Making any other axis partial only to reduce it again is
-  // never cheaper than slicing it (see docs/planner.md).
-  uint8_t candidates = v.replicatedMask & targetPartialMask;
+  // replicate_to_partial: axes the target wants partial, with the target's
+  // kind. Making any other axis partial only to reduce it again is never
+  // cheaper than slicing it (see docs/planner.md) -- except that a size-1
+  // axis made partial (with the current kind) can join a multi-axis
+  // reduce_scatter for free and save a slice step, so those are offered
+  // too while some axis is partial.
+  const uint8_t r2pKind = numPartial ? kind : target.kind;
+  uint8_t candidates =
+      r2pKind == target.kind ? v.replicatedMask & targetPartialMask : 0;
+  if (numPartial)
+    candidates |= v.replicatedMask & sizeOneMask;
   if (candidates && finalReplicateToPartialOnly) {
     // Postponed to the last step: only the move that completes the target.
     PackedLayout done = cur;
@@ -452,8 +463,7 @@ void SearchSpace::forEachEdge(const SearchState &state, int64_t bytes,
     if (done != target || (numPartial && kind != target.kind))
       candidates = 0;
   }
-  if (candidates && (numPartial == 0 || kind == target.kind) &&
-      peakOk(bytes, bytes)) {
+  if (candidates && peakOk(bytes, bytes)) {
     uint8_t list[kMaxMeshAxes];
     unsigned count = 0;
     for (unsigned a = 0; a < numAxes; ++a)
@@ -462,13 +472,13 @@ void SearchSpace::forEachEdge(const SearchState &state, int64_t bytes,
     unsigned first = finalReplicateToPartialOnly ? (1u << count) - 1 : 1;
     for (unsigned mask = first; mask < (1u << count); ++mask) {
       start(MoveKind::ReplicateToPartial);
-      edge.move.reduction = target.kind;
+      edge.move.reduction = r2pKind;
       for (unsigned i = 0; i < count; ++i)
         if (mask >> i & 1) {
           edge.move.axes[edge.move.numAxes++] = list[i];
           edge.next.layout.slot[list[i]] = kPartialSlot;
         }
-      edge.next.layout.kind = target.kind;
+      edge.next.layout.kind = r2pKind;
       edge.cost = 0;
       edge.bytesAfter = bytes;
       emit(edge);

@@ -18,10 +18,21 @@
 
 #include "dist/Planner/Planner.h"
 
+#include <cstdlib>
+
 using namespace dist::planner;
 using namespace dist::planner::test;
 
 namespace {
+
+/// DIST_PLANNER_PROPERTY_SCALE=N runs N times as many random cases (with
+/// different seeds) for stress runs; the default keeps the suite fast.
+int scale() {
+  const char *text = std::getenv("DIST_PLANNER_PROPERTY_SCALE");
+  int n = text ? std::atoi(text) : 1;
+  return n > 0 ? n : 1;
+}
+uint64_t seedOffset() { return scale() == 1 ? 0 : 1000003; }
 
 std::string describe(const Mesh &mesh, const std::vector<int64_t> &shape,
                      const Layout &from, const Layout &to) {
@@ -42,8 +53,8 @@ Plan planOrFail(const PlanRequest &request, const std::string &what) {
 }
 
 TEST(PlannerProperty, PlansExecuteExactlyAndOptimalBeatsGreedy) {
-  Rng rng(20261122);
-  const int kCases = 4000;
+  Rng rng(20261122 + seedOffset());
+  const int kCases = 4000 * scale();
   for (int i = 0; i < kCases; ++i) {
     Mesh mesh = randomMesh(rng, 4, 4, 32);
     unsigned rank = uniform(rng, 1, 3);
@@ -57,8 +68,11 @@ TEST(PlannerProperty, PlansExecuteExactlyAndOptimalBeatsGreedy) {
     std::string what = "case " + std::to_string(i) + ": " +
                        describe(mesh, shape, from, to);
     PlanRequest request(mesh, shape, 4, from, to);
-    if (model)
+    if (model) {
       request.costModel = &*model;
+      what += " cost model ";
+      model->appendFingerprint(what);
+    }
     Plan optimal = planOrFail(request, what + " (optimal)");
     request.strategy = Strategy::Greedy;
     Plan greedy = planOrFail(request, what + " (greedy)");
@@ -84,8 +98,8 @@ TEST(PlannerProperty, PlansExecuteExactlyAndOptimalBeatsGreedy) {
 }
 
 TEST(PlannerProperty, OptimalMatchesExhaustiveSearch) {
-  Rng rng(7);
-  const int kCases = 1000;
+  Rng rng(7 + seedOffset());
+  const int kCases = 1000 * scale();
   for (int i = 0; i < kCases; ++i) {
     Mesh mesh = randomMesh(rng, 3, 4, 16);
     unsigned rank = mesh.getNumAxes() == 3 ? uniform(rng, 1, 2) : uniform(rng, 1, 3);
@@ -107,7 +121,9 @@ TEST(PlannerProperty, OptimalMatchesExhaustiveSearch) {
                        describe(mesh, shape, from, to) +
                        (request.maxPeakBytes
                             ? " max_peak " + std::to_string(*request.maxPeakBytes)
-                            : "");
+                            : "") +
+                       " cost model ";
+    model.appendFingerprint(what);
     std::optional<BruteForceResult> expected = bruteForcePlan(request, model);
     llvm::Expected<Plan> plan = planReshard(request);
     if (!expected) {
@@ -123,9 +139,36 @@ TEST(PlannerProperty, OptimalMatchesExhaustiveSearch) {
   }
 }
 
+// Four axes of size 2 (the search's symmetry reduction, permute classes and
+// orderings have more to do), fewer cases: the exhaustive search is slower.
+TEST(PlannerProperty, OptimalMatchesExhaustiveSearchOnFourAxes) {
+  Rng rng(11 + seedOffset());
+  Mesh mesh = cantFail(Mesh::create({{"a", 2}, {"b", 2}, {"c", 2}, {"d", 2}}));
+  for (int i = 0; i < 150 * scale(); ++i) {
+    unsigned rank = uniform(rng, 1, 2);
+    std::vector<int64_t> shape = randomShape(rng, rank, 8);
+    Layout from = randomLayout(rng, mesh, rank, true);
+    Layout to = randomLayout(rng, mesh, rank, uniform(rng, 0, 3) == 0);
+    AlphaBetaCostModel model = cantFail(AlphaBetaCostModel::create(
+        mesh, i % 3 == 2 ? randomTopology(rng, mesh) : Topology()));
+    PlanRequest request(mesh, shape, 4, from, to);
+    request.costModel = &model;
+    std::string what = "case " + std::to_string(i) + ": " +
+                       describe(mesh, shape, from, to) + " cost model ";
+    model.appendFingerprint(what);
+    std::optional<BruteForceResult> expected = bruteForcePlan(request, model);
+    ASSERT_TRUE(expected.has_value()) << what;
+    Plan plan = planOrFail(request, what);
+    ASSERT_NEAR(plan.cost, expected->cost, 1e-12 * expected->cost + 1e-24)
+        << what << "\n" << printPlanTable(mesh, plan);
+    ASSERT_EQ(plan.steps.size(), expected->steps)
+        << what << "\n" << printPlanTable(mesh, plan);
+  }
+}
+
 TEST(PlannerProperty, TriangleInequality) {
-  Rng rng(99);
-  for (int i = 0; i < 300; ++i) {
+  Rng rng(99 + seedOffset());
+  for (int i = 0; i < 300 * scale(); ++i) {
     Mesh mesh = randomMesh(rng, 4, 4, 32);
     unsigned rank = uniform(rng, 1, 3);
     std::vector<int64_t> shape = randomShape(rng, rank, 8);

@@ -92,6 +92,12 @@ public:
   /// and partial axes) once, from its cheapest member. False is safe.
   virtual bool permuteCostIsUniform() const { return false; }
 
+  /// True when two all_gathers on different dims, or two reduce_scatters on
+  /// different dims, cost the same in either order whenever each changes
+  /// the buffer by exactly its group size. The search then tries one order.
+  /// False is safe.
+  virtual bool sameKindStepsCommute() const { return false; }
+
   /// True when swapping axes `a` and `b` (of equal size) in any step never
   /// changes its cost. The search then treats layouts that differ only by
   /// such a swap, among axes the target treats alike, as one state. False
@@ -140,6 +146,11 @@ public:
   bool permuteCostIsUniform() const override;
   /// Equal size, alpha and beta.
   bool axesInterchangeable(unsigned a, unsigned b) const override;
+  /// Gathering groups of p then q devices costs (p-1) n b1 + (q-1) p n b2,
+  /// the other order (q-1) n b2 + (p-1) q n b1: equal exactly when b1 == b2
+  /// (alpha terms add up the same either way); reduce-scatters likewise. So
+  /// true when all axes of size > 1 share one beta.
+  bool sameKindStepsCommute() const override;
   void appendFingerprint(std::string &out) const override;
 
   const AxisCostParams &getParams(unsigned axis) const { return params[axis]; }
