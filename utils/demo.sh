@@ -35,3 +35,16 @@ echo "-- examples/cluster.json (\"node\" at 25 GB/s):"
 "$bin/dist-opt" "$root/examples/gradient_sync.mlir" \
   --dist-lower-reshard="topology=$root/examples/cluster.json" -dist-remarks \
   -mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | grep 'remark: planned'
+
+section "6. End to end on 4 MPI ranks: compile, run, and read each rank's block"
+grep -v '^//' "$root/examples/run_transpose.mlir"
+out="$build/demo-run"
+rm -rf "$out"
+"$bin/dist-run" --np 4 "$root/examples/run_transpose.mlir" --dump "$out"
+/usr/bin/python3 - "$out" <<'PY'
+import sys
+import numpy as np
+for rank in range(4):
+    block = np.load(f"{sys.argv[1]}/result0.rank{rank}.npy")
+    print(f"rank {rank} holds (10x4 iota, layout [{{\"y\"}}, {{\"x\"}}]):", block.tolist())
+PY
