@@ -124,7 +124,10 @@ static int64_t strideIn(const Mesh &mesh, const std::vector<unsigned> &axes,
   for (size_t i = axes.size(); i-- > 0;) {
     if (axes[i] == axis)
       return stride;
-    stride *= mesh.getAxisSize(axes[i]);
+    // An index outside the mesh (an invalid layout) counts as size 1 here;
+    // applyMove rejects such layouts with a message.
+    if (axes[i] < mesh.getNumAxes())
+      stride *= mesh.getAxisSize(axes[i]);
   }
   return -1;
 }
@@ -158,6 +161,8 @@ std::vector<int64_t> dist::planner::permuteSender(const Mesh &mesh,
     // Decompose the receiver's target shard in the source's mixed radix.
     for (size_t i = src.dimAxes[d].size(); i-- > 0;) {
       unsigned axis = src.dimAxes[d][i];
+      if (axis >= mesh.getNumAxes() || axis >= sender.size())
+        continue; // invalid layout: nothing sensible to compute
       int64_t size = mesh.getAxisSize(axis);
       sender[axis] = shard % size;
       shard /= size;

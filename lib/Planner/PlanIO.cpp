@@ -271,7 +271,10 @@ std::string dist::planner::printPlanTable(const Mesh &mesh, const Plan &plan) {
   auto axesOf = [&](const Move &move) {
     std::string out = "{";
     for (size_t i = 0; i < move.axes.size(); ++i)
-      out += (i ? ", " : "") + detail::quoteName(mesh.getAxis(move.axes[i]).name);
+      out += (i ? ", " : "") +
+             (move.axes[i] < mesh.getNumAxes()
+                  ? detail::quoteName(mesh.getAxis(move.axes[i]).name)
+                  : "#" + std::to_string(move.axes[i]));
     return out + "}";
   };
   auto dimsOf = [&](const Move &move) -> std::string {

@@ -216,3 +216,21 @@ TEST_F(MoveTest, ShapedApplyRejectsNonNestingSteps) {
 }
 
 } // namespace
+
+namespace {
+// Helpers that take layouts must not read out of bounds when handed an
+// invalid one (applyMove is where such layouts get their error message).
+TEST(MoveRobustness, InvalidLayoutsDoNotCrashHelpers) {
+  Mesh m = mesh("<[\"x\"=2]>");
+  Layout good = layout(m, "[{\"x\"}]");
+  Layout bad;
+  bad.dimAxes = {{7, 0}};
+  (void)permuteAxes(m, good, bad);
+  (void)permuteAxes(m, bad, good);
+  (void)permuteSender(m, bad, good, {1});
+  Move p = Move::permute(m, good, bad);
+  EXPECT_THAT(errorOf(applyMove(m, good, p, 1)),
+              HasSubstr("the target layout is invalid"));
+  EXPECT_THAT(printMove(m, Move::allGather({9}, 0)), HasSubstr("#9"));
+}
+} // namespace

@@ -130,6 +130,9 @@ struct RankSummary {
   std::string mesh;
   size_t cases = 0;
   double optimalMedianUs = 0, optimalP90Us = 0, optimalWorstUs = 0;
+  // The same over the cases with no partial axis in either layout.
+  size_t plainCases = 0;
+  double plainMedianUs = 0, plainWorstUs = 0;
   double greedyMedianUs = 0;
   double meanStates = 0;
   size_t greedyWorse = 0;     // cases where greedy's plan costs more
@@ -171,7 +174,7 @@ std::vector<RankSummary> summarise() {
     s.rank = rank;
     s.mesh = mesh.str();
     s.cases = cases.size();
-    std::vector<double> optimalUs, greedyUs;
+    std::vector<double> optimalUs, greedyUs, plainUs;
     double logRatio = 0;
     for (const Case &c : cases) {
       Plan optimal, greedy;
@@ -179,6 +182,8 @@ std::vector<RankSummary> summarise() {
       optimalUs.push_back(
           timeUs(requestFor(mesh, c, Strategy::Optimal), &optimal, &stats));
       s.meanStates += double(stats.states) / 5 / cases.size();
+      if (!c.from.hasPartial() && !c.to.hasPartial())
+        plainUs.push_back(optimalUs.back());
       if (gReportSlowUs > 0 && optimalUs.back() > gReportSlowUs)
  llvm::errs() << "slow: " << fmt(optimalUs.back()) << " us, "
                      << stats.states / 5 << " states, " << stats.expanded / 5
@@ -199,6 +204,11 @@ std::vector<RankSummary> summarise() {
     s.optimalP90Us = percentile(optimalUs, 0.9);
     s.optimalWorstUs = *std::max_element(optimalUs.begin(), optimalUs.end());
     s.greedyMedianUs = percentile(greedyUs, 0.5);
+    s.plainCases = plainUs.size();
+    if (!plainUs.empty()) {
+      s.plainMedianUs = percentile(plainUs, 0.5);
+      s.plainWorstUs = *std::max_element(plainUs.begin(), plainUs.end());
+    }
     s.meanRatio = std::exp(logRatio / cases.size());
     result.push_back(s);
   }
@@ -207,15 +217,18 @@ std::vector<RankSummary> summarise() {
 
 void printSummary(const std::vector<RankSummary> &rows) {
   llvm::outs() << "| mesh rank | mesh | cases | optimal median (us) | optimal "
-                  "p90 (us) | optimal worst (us) | greedy median (us) | mean "
+                  "p90 (us) | optimal worst (us) | no partial: cases, median, "
+                  "worst (us) | greedy median (us) | mean "
                   "states | greedy costlier | greedy/optimal cost (geomean) | "
                   "worst ratio | total cost optimal / greedy (ms) |\n"
-               << "|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+               << "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
   for (const RankSummary &s : rows)
     llvm::outs() << "| " << s.rank << " | `" << s.mesh << "` | " << s.cases
                  << " | " << fmt(s.optimalMedianUs) << " | "
                  << fmt(s.optimalP90Us) << " | " << fmt(s.optimalWorstUs)
-                 << " | " << fmt(s.greedyMedianUs) << " | "
+                 << " | " << s.plainCases << ", " << fmt(s.plainMedianUs)
+                 << ", " << fmt(s.plainWorstUs) << " | "
+                 << fmt(s.greedyMedianUs) << " | "
                  << fmt(s.meanStates, 0) << " | " << s.greedyWorse << " ("
                  << fmt(100.0 * s.greedyWorse / s.cases, 0) << "%) | "
                  << fmt(s.meanRatio, 3) << " | " << fmt(s.worstRatio, 2)
@@ -239,6 +252,9 @@ std::string summaryJSON(const std::vector<RankSummary> &rows) {
            ", \"optimal_median_us\": " + formatDouble(s.optimalMedianUs) +
            ", \"optimal_p90_us\": " + formatDouble(s.optimalP90Us) +
            ", \"optimal_worst_us\": " + formatDouble(s.optimalWorstUs) +
+           ", \"no_partial_cases\": " + std::to_string(s.plainCases) +
+           ", \"no_partial_median_us\": " + formatDouble(s.plainMedianUs) +
+           ", \"no_partial_worst_us\": " + formatDouble(s.plainWorstUs) +
            ", \"greedy_median_us\": " + formatDouble(s.greedyMedianUs) +
            ", \"mean_states\": " + formatDouble(s.meanStates) +
            ", \"greedy_costlier_cases\": " + std::to_string(s.greedyWorse) +
