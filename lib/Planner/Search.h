@@ -22,9 +22,9 @@ inline bool costEqual(double a, double b) {
   return std::fabs(a - b) <= costTolerance(a, b);
 }
 
-/// Refuses requests that would need more states than this (it would take
-/// seconds and gigabytes) with an error instead.
-constexpr size_t kMaxSearchStates = 2000000;
+/// Refuses requests that would need more states than this (about 200 MB
+/// and seconds of search) with an error that suggests the greedy strategy.
+constexpr size_t kMaxSearchStates = 1000000;
 
 /// Both return the moves from request.source to request.target; the caller
 /// replays them to fill in the plan. The request is already verified.
