@@ -18,6 +18,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/MemRef/Transforms/AllocationOpInterfaceImpl.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -57,10 +58,12 @@ void dist::buildDistLocalToLLVMPipeline(
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());
-  // On the device, buffers must be device memory: route allocations
-  // through the generic functions, which the dist runtime implements.
+  // Every buffer the program allocates comes from the dist runtime (the
+  // generic allocation functions): device memory for target=gpu, and on
+  // both targets freed temporaries are reused instead of going back to the
+  // system on every call.
   FinalizeMemRefToLLVMConversionPassOptions memrefToLLVM;
-  memrefToLLVM.useGenericFunctions = options.target == "gpu";
+  memrefToLLVM.useGenericFunctions = true;
   pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefToLLVM));
   pm.addPass(createArithToLLVMConversionPass());
   pm.addPass(createConvertIndexToLLVMPass());
@@ -94,6 +97,9 @@ void dist::registerAllDistDialects(DialectRegistry &registry) {
   bufferization::func_ext::registerBufferizableOpInterfaceExternalModels(
       registry);
   tensor::registerBufferizableOpInterfaceExternalModels(registry);
+  // Lets buffer-results-to-out-params hoist a result's allocation into the
+  // caller's buffer instead of computing into a temporary and copying.
+  memref::registerAllocationOpInterfaceExternalModels(registry);
 }
 
 void dist::registerAllDistPasses() {

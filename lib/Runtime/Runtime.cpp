@@ -9,6 +9,8 @@
 #include "dist/Runtime/Backend.h"
 #include "dist/Runtime/CopyPlan.h"
 #include "dist/Runtime/DistRuntime.h"
+
+#include "BlockCache.h"
 #include "dist/Runtime/Mesh.h"
 #include "dist/Runtime/Types.h"
 
@@ -52,6 +54,8 @@ struct State {
   bool ownsMpi = false;
   bool exitHandlerRegistered = false;
   std::unique_ptr<Backend> backend;
+  // Freed buffers kept for reuse (see BlockCache.h); created with the backend.
+  std::unique_ptr<BlockCache> blocks;
   std::string backendName;
   MPI_Comm world = MPI_COMM_NULL;     // control communicator of the world
   MPI_Comm exitComm = MPI_COMM_NULL;  // only for the exit handler's barrier
@@ -176,6 +180,7 @@ void releaseAll() noexcept {
     S.groups.clear();
     S.groupCache.clear();
     S.meshes.clear();
+    S.blocks.reset();
     if (S.backend)
       S.backend->finalize(); // each backend skips its MPI objects then
     S.world = S.exitComm = MPI_COMM_NULL;
@@ -189,6 +194,7 @@ void releaseAll() noexcept {
   S.groups.clear();
   S.groupCache.clear();
   S.meshes.clear();
+  S.blocks.reset(); // before the backend that owns the memory
   if (S.backend)
     S.backend->finalize();
   if (S.world != MPI_COMM_NULL)
@@ -286,6 +292,15 @@ void doInit(const std::string &name) {
   MPI_Comm_size(S.world, &S.size);
   backend->init(S.world);
   S.backend = std::move(backend);
+  // Unused buffers kept for reuse: DIST_RT_CACHE_MIB (default 1024; 0 turns
+  // the cache off, which tests of allocation failures may want).
+  size_t cacheBytes = size_t(1024) << 20;
+  if (const char *v = std::getenv("DIST_RT_CACHE_MIB"))
+    cacheBytes = static_cast<size_t>(std::strtoull(v, nullptr, 10)) << 20;
+  Backend *owner = S.backend.get();
+  S.blocks = std::make_unique<BlockCache>(
+      [owner](size_t bytes) { return owner->allocate(bytes); },
+      [owner](void *ptr) { owner->deallocate(ptr); }, cacheBytes);
   S.backendName = name;
   S.validate = validate;
   S.exitTimeoutS = exitTimeout;
@@ -911,15 +926,15 @@ void *distRtAlloc(int64_t bytes) {
       invalid("negative size " + std::to_string(bytes));
     if (bytes == 0)
       return nullptr;
-    return S.backend->allocate(static_cast<size_t>(bytes));
+    return S.blocks->get(static_cast<size_t>(bytes));
   });
 }
 
 int32_t distRtFree(void *ptr) {
   return guard("free", [&] {
     requireInit();
-    if (ptr)
-      S.backend->deallocate(ptr);
+    if (ptr && !S.blocks->put(ptr))
+      invalid("pointer was not allocated by distRtAlloc");
   });
 }
 
@@ -939,7 +954,7 @@ void *_mlir_memref_to_llvm_aligned_alloc(uint64_t alignment, uint64_t size) {
               " (at most 64, a power of two)");
     if (size == 0)
       return nullptr;
-    return S.backend->allocate(static_cast<size_t>(size));
+    return S.blocks->get(static_cast<size_t>(size));
   });
 }
 

@@ -6,6 +6,7 @@
 dist.mesh @m = <["x"=2, "y"=2]>
 
 // CHECK-NOT: llvm.call @malloc
+// CHECK-NOT: llvm.call @free
 // CHECK-LABEL: llvm.func @transpose_uneven
 // CHECK: llvm.call @distRtDefaultStream
 // CHECK: llvm.call @_mlir_memref_to_llvm_alloc

@@ -57,9 +57,11 @@ def ConvertDistToRuntime : Pass<"convert-dist-to-runtime", "::mlir::ModuleOp"> {
     every call is enqueued on one stream per function
     (`distRtDefaultStream`), so the function returns with work in flight;
     the caller synchronizes. Buffer copies left by bufferization become
-    device copies too. Allocations must then come from the runtime: the
-    pipeline lowers `memref.alloc` to the `_mlir_memref_to_llvm_alloc` /
-    `_free` functions, which the runtime implements as device allocations.
+    device copies too. Allocations come from the runtime on both targets:
+    the `dist-to-llvm` pipeline lowers `memref.alloc` to the
+    `_mlir_memref_to_llvm_alloc` / `_free` functions, which the runtime
+    implements in the backend's memory (device memory for NCCL) with a cache
+    of freed blocks.
 
     ```mlir
     dist.buffer.all_reduce %in, %out on @m axes = ["x"] reduction = sum

@@ -36,6 +36,8 @@
  * Environment
  *   DIST_RT_BACKEND          mpi (default) | nccl: backend picked by distRtInit
  *   DIST_RT_CHECK            0 turns off the cross-rank argument check
+ *   DIST_RT_CACHE_MIB        bytes (MiB) of freed buffers distRtFree keeps
+ *                            for reuse by distRtAlloc (default 1024; 0: none)
  *   DIST_RT_EXIT_TIMEOUT_S   how long a rank leaving without distRtFinalize
  *                            waits for the others before aborting (default 10)
  *
@@ -253,7 +255,10 @@ DIST_RT_API int32_t distRtUnpackChunks(int64_t numDims, const int64_t *shape,
 /*===----------------------- Memory and streams --------------------------===*/
 
 /* Allocates `bytes` of backend memory (64-byte aligned host memory for
- * "mpi", cudaMalloc for "nccl"); NULL on failure. bytes == 0 gives NULL. */
+ * "mpi", cudaMalloc for "nccl"); NULL on failure. bytes == 0 gives NULL.
+ * Freed blocks are kept and reused for requests of the same size (see
+ * DIST_RT_CACHE_MIB): compiled code allocates the same temporaries on every
+ * call. Reuse is ordered on the default stream, like all compiled work. */
 DIST_RT_API void *distRtAlloc(int64_t bytes);
 DIST_RT_API int32_t distRtFree(void *ptr);
 
