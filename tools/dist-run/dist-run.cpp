@@ -69,6 +69,13 @@ cl::opt<std::string>
                          "with NCCL)"),
                 cl::init("mpi"), cl::value_desc("mpi|nccl"),
                 cl::cat(runCategory));
+cl::opt<std::string> targetName(
+    "target",
+    cl::desc("Code to generate: cpu (host loops) or gpu (the runtime's copy "
+             "kernels on a stream). Default: gpu for nccl, cpu for mpi. The "
+             "mpi backend runs both, so --target=gpu tests the GPU lowering "
+             "on CPUs"),
+    cl::value_desc("cpu|gpu"), cl::cat(runCategory));
 cl::opt<std::string>
     entryName("entry",
               cl::desc("Function to run (default: the only public function)"),
@@ -504,6 +511,12 @@ int runFront(const char *argv0) {
   if (backendName != "mpi" && backendName != "nccl")
     return usageError("unknown backend '" + backendName + "' (available: mpi" +
                       (haveNccl() ? ", nccl" : "") + ")");
+  if (!targetName.empty() && targetName != "cpu" && targetName != "gpu")
+    return usageError("unknown target '" + targetName + "' (cpu or gpu)");
+  // NCCL buffers live on the GPU, which host loops cannot touch.
+  if (backendName == "nccl" && targetName == "cpu")
+    return usageError("--target=cpu cannot run on the nccl backend (its "
+                      "buffers are device memory); use --target=gpu");
   if (backendName == "nccl" && !haveNccl())
     return usageError("the nccl backend is not available: this dist runtime "
                       "was built without NCCL (it needs CUDA and NCCL 2.18+ "
@@ -547,8 +560,11 @@ int runFront(const char *argv0) {
                         " devices (one rank per device)");
 
   dist::DistToLLVMPipelineOptions options;
-  // The backend decides where buffers live, hence which code to generate.
-  options.target = backendName == "nccl" ? "gpu" : "cpu";
+  // The backend decides where buffers live, hence by default which code to
+  // generate; the runtime's copy kernels also exist on host memory, so the
+  // GPU lowering can run on the mpi backend.
+  options.target = !targetName.empty() ? std::string(targetName)
+                   : backendName == "nccl" ? "gpu" : "cpu";
   options.strategy = strategy;
   options.topology = topology;
   options.alpha = alpha;
