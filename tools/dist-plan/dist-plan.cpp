@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "dist/Planner/PlanCache.h"
 #include "dist/Planner/Planner.h"
 
 #include "llvm/ADT/StringMap.h"
@@ -185,15 +186,26 @@ int main(int argc, char **argv) {
                   "'" + *text + "' is not a non-negative integer");
     maxPeak = value;
   }
-  // The persistent plan cache is not built yet: accept the directory so
-  // that scripts can pass it, and report "cache": "off".
-  (void)take(options, "--cache");
+  // The same on-disk store as dist-lower-reshard's cache-dir: a plan made
+  // by either is a hit for the other.
+  std::optional<std::string> cacheDir = take(options, "--cache");
+  if (cacheDir && cacheDir->empty())
+    badArgument("--cache", "needs a directory");
 
   PlanRequest request(*mesh, tensor->shape, tensor->elementBytes, from, to);
   request.strategy = strategy;
   request.costModel = &*model;
   request.maxPeakBytes = maxPeak;
-  llvm::Expected<Plan> plan = planReshard(request);
+  std::optional<PlanCache> cache;
+  if (cacheDir) {
+    PlanCache::Options cacheOptions;
+    cacheOptions.directory = *cacheDir;
+    cache.emplace(std::move(cacheOptions), [](llvm::StringRef warning) {
+      llvm::errs() << "dist-plan: warning: " << warning << "\n";
+    });
+  }
+  llvm::Expected<Plan> plan =
+      cache ? cache->getOrPlan(request) : planReshard(request);
   if (!plan) {
     llvm::errs() << "dist-plan: no plan: " << llvm::toString(plan.takeError())
                  << "\n";
