@@ -2,6 +2,7 @@
 
 #include "dist/Planner/Planner.h"
 #include "LowerBound.h"
+#include "ReportedBound.h"
 #include "Search.h"
 #include "SearchSpace.h"
 
@@ -50,14 +51,15 @@ static const CostModel &modelFor(const PlanRequest &request,
   return *storage;
 }
 
+/// The bound a plan reports (ReportedBound.h), not the search's heuristic:
+/// the report follows a definition anyone can recompute.
 static double lowerBoundOf(const PlanRequest &request, const CostModel &model) {
   Layout source = request.source, target = request.target;
   source.canonicalize();
   target.canonicalize();
-  detail::LowerBound bound(request.mesh, request.globalShape,
-                           request.elementBytes, model,
-                           detail::packLayout(target));
-  return bound(detail::packLayout(source));
+  return detail::reportedLowerBound(request.mesh, source, target,
+                                    request.globalShape, request.elementBytes,
+                                    model);
 }
 
 Expected<double> dist::planner::planLowerBound(const PlanRequest &request) {

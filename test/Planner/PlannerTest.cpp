@@ -232,20 +232,30 @@ TEST(Planner, ReplayRejectsWrongPlans) {
               HasSubstr("the plan ends at [{\"x\"}, {}], not at the target"));
 }
 
-TEST(Planner, LowerBoundIsTightForSingleCollectives) {
-  // Gather over x=4 of 16 bytes: 3 alpha + 3 * 16 beta, exactly. All-reduce
-  // over x=4 of 64 bytes costs 2 * 3 alpha + 2 * 3/4 * 64 beta; the bound's
-  // bandwidth term is exact (Q + k - 2 = 6 transfers of each of the 16
-  // elements, over 4 devices), its latency term counts the axis to reduce
-  // once, 3 alpha.
+TEST(Planner, ReportedLowerBoundFollowsTheIssueDefinition) {
+  // The most bytes of its target block one device lacks, times the smallest
+  // beta, plus the smallest alpha. Gather over x=4 of 16 f32: each device
+  // holds 4 of the 16 elements it wants, lacks 48 bytes.
   Mesh m = mesh("<[\"x\"=4]>");
   PlanRequest gather(m, {16}, 4, layout(m, "[{\"x\"}]"), layout(m, "[{}]"));
-  EXPECT_NEAR(cantFail(planLowerBound(gather)),
-              3 * kAlpha + 3 * 16 * kBeta, 1e-15);
+  EXPECT_NEAR(cantFail(planLowerBound(gather)), kAlpha + 48 * kBeta, 1e-15);
+  // Partial values still to be reduced are not held: all 64 bytes.
   PlanRequest reduce(m, {16}, 4, layout(m, "[{}], partial = sum {\"x\"}"),
                      layout(m, "[{}]"));
-  EXPECT_NEAR(cantFail(planLowerBound(reduce)), 3 * kAlpha + 1.5 * 64 * kBeta,
-              1e-15);
+  EXPECT_NEAR(cantFail(planLowerBound(reduce)), kAlpha + 64 * kBeta, 1e-15);
+  // Nothing to move, nothing to bound; partial values that stay partial
+  // are held.
+  PlanRequest stay(m, {16}, 4, layout(m, "[{}], partial = sum {\"x\"}"),
+                   layout(m, "[{}], partial = sum {\"x\"}"));
+  EXPECT_EQ(cantFail(planLowerBound(stay)), 0.0);
+  // Uneven: 5 elements reduce-scattered over 2 devices. Measured on the
+  // ideal tensor (2.5 elements each), the bound stays below the SPEC cost of
+  // the padded buffer: alpha + 1/2 * 20 bytes * beta.
+  Mesh two = mesh("<[\"b\"=2]>");
+  PlanRequest uneven(two, {5}, 4, layout(two, "[{}], partial = sum {\"b\"}"),
+                     layout(two, "[{\"b\"}]"));
+  EXPECT_NEAR(cantFail(planLowerBound(uneven)), kAlpha + 10 * kBeta, 1e-15);
+  EXPECT_NEAR(cantFail(planReshard(uneven)).cost, kAlpha + 10 * kBeta, 1e-15);
   EXPECT_NEAR(cantFail(planReshard(reduce)).cost,
               6 * kAlpha + 1.5 * 64 * kBeta, 1e-15);
 }

@@ -69,10 +69,11 @@ llvm::Expected<Plan> planReshard(const PlanRequest &request,
 /// must call this on every plan it loads.
 llvm::Error replayPlan(const PlanRequest &request, Plan &plan);
 
-/// Admissible lower bound on any plan's cost for the request (SPEC-style:
-/// bytes some device must receive times the smallest beta, plus the
-/// smallest alpha when anything must move; see lib/Planner/LowerBound.h for
-/// partial values).
+/// The lower bound every plan reports (issue 3's definition, see
+/// lib/Planner/ReportedBound.h): the most bytes of its target block one
+/// device does not already hold, times the smallest beta, plus the smallest
+/// alpha when anything must move. The search uses a tighter admissible
+/// bound internally (lib/Planner/LowerBound.h).
 llvm::Expected<double> planLowerBound(const PlanRequest &request);
 
 /// Text that determines the plan: planner version, strategy, cost model
