@@ -20,8 +20,6 @@
 #include "Search.h"
 #include "SearchSpace.h"
 
-#include "llvm/ADT/DenseMap.h"
-
 #include <algorithm>
 #include <array>
 #include <limits>
@@ -31,24 +29,90 @@
 using namespace dist::planner;
 using namespace dist::planner::detail;
 
-namespace llvm {
-template <> struct DenseMapInfo<StateKey> {
-  static StateKey getEmptyKey() { return {~uint64_t(0), ~uint32_t(0)}; }
-  static StateKey getTombstoneKey() { return {~uint64_t(0), ~uint32_t(0) - 1}; }
-  static unsigned getHashValue(const StateKey &k) {
-    // splitmix64 finaliser over both words: every input bit reaches the low
-    // bits that DenseMap indexes with.
-    uint64_t h = k.slots ^ (uint64_t(k.extra) * 0x9E3779B97F4A7C15ull);
-    h = (h ^ (h >> 30)) * 0xBF58476D1CE4E5B9ull;
-    h = (h ^ (h >> 27)) * 0x94D049BB133111EBull;
-    return unsigned(h ^ (h >> 31));
-  }
-  static bool isEqual(const StateKey &a, const StateKey &b) { return a == b; }
-};
-} // namespace llvm
 
 namespace {
 constexpr uint32_t kNoNode = ~uint32_t(0);
+
+uint64_t hashOf(const StateKey &k) {
+  // splitmix64 finaliser over both words: every input bit reaches the low
+  // bits the table indexes with.
+  uint64_t h = k.slots ^ (uint64_t(k.extra) * 0x9E3779B97F4A7C15ull);
+  h = (h ^ (h >> 30)) * 0xBF58476D1CE4E5B9ull;
+  h = (h ^ (h >> 27)) * 0x94D049BB133111EBull;
+  return h ^ (h >> 31);
+}
+
+/// The best known cost of each state, next to its key, so that the common
+/// case -- an edge to a known state that it does not improve -- touches one
+/// cache line. Open addressing with linear probing; entries are never
+/// erased except the one just inserted (on overflow). The search computes
+/// the hashes of a whole expansion first and prefetches their buckets, so
+/// the (mostly cache-missing) probes overlap.
+class StateIndex {
+public:
+  struct Known {
+    double g;
+    uint32_t node;
+    uint16_t steps;
+  };
+  struct Bucket {
+    uint64_t slots;
+    uint32_t extra; // kEmpty: free
+    uint32_t node;
+    double g;
+    uint16_t steps;
+  };
+
+  StateIndex() { buckets.assign(1024, Bucket{0, kEmpty, 0, 0, 0}); }
+
+  void prefetch(uint64_t hash) const {
+    __builtin_prefetch(&buckets[hash & (buckets.size() - 1)]);
+  }
+  /// Returns the bucket of `key` and whether it was inserted (with `value`).
+  std::pair<Bucket *, bool> tryEmplace(const StateKey &key, uint64_t hash,
+                                       const Known &value) {
+    size_t mask = buckets.size() - 1;
+    for (size_t i = hash & mask;; i = (i + 1) & mask) {
+      Bucket &b = buckets[i];
+      if (b.extra == kEmpty) {
+        if ((size + 1) * 4 > buckets.size() * 3) {
+          grow();
+          return tryEmplace(key, hash, value);
+        }
+        b = Bucket{key.slots, key.extra, value.node, value.g, value.steps};
+        ++size;
+        return {&b, true};
+      }
+      if (b.slots == key.slots && b.extra == key.extra)
+        return {&b, false};
+    }
+  }
+  /// Removes the bucket tryEmplace just inserted (nothing was inserted
+  /// after it, so no probe sequence passes through it yet).
+  void eraseLast(Bucket *b) {
+    b->extra = kEmpty;
+    --size;
+  }
+
+private:
+  // A key's extra uses bits 0..16 only (kind, run flag, dim, start).
+  static constexpr uint32_t kEmpty = ~uint32_t(0);
+  void grow() {
+    std::vector<Bucket> old(buckets.size() * 2, Bucket{0, kEmpty, 0, 0, 0});
+    old.swap(buckets);
+    size_t mask = buckets.size() - 1;
+    for (const Bucket &b : old) {
+      if (b.extra == kEmpty)
+        continue;
+      size_t i = hashOf({b.slots, b.extra}) & mask;
+      while (buckets[i].extra != kEmpty)
+        i = (i + 1) & mask;
+      buckets[i] = b;
+    }
+  }
+  std::vector<Bucket> buckets;
+  size_t size = 0;
+};
 
 /// relabel[a] = the axis that plays a's part after relabelling.
 using Relabeling = std::array<uint8_t, kMaxMeshAxes>;
@@ -213,17 +277,9 @@ dist::planner::detail::searchOptimal(const PlanRequest &request,
   std::map<std::vector<int64_t>, ClassVisit> permutedClasses;
 
   std::vector<Node> nodes;
-  // The best known cost of each state sits next to its key, so that the
-  // common case -- an edge to a known state that it does not improve --
-  // touches one cache line.
-  struct Known {
-    double g;
-    uint32_t node;
-    uint16_t steps;
-  };
-  llvm::DenseMap<StateKey, Known> index;
+  using Known = StateIndex::Known;
+  StateIndex index;
   nodes.reserve(1024);
-  index.reserve(1024);
   std::priority_queue<Entry> open;
   uint32_t seq = 0;
   auto push = [&](uint32_t id) {
@@ -261,7 +317,10 @@ dist::planner::detail::searchOptimal(const PlanRequest &request,
     root.misplacedFloor = lat.misplacedFloor;
   }
   nodes.push_back(root);
-  index[keyOf(root.state)] = Known{0, 0, 0};
+  {
+    StateKey rootKey = keyOf(root.state);
+    index.tryEmplace(rootKey, hashOf(rootKey), Known{0, 0, 0});
+  }
   push(0);
 
   uint32_t best = kNoNode;
@@ -269,20 +328,43 @@ dist::planner::detail::searchOptimal(const PlanRequest &request,
   unsigned bestSteps = ~0u;
   bool overflow = false;
 
+  // The edges of one expansion, canonicalised and hashed up front so that
+  // their index buckets can be prefetched; relaxed afterwards in generation
+  // order (exactly as if each were relaxed when generated).
+  struct Pending {
+    Edge edge;
+    SearchState next; // canonical
+    Relabeling relabel;
+    StateKey key;
+    uint64_t hash;
+  };
+  std::vector<Pending> pending;
+  auto collect = [&](const Edge &edge) {
+    pending.emplace_back();
+    Pending &p = pending.back();
+    p.edge = edge;
+    p.next = edge.next;
+    p.relabel = symmetry.canonicalize(p.next.layout);
+    p.key = keyOf(p.next);
+    p.hash = hashOf(p.key);
+    index.prefetch(p.hash);
+  };
+
   auto relax = [&](uint32_t parent, double g, uint16_t steps,
-                   const Edge &edge) {
+                   const Pending &p) {
     if (stats)
       ++stats->generated;
+    const Edge &edge = p.edge;
     double g2 = g + edge.cost;
     uint16_t steps2 = steps + (edge.newStep ? 1 : 0);
-    SearchState next = edge.next;
-    Relabeling relabel = symmetry.canonicalize(next.layout);
-    auto [it, inserted] = index.try_emplace(
-        keyOf(next), Known{g2, uint32_t(nodes.size()), steps2});
+    const SearchState &next = p.next;
+    const Relabeling &relabel = p.relabel;
+    auto [it, inserted] = index.tryEmplace(
+        p.key, p.hash, Known{g2, uint32_t(nodes.size()), steps2});
     if (inserted) {
       if (nodes.size() >= kMaxSearchStates) {
         overflow = true;
-        index.erase(it);
+        index.eraseLast(it);
         return;
       }
       Node child;
@@ -302,7 +384,7 @@ dist::planner::detail::searchOptimal(const PlanRequest &request,
       push(nodes.size() - 1);
       return;
     }
-    Known &known = it->second;
+    StateIndex::Bucket &known = *it;
     bool better = costLess(g2, known.g) ||
                   (costEqual(g2, known.g) && steps2 < known.steps);
     // An equally good path whose last move leaves out other continuations
@@ -375,6 +457,7 @@ dist::planner::detail::searchOptimal(const PlanRequest &request,
       }
       const double classLatency = n.classLatency;
       bool deferred = false;
+      pending.clear();
       space.forEachPermuteEdge(state, bytes, [&](const Edge &edge) {
         bool misplaced =
             costLess(classLatency, bound.latency(edge.next.layout));
@@ -382,8 +465,10 @@ dist::planner::detail::searchOptimal(const PlanRequest &request,
           deferred |= misplaced;
           return;
         }
-        relax(id, g, steps, edge);
+        collect(edge);
       });
+      for (const Pending &p : pending)
+        relax(id, g, steps, p);
       if (deferred)
         pushPermutes(id, 2);
       continue;
@@ -410,9 +495,11 @@ dist::planner::detail::searchOptimal(const PlanRequest &request,
       }
       continue;
     }
+    pending.clear();
     space.forEachEdge(state, bytes, /*sliceRuns=*/true, /*permutes=*/false,
-                      ordered ? n.order : OrderMark(),
-                      [&](const Edge &edge) { relax(id, g, steps, edge); });
+                      ordered ? n.order : OrderMark(), collect);
+    for (const Pending &p : pending)
+      relax(id, g, steps, p);
     pushPermutes(id, 1);
   }
   if (overflow)
