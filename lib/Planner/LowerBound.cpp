@@ -8,25 +8,6 @@
 using namespace dist::planner;
 using namespace dist::planner::detail;
 
-static void viewOf(const PackedLayout &layout, unsigned numAxes, unsigned rank,
-                   DimView &v) {
-  for (unsigned d = 0; d < rank; ++d)
-    v.len[d] = 0;
-  v.partialMask = v.replicatedMask = 0;
-  for (unsigned a = 0; a < numAxes; ++a) {
-    uint8_t s = layout.slot[a];
-    if (s == kReplicatedSlot) {
-      v.replicatedMask |= 1u << a;
-    } else if (s == kPartialSlot) {
-      v.partialMask |= 1u << a;
-    } else {
-      unsigned d = slotDim(s), pos = slotPos(s);
-      v.axes[d][pos] = a;
-      v.len[d] = std::max<unsigned>(v.len[d], pos + 1);
-    }
-  }
-}
-
 LowerBound::LowerBound(const Mesh &mesh, llvm::ArrayRef<int64_t> shape,
                        int64_t elementBytes, const CostModel &model,
                        const PackedLayout &target)

@@ -74,7 +74,9 @@ SearchSpace::SearchSpace(const Mesh &mesh, llvm::ArrayRef<int64_t> shape,
   targetPartialMask = targetView.partialMask;
 }
 
-void SearchSpace::view(const PackedLayout &layout, DimView &v) const {
+void dist::planner::detail::viewOf(const PackedLayout &layout,
+                                   unsigned numAxes, unsigned rank,
+                                   DimView &v) {
   for (unsigned d = 0; d < rank; ++d)
     v.len[d] = 0;
   v.partialMask = v.replicatedMask = 0;
@@ -91,6 +93,10 @@ void SearchSpace::view(const PackedLayout &layout, DimView &v) const {
         v.len[d] = pos + 1;
     }
   }
+}
+
+void SearchSpace::view(const PackedLayout &layout, DimView &v) const {
+  viewOf(layout, numAxes, rank, v);
 }
 
 int64_t SearchSpace::bytesWith(const int64_t *shards, int d1, int64_t p1,

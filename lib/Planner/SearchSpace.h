@@ -143,6 +143,11 @@ struct Edge {
   OrderMark order;
 };
 
+/// Fills `v` from a packed layout: the axes of each dim and the partial and
+/// replicated masks (shared by the search and the lower bound).
+void viewOf(const PackedLayout &layout, unsigned numAxes, unsigned rank,
+            DimView &v);
+
 /// Everything about one request that move generation needs.
 class SearchSpace {
 public:
