@@ -148,5 +148,13 @@ MPI collective on the same buffers in the same run. Target: ratio ≥ 0.9.
 ![runtime ratio](img/runtime-ratio.svg)
 
 $(cat "$work/reshard.md")
+
+Reading the all-to-all rows: the compiled S(0)→S(1) reshard must first pack
+column chunks into chunk-major order (a pass over the buffer), because the raw
+\`MPI_Alltoall\` on the same buffers does not produce the target layout. The "MPI
+reshard" column is MPI producing the *same* layout with a strided send datatype, the
+fair comparison. The compiled code's temporaries come from the runtime's cache of
+freed blocks, so repeated calls do not pay for fresh pages. Fusing the pack into the
+collective (a strided all-to-all in the runtime) is the next step.
 MD
 echo "bench: wrote docs/benchmarks.md and docs/img/*.svg"
