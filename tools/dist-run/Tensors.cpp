@@ -68,7 +68,7 @@ static void storeFloat(ElementKind kind, double value, void *dst) {
     return;
   }
   default:
-    llvm_unreachable("not a float type");
+    llvm_unreachable("storeFloat is only called for floating-point kinds");
   }
 }
 
@@ -90,7 +90,7 @@ static void storeInt(ElementKind kind, int64_t value, void *dst) {
     return;
   }
   default:
-    llvm_unreachable("not an integer type");
+    llvm_unreachable("storeInt is only called for integer kinds");
   }
 }
 
