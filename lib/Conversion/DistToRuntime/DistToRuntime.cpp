@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "RuntimeCalls.h"
+#include "dist/Runtime/DistRuntime.h"
 
 #include "dist/Conversion/Passes.h"
 #include "dist/Dialect/Dist/IR/DistOps.h"
@@ -105,7 +106,7 @@ public:
     int64_t bytes = (value.getType().getIntOrFloatBitWidth() + 7) / 8;
     Value copyArgs[] = {calls.bufferPtr(b, loc, scalar),
                         calls.bufferPtr(b, loc, host), calls.i64(b, loc, bytes),
-                        calls.i32(b, loc, /*DIST_RT_COPY_HOST_TO_DEVICE=*/1),
+                        calls.i32(b, loc, DIST_RT_COPY_HOST_TO_DEVICE),
                         stream};
     calls.call(b, loc, "distRtMemcpy", b.getI32Type(), copyArgs);
     SmallVector<Value> zeros(to.sizes.size(),

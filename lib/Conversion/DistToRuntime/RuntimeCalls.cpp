@@ -2,6 +2,10 @@
 
 #include "RuntimeCalls.h"
 
+// The constants of the C ABI the emitted calls target (header only: the
+// compiler does not link the runtime).
+#include "dist/Runtime/DistRuntime.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -11,27 +15,26 @@ using namespace mlir;
 using namespace dist;
 
 std::optional<int32_t> dist::getRuntimeDType(Type type) {
-  // The values of DIST_RT_F16 ... DIST_RT_I1 in DistRuntime.h.
   if (type.isF16())
-    return 0;
+    return DIST_RT_F16;
   if (type.isBF16())
-    return 1;
+    return DIST_RT_BF16;
   if (type.isF32())
-    return 2;
+    return DIST_RT_F32;
   if (type.isF64())
-    return 3;
+    return DIST_RT_F64;
   if (auto integer = dyn_cast<IntegerType>(type)) {
     switch (integer.getWidth()) {
-    case 32:
-      return 4;
-    case 64:
-      return 5;
-    case 8:
-      return 6;
-    case 16:
-      return 7;
     case 1:
-      return 8;
+      return DIST_RT_I1;
+    case 8:
+      return DIST_RT_I8;
+    case 16:
+      return DIST_RT_I16;
+    case 32:
+      return DIST_RT_I32;
+    case 64:
+      return DIST_RT_I64;
     default:
       return std::nullopt;
     }
@@ -40,8 +43,19 @@ std::optional<int32_t> dist::getRuntimeDType(Type type) {
 }
 
 int32_t dist::getRuntimeReduction(ReductionKind kind) {
-  // DIST_RT_SUM ... DIST_RT_AVG follow SPEC §2's order, as does the enum.
-  return static_cast<int32_t>(kind);
+  switch (kind) {
+  case ReductionKind::sum:
+    return DIST_RT_SUM;
+  case ReductionKind::max:
+    return DIST_RT_MAX;
+  case ReductionKind::min:
+    return DIST_RT_MIN;
+  case ReductionKind::prod:
+    return DIST_RT_PROD;
+  case ReductionKind::avg:
+    return DIST_RT_AVG;
+  }
+  return DIST_RT_SUM;
 }
 
 func::FuncOp RuntimeCalls::declare(StringRef name, FunctionType type) {

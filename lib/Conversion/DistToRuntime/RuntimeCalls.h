@@ -20,9 +20,9 @@
 
 namespace dist {
 
-/// Element type codes of the runtime (DIST_RT_F16 ...), if it has one.
+/// The runtime's element type code (DIST_RT_F16 ...), if it has one.
 std::optional<int32_t> getRuntimeDType(mlir::Type elementType);
-/// Reduction codes of the runtime (DIST_RT_SUM ...).
+/// The runtime's reduction code (DIST_RT_SUM ...).
 int32_t getRuntimeReduction(ReductionKind kind);
 
 class RuntimeCalls {
