@@ -235,26 +235,40 @@ Value times(OpBuilder &b, Location loc, Value index, int64_t factor) {
                                arith::ConstantIndexOp::create(b, loc, factor));
 }
 
+/// Copies between a [q, chunk...] buffer and a tensor whose `dim` is the
+/// concatenation of the chunks (chunk size C = chunk[dim]), for the entries
+/// [0, extent) of that tensor: chunks that fit whole in a loop, then the
+/// partial one. `toChunks` picks the direction (pack, else unpack).
+void copyChunks(DataMover &mover, OpBuilder &b, Location loc, Value chunks,
+                Value tensor, int64_t dim, bool toChunks) {
+  int64_t q = memrefType(chunks).getDimSize(0);
+  int64_t chunk = memrefType(chunks).getDimSize(dim + 1);
+  int64_t extent = memrefType(tensor).getDimSize(dim);
+  if (chunk == 0)
+    return;
+  auto copy = [&](OpBuilder &nb, OpFoldResult j, OpFoldResult offset,
+                  int64_t rows) {
+    Value view = chunkView(nb, loc, chunks, j);
+    OpFoldResult zero = nb.getIndexAttr(0), size = nb.getIndexAttr(rows);
+    if (toChunks)
+      copyAlong(mover, nb, loc, tensor, view, dim, offset, zero, size);
+    else
+      copyAlong(mover, nb, loc, view, tensor, dim, zero, offset, size);
+  };
+  int64_t full = std::min(q, extent / chunk);
+  forEachChunk(b, loc, full, [&](OpBuilder &nb, Value j) {
+    copy(nb, j, times(nb, loc, j, chunk), chunk);
+  });
+  int64_t rest = extent - full * chunk;
+  if (full < q && rest > 0)
+    copy(b, b.getIndexAttr(full), b.getIndexAttr(full * chunk), rest);
+}
+
 /// dst[dim: j*B ...] = chunk j of `chunks` ([q, chunk...], B = chunk[dim]),
 /// keeping the first dst[dim] entries of the concatenation.
 void unpackChunks(DataMover &mover, OpBuilder &b, Location loc, Value chunks,
                   Value dst, int64_t dim) {
-  int64_t q = memrefType(chunks).getDimSize(0);
-  int64_t block = memrefType(chunks).getDimSize(dim + 1);
-  int64_t extent = memrefType(dst).getDimSize(dim);
-  if (block == 0)
-    return;
-  int64_t full = std::min(q, extent / block);
-  forEachChunk(b, loc, full, [&](OpBuilder &nb, Value j) {
-    copyAlong(mover, nb, loc, chunkView(nb, loc, chunks, j), dst, dim,
-              nb.getIndexAttr(0), times(nb, loc, j, block),
-              nb.getIndexAttr(block));
-  });
-  int64_t rest = extent - full * block;
-  if (full < q && rest > 0)
-    copyAlong(mover, b, loc, chunkView(b, loc, chunks, b.getIndexAttr(full)),
-              dst, dim, b.getIndexAttr(0), b.getIndexAttr(full * block),
-              b.getIndexAttr(rest));
+  copyChunks(mover, b, loc, chunks, dst, dim, /*toChunks=*/false);
 }
 
 /// Chunk j of `chunks` = src[dim: j*C, (j+1)*C) with C = chunk[dim], zero
@@ -263,23 +277,9 @@ void packChunks(DataMover &mover, OpBuilder &b, Location loc, Value src,
                 Value chunks, int64_t dim) {
   int64_t q = memrefType(chunks).getDimSize(0);
   int64_t chunk = memrefType(chunks).getDimSize(dim + 1);
-  int64_t extent = memrefType(src).getDimSize(dim);
-  if (chunk == 0)
-    return;
-  int64_t full = std::min(q, extent / chunk);
-  if (full * chunk < q * chunk)
+  if (chunk != 0 && memrefType(src).getDimSize(dim) < q * chunk)
     mover.fill(b, loc, chunks, zeroOf(b, memrefType(chunks).getElementType()));
-  forEachChunk(b, loc, full, [&](OpBuilder &nb, Value j) {
-    copyAlong(mover, nb, loc, src, chunkView(nb, loc, chunks, j), dim,
-              times(nb, loc, j, chunk), nb.getIndexAttr(0),
-              nb.getIndexAttr(chunk));
-  });
-  int64_t rest = extent - full * chunk;
-  if (full < q && rest > 0)
-    copyAlong(mover, b, loc, src,
-              chunkView(b, loc, chunks, b.getIndexAttr(full)), dim,
-              b.getIndexAttr(full * chunk), b.getIndexAttr(0),
-              b.getIndexAttr(rest));
+  copyChunks(mover, b, loc, chunks, src, dim, /*toChunks=*/true);
 }
 
 /// A [q, shape...] temporary, freed by the caller.
