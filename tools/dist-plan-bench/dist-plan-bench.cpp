@@ -11,6 +11,9 @@
 //       rank, the median and worst optimal plan time, the greedy time, and
 //       how the optimal plans' cost compares with greedy's on the same
 //       cases. The JSON form is for scripts (utils/bench.sh).
+//       --dump-plans=FILE also writes every case's optimal plan (SPEC §4
+//       JSON, one line per case, ranks in order), so that a planner change
+//       can be checked to leave every plan byte-identical.
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,6 +27,7 @@
 #include <cmath>
 #include <cstring>
 #include <ctime>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -97,6 +101,7 @@ PlanRequest requestFor(const Mesh &mesh, const Case &c, Strategy strategy) {
 unsigned gCases = 200;
 unsigned gMaxRank = 6;
 double gReportSlowUs = 0; // --report-slow=US: print cases slower than this
+llvm::raw_ostream *gDumpPlans = nullptr; // --dump-plans=FILE
 
 void runBenchmark(benchmark::State &state, Strategy strategy) {
   Mesh mesh = meshOfRank(state.range(0));
@@ -182,6 +187,8 @@ std::vector<RankSummary> summarise() {
       optimalUs.push_back(
           timeUs(requestFor(mesh, c, Strategy::Optimal), &optimal, &stats));
       s.meanStates += double(stats.states) / 5 / cases.size();
+      if (gDumpPlans)
+        *gDumpPlans << rank << " " << planToJSON(mesh, optimal) << "\n";
       if (!c.from.hasPartial() && !c.to.hasPartial())
         plainUs.push_back(optimalUs.back());
       if (gReportSlowUs > 0 && optimalUs.back() > gReportSlowUs)
@@ -270,7 +277,7 @@ std::string summaryJSON(const std::vector<RankSummary> &rows) {
 
 int main(int argc, char **argv) {
   bool summary = false;
-  std::string jsonPath;
+  std::string jsonPath, dumpPath;
   std::vector<char *> rest = {argv[0]};
   for (int i = 1; i < argc; ++i) {
     llvm::StringRef arg = argv[i];
@@ -279,6 +286,8 @@ int main(int argc, char **argv) {
     } else if (arg.consume_front("--summary-json=")) {
       summary = true;
       jsonPath = arg.str();
+    } else if (arg.consume_front("--dump-plans=")) {
+      dumpPath = arg.str();
     } else if (arg.consume_front("--max-rank=")) {
       if (arg.getAsInteger(10, gMaxRank) || gMaxRank < 1 || gMaxRank > 6) {
         llvm::errs() << "dist-plan-bench: --max-rank: expected 1..6\n";
@@ -299,6 +308,17 @@ int main(int argc, char **argv) {
     }
   }
   if (summary) {
+    std::optional<llvm::raw_fd_ostream> dump;
+    if (!dumpPath.empty()) {
+      std::error_code ec;
+      dump.emplace(dumpPath, ec);
+      if (ec) {
+        llvm::errs() << "dist-plan-bench: --dump-plans: cannot write '"
+                     << dumpPath << "': " << ec.message() << "\n";
+        return 2;
+      }
+      gDumpPlans = &*dump;
+    }
     std::vector<RankSummary> rows = summarise();
     printSummary(rows);
     if (!jsonPath.empty()) {
