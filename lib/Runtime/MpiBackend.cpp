@@ -15,7 +15,9 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <new>
+#include <vector>
 
 namespace dist::rt {
 namespace {
@@ -93,6 +95,7 @@ public:
     MPI_Finalized(&fin);
     if (fin)
       return;
+    freeChunkTypes();
     for (MPI_Op *ops : {halfOps_, bf16Ops_})
       for (int i = 0; i < 4; ++i)
         if (ops[i] != MPI_OP_NULL)
@@ -136,6 +139,22 @@ public:
     checkMpi(MPI_Alltoall(inPlace ? MPI_IN_PLACE : send, cnt, dt, recv, cnt,
                           dt, comm(c)),
              "MPI_Alltoall");
+  }
+
+  // The chunks become derived datatypes, so MPI packs them straight into its
+  // transport fragments (and unpacks from them): no staging copy of the
+  // whole buffer on either side.
+  bool allToAllStrided(BackendComm &c, const void *send,
+                       const ChunkBoxes &sendBoxes, void *recv,
+                       const ChunkBoxes &recvBoxes, DType t,
+                       Stream) override {
+    MPI_Datatype sendType = chunkType(sendBoxes, t);
+    MPI_Datatype recvType = chunkType(recvBoxes, t);
+    if (sendType == MPI_DATATYPE_NULL || recvType == MPI_DATATYPE_NULL)
+      return false;
+    checkMpi(MPI_Alltoall(send, 1, sendType, recv, 1, recvType, comm(c)),
+             "MPI_Alltoall");
+    return true;
   }
 
   void reduceScatter(BackendComm &c, const void *send, void *recv, size_t n,
@@ -281,6 +300,70 @@ private:
     return dataType(t);
   }
 
+  /// One chunk of `boxes` as a datatype whose extent is the chunk stride,
+  /// so that chunk j starts j extents from the buffer. Built from the
+  /// element type (never bytes), so its type signature matches a contiguous
+  /// chunk on a peer that staged. Cached by geometry; MPI_DATATYPE_NULL when
+  /// a size does not fit MPI's int counts.
+  MPI_Datatype chunkType(const ChunkBoxes &boxes, DType t) {
+    // Size-1 dims dropped, dims contiguous in one another merged.
+    int64_t sizes[DIST_RT_MAX_COPY_DIMS], strides[DIST_RT_MAX_COPY_DIMS];
+    int n = 0;
+    for (int d = 0; d < boxes.numDims; ++d) {
+      if (boxes.sizes[d] == 1)
+        continue;
+      if (n > 0 && strides[n - 1] == boxes.sizes[d] * boxes.strides[d]) {
+        sizes[n - 1] *= boxes.sizes[d];
+        strides[n - 1] = boxes.strides[d];
+        continue;
+      }
+      sizes[n] = boxes.sizes[d];
+      strides[n] = boxes.strides[d];
+      ++n;
+    }
+    for (int d = 0; d < n; ++d)
+      if (sizes[d] > INT_MAX)
+        return MPI_DATATYPE_NULL;
+    std::vector<int64_t> key{static_cast<int64_t>(t), boxes.chunkStride};
+    key.insert(key.end(), sizes, sizes + n);
+    key.insert(key.end(), strides, strides + n);
+    auto it = chunkTypes_.find(key);
+    if (it != chunkTypes_.end())
+      return it->second;
+
+    const MPI_Aint elem = static_cast<MPI_Aint>(dtypeSize(t));
+    MPI_Datatype type = MPI_DATATYPE_NULL, inner;
+    checkMpi(MPI_Type_dup(dataType(t), &type), "MPI_Type_dup");
+    for (int d = n - 1; d >= 0; --d) {
+      inner = type;
+      int count = static_cast<int>(sizes[d]);
+      if (d == n - 1 && strides[d] == 1)
+        checkMpi(MPI_Type_contiguous(count, inner, &type),
+                 "MPI_Type_contiguous");
+      else
+        checkMpi(MPI_Type_create_hvector(count, 1, strides[d] * elem, inner,
+                                         &type),
+                 "MPI_Type_create_hvector");
+      MPI_Type_free(&inner);
+    }
+    inner = type;
+    checkMpi(MPI_Type_create_resized(inner, 0, boxes.chunkStride * elem, &type),
+             "MPI_Type_create_resized");
+    MPI_Type_free(&inner);
+    checkMpi(MPI_Type_commit(&type), "MPI_Type_commit");
+    // Compiled code uses a handful of geometries; bound the cache anyway.
+    if (chunkTypes_.size() >= 64)
+      freeChunkTypes();
+    chunkTypes_.emplace(std::move(key), type);
+    return type;
+  }
+
+  void freeChunkTypes() noexcept {
+    for (auto &entry : chunkTypes_)
+      MPI_Type_free(&entry.second);
+    chunkTypes_.clear();
+  }
+
   MPI_Op mpiOp(DType t, RedOp op) const {
     int index = op == RedOp::Avg ? 0 : static_cast<int>(op);
     if (t == DType::F16)
@@ -307,6 +390,7 @@ private:
   MPI_Datatype bf16Type_ = MPI_DATATYPE_NULL;
   MPI_Op halfOps_[4] = {MPI_OP_NULL, MPI_OP_NULL, MPI_OP_NULL, MPI_OP_NULL};
   MPI_Op bf16Ops_[4] = {MPI_OP_NULL, MPI_OP_NULL, MPI_OP_NULL, MPI_OP_NULL};
+  std::map<std::vector<int64_t>, MPI_Datatype> chunkTypes_;
 };
 
 } // namespace

@@ -48,6 +48,8 @@ struct GroupEntry {
   std::unique_ptr<BackendComm> backendComm;
 };
 
+enum class StridedAllToAll { Native, Pack };
+
 struct State {
   bool initialized = false;
   bool finalized = false;
@@ -63,6 +65,7 @@ struct State {
   int size = 0;
   bool abortOnError = true;
   bool validate = true;
+  StridedAllToAll stridedAllToAll = StridedAllToAll::Native;
   double exitTimeoutS = 10.0;
   std::vector<MeshEntry> meshes;
   std::vector<std::unique_ptr<GroupEntry>> groups;
@@ -266,6 +269,15 @@ void doInit(const std::string &name) {
   if (const char *v = std::getenv("DIST_RT_CHECK"))
     validate = std::strcmp(v, "0") != 0;
   double exitTimeout = envSeconds("DIST_RT_EXIT_TIMEOUT_S", 10.0);
+  StridedAllToAll strided = StridedAllToAll::Native;
+  if (const char *v = std::getenv("DIST_RT_STRIDED_ALLTOALL")) {
+    if (std::strcmp(v, "pack") == 0)
+      strided = StridedAllToAll::Pack;
+    else if (*v && std::strcmp(v, "native") != 0)
+      throw Error(DIST_RT_ERR_INVALID_ARGUMENT,
+                  std::string("DIST_RT_STRIDED_ALLTOALL must be 'native' or "
+                              "'pack', not '") + v + "'");
+  }
 
   int init = 0, fin = 0;
   MPI_Initialized(&init);
@@ -303,6 +315,7 @@ void doInit(const std::string &name) {
       [owner](void *ptr) { owner->deallocate(ptr); }, cacheBytes);
   S.backendName = name;
   S.validate = validate;
+  S.stridedAllToAll = strided;
   S.exitTimeoutS = exitTimeout;
   S.initialized = true;
   if (!S.exitHandlerRegistered) {
@@ -499,6 +512,119 @@ const std::vector<int64_t> &worldMembers() {
       members[r] = r;
   }
   return members;
+}
+
+//===--------------------------------------------------------------------===//
+// Strided all-to-all geometry
+//===--------------------------------------------------------------------===//
+
+/// One side of distRtAllToAllStrided as a box of numDims + 1 dims, the
+/// chunk index outermost.
+struct StridedSide {
+  int numDims = 0; // chunk index included
+  int64_t sizes[DIST_RT_MAX_COPY_DIMS] = {};
+  int64_t strides[DIST_RT_MAX_COPY_DIMS] = {};
+  size_t elemBytes = 1;
+  const char *base = nullptr;
+  ByteExtent extent;
+  /// Chunk j is the j-th block of count elements (plain all-to-all order).
+  bool contiguous = false;
+
+  const char *begin() const { return base + extent.first; }
+  size_t extentBytes() const {
+    return static_cast<size_t>(extent.last - extent.first);
+  }
+};
+
+/// Product of a shape, or -1 for a negative size or an overflow.
+int64_t shapeElementsOrNegative(int64_t numDims, const int64_t *shape) {
+  int64_t n = 1;
+  for (int64_t d = 0; d < numDims; ++d)
+    if (shape[d] < 0 || __builtin_mul_overflow(n, shape[d], &n))
+      return -1;
+  return n;
+}
+
+StridedSide stridedSide(int64_t p, int64_t numDims, const int64_t *shape,
+                        const int64_t *strides, int64_t chunkStride,
+                        const void *base, DType t, const char *name) {
+  StridedSide side;
+  side.numDims = static_cast<int>(numDims) + 1;
+  side.sizes[0] = p;
+  side.strides[0] = chunkStride;
+  for (int64_t d = 0; d < numDims; ++d) {
+    side.sizes[d + 1] = shape[d];
+    side.strides[d + 1] = strides[d];
+  }
+  for (int d = 0; d < side.numDims; ++d)
+    if (side.strides[d] < 0)
+      invalid(std::string(name) + " stride " + std::to_string(d) +
+              " is negative (" + std::to_string(side.strides[d]) + ")");
+  side.elemBytes = dtypeSize(t);
+  side.base = static_cast<const char *>(base);
+  side.extent =
+      stridedExtent(side.numDims, side.sizes, side.strides, side.elemBytes);
+  checkBuffer(base, side.extentBytes(), name);
+  // Row-major over the whole [p, chunk...] box, size-1 dims aside.
+  int64_t expected = 1;
+  side.contiguous = true;
+  for (int d = side.numDims - 1; d >= 0; --d) {
+    if (side.sizes[d] == 1)
+      continue;
+    side.contiguous = side.contiguous && side.strides[d] == expected;
+    expected *= side.sizes[d];
+  }
+  return side;
+}
+
+/// Whether no two elements of the box share an address: sorted by stride,
+/// each dim must step past everything the smaller dims span. (Sufficient,
+/// and exactly what sub-boxes of row-major tensors satisfy.)
+bool boxIsInjective(const StridedSide &side) {
+  int order[DIST_RT_MAX_COPY_DIMS];
+  int n = 0;
+  for (int d = 0; d < side.numDims; ++d) {
+    if (side.sizes[d] == 0)
+      return true; // empty
+    if (side.sizes[d] > 1)
+      order[n++] = d;
+  }
+  // Insertion sort by stride: at most DIST_RT_MAX_COPY_DIMS entries.
+  for (int i = 1; i < n; ++i)
+    for (int j = i; j > 0 && side.strides[order[j]] < side.strides[order[j - 1]];
+         --j)
+      std::swap(order[j], order[j - 1]);
+  int64_t span = 1; // elements covered by the dims so far
+  for (int i = 0; i < n; ++i) {
+    int d = order[i];
+    if (side.strides[d] < span)
+      return false;
+    span = side.strides[d] * (side.sizes[d] - 1) + span;
+  }
+  return true;
+}
+
+ChunkBoxes chunkBoxes(const StridedSide &side) {
+  ChunkBoxes boxes;
+  boxes.numDims = side.numDims - 1;
+  boxes.sizes = side.sizes + 1;
+  boxes.strides = side.strides + 1;
+  boxes.chunkStride = side.strides[0];
+  return boxes;
+}
+
+/// The copy between a side and its contiguous staging buffer.
+CopyPlan stagePlan(const StridedSide &side, bool toStage, const void *stage) {
+  int64_t packed[DIST_RT_MAX_COPY_DIMS];
+  int64_t stride = 1;
+  for (int d = side.numDims - 1; d >= 0; --d) {
+    packed[d] = stride;
+    stride *= side.sizes[d];
+  }
+  return toStage ? makeCopyPlan(side.numDims, side.sizes, side.strides, packed,
+                                side.elemBytes, side.base, stage)
+                 : makeCopyPlan(side.numDims, side.sizes, packed, side.strides,
+                                side.elemBytes, stage, side.base);
 }
 
 int32_t packOrUnpack(const char *op, bool unpack, int64_t numDims,
@@ -759,6 +885,85 @@ int32_t distRtAllToAll(int64_t group, const void *send, void *recv,
           });
     if (n > 0)
       S.backend->allToAll(*g.backendComm, send, recv, n, t, inPlace, s);
+  });
+}
+
+int32_t distRtAllToAllStrided(int64_t group, int64_t numDims,
+                              const int64_t *chunkShape, const void *send,
+                              const int64_t *sendStrides,
+                              int64_t sendChunkStride, void *recv,
+                              const int64_t *recvStrides,
+                              int64_t recvChunkStride, int32_t dtype,
+                              void *stream) {
+  return guard("all_to_all", [&] {
+    requireInit();
+    GroupEntry &g = lookupGroup(group);
+    const int64_t p = static_cast<int64_t>(g.spec.members.size());
+    // The element count per chunk is what the members must agree on; the
+    // geometry of each side is this rank's own business.
+    int64_t count = -1;
+    if (numDims >= 0 && numDims < DIST_RT_MAX_COPY_DIMS &&
+        (numDims == 0 || chunkShape))
+      count = shapeElementsOrNegative(numDims, chunkShape);
+    DType t = DType::F32;
+    Stream s = nullptr;
+    StridedSide sendSide, recvSide;
+    agree(g.comm, g.spec.members,
+          {int64_t(OpCode::AllToAll), count, dtype, -1, 0, 0},
+          "the chunk's element count", [&](Signature &) {
+            if (numDims < 0 || numDims >= DIST_RT_MAX_COPY_DIMS)
+              invalid("numDims " + std::to_string(numDims) +
+                      " is outside [0, " +
+                      std::to_string(DIST_RT_MAX_COPY_DIMS - 1) + "]");
+            if (numDims > 0 && (!chunkShape || !sendStrides || !recvStrides))
+              invalid("chunkShape, sendStrides and recvStrides must not be "
+                      "null");
+            if (count < 0)
+              invalid("chunkShape has a negative size or overflows");
+            checkCount(count, "the chunk's element count");
+            t = toDType(dtype);
+            s = S.backend->resolveStream(stream);
+            sendSide = stridedSide(p, numDims, chunkShape, sendStrides,
+                                   sendChunkStride, send, t, "send");
+            recvSide = stridedSide(p, numDims, chunkShape, recvStrides,
+                                   recvChunkStride, recv, t, "recv");
+            if (!boxIsInjective(recvSide))
+              invalid("recv chunks overlap (a recv stride is too small for "
+                      "the box inside it)");
+            if (overlaps(sendSide.begin(), sendSide.extentBytes(),
+                         recvSide.begin(), recvSide.extentBytes()))
+              invalid("send and recv overlap");
+          });
+    if (count <= 0 || p == 0)
+      return;
+    if (S.stridedAllToAll == StridedAllToAll::Native &&
+        S.backend->allToAllStrided(*g.backendComm, send,
+                                   chunkBoxes(sendSide), recv,
+                                   chunkBoxes(recvSide), t, s))
+      return;
+    // Stage through contiguous chunks: pack, exchange, unpack.
+    const size_t bytes = bytesOf(static_cast<size_t>(count),
+                                 static_cast<size_t>(p), t);
+    void *packed = sendSide.contiguous ? const_cast<void *>(send)
+                                       : S.blocks->get(bytes);
+    void *received = recvSide.contiguous ? recv : S.blocks->get(bytes);
+    if (!sendSide.contiguous)
+      S.backend->copy(stagePlan(sendSide, /*toStage=*/true, packed), send,
+                      packed, s);
+    S.backend->allToAll(*g.backendComm, packed, received,
+                        static_cast<size_t>(count), t, /*inPlace=*/false, s);
+    if (!recvSide.contiguous)
+      S.backend->copy(stagePlan(recvSide, /*toStage=*/false, received),
+                      received, recv, s);
+    // The cache hands blocks out again in stream order (BlockCache.h), which
+    // only holds on the default stream.
+    if (s != S.backend->defaultStream() &&
+        (!sendSide.contiguous || !recvSide.contiguous))
+      S.backend->synchronize(s);
+    if (!sendSide.contiguous)
+      S.blocks->put(packed);
+    if (!recvSide.contiguous)
+      S.blocks->put(received);
   });
 }
 

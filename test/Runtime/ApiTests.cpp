@@ -199,6 +199,69 @@ TEST_F(Api, CollectiveArgumentErrors) {
               "exceeds the mpi backend's limit");
 }
 
+TEST_F(Api, StridedAllToAllArgumentErrors) {
+  int64_t g = worldGroup();
+  float a[16] = {}, b[16] = {};
+  const int64_t shape[2] = {2, 3}, rowMajor[2] = {3, 1};
+  // On one rank the strided form is a strided copy: [2, 3] out of a 2x4
+  // tensor into the top-left of a 2x5 one.
+  for (int i = 0; i < 8; ++i)
+    a[i] = float(i);
+  const int64_t from[2] = {4, 1}, to[2] = {5, 1};
+  ASSERT_EQ(distRtAllToAllStrided(g, 2, shape, a, from, 0, b, to, 0,
+                                  DIST_RT_F32, nullptr),
+            DIST_RT_OK)
+      << distRtLastErrorMessage();
+  EXPECT_EQ(b[0], 0.f);
+  EXPECT_EQ(b[2], 2.f);
+  EXPECT_EQ(b[3], 0.f); // outside the box
+  EXPECT_EQ(b[5], 4.f);
+  EXPECT_EQ(b[7], 6.f);
+
+  EXPECT_EQ(distRtAllToAllStrided(g, 9, shape, a, rowMajor, 6, b, rowMajor, 6,
+                                  DIST_RT_F32, nullptr),
+            DIST_RT_ERR_INVALID_ARGUMENT);
+  expectError(DIST_RT_ERR_INVALID_ARGUMENT, "all_to_all",
+              "numDims 9 is outside [0, 7]");
+  EXPECT_EQ(distRtAllToAllStrided(g, 2, shape, a, nullptr, 6, b, rowMajor, 6,
+                                  DIST_RT_F32, nullptr),
+            DIST_RT_ERR_INVALID_ARGUMENT);
+  expectError(DIST_RT_ERR_INVALID_ARGUMENT, "all_to_all", "must not be null");
+  const int64_t negative[2] = {-1, 3};
+  EXPECT_EQ(distRtAllToAllStrided(g, 2, negative, a, rowMajor, 6, b, rowMajor,
+                                  6, DIST_RT_F32, nullptr),
+            DIST_RT_ERR_INVALID_ARGUMENT);
+  expectError(DIST_RT_ERR_INVALID_ARGUMENT, "all_to_all",
+              "chunkShape has a negative size");
+  const int64_t backwards[2] = {3, -1};
+  EXPECT_EQ(distRtAllToAllStrided(g, 2, shape, a, backwards, 6, b, rowMajor, 6,
+                                  DIST_RT_F32, nullptr),
+            DIST_RT_ERR_INVALID_ARGUMENT);
+  expectError(DIST_RT_ERR_INVALID_ARGUMENT, "all_to_all",
+              "send stride 2 is negative (-1)");
+  // Rows 2 apart hold 3 elements each: the recv box writes some twice.
+  const int64_t tooClose[2] = {2, 1};
+  EXPECT_EQ(distRtAllToAllStrided(g, 2, shape, a, rowMajor, 6, b, tooClose, 6,
+                                  DIST_RT_F32, nullptr),
+            DIST_RT_ERR_INVALID_ARGUMENT);
+  expectError(DIST_RT_ERR_INVALID_ARGUMENT, "all_to_all", "recv chunks overlap");
+  EXPECT_EQ(distRtAllToAllStrided(g, 2, shape, a, rowMajor, 6, a + 4, rowMajor,
+                                  6, DIST_RT_F32, nullptr),
+            DIST_RT_ERR_INVALID_ARGUMENT);
+  expectError(DIST_RT_ERR_INVALID_ARGUMENT, "all_to_all",
+              "send and recv overlap");
+  EXPECT_EQ(distRtAllToAllStrided(g, 2, shape, nullptr, rowMajor, 6, b,
+                                  rowMajor, 6, DIST_RT_F32, nullptr),
+            DIST_RT_ERR_INVALID_ARGUMENT);
+  expectError(DIST_RT_ERR_INVALID_ARGUMENT, "all_to_all",
+              "send buffer is null");
+  // An empty box moves nothing and accepts null buffers.
+  const int64_t empty[2] = {0, 3};
+  EXPECT_EQ(distRtAllToAllStrided(g, 2, empty, nullptr, rowMajor, 0, nullptr,
+                                  rowMajor, 0, DIST_RT_F32, nullptr),
+            DIST_RT_OK);
+}
+
 TEST_F(Api, ValidationOffStillChecksLocally) {
   int64_t g = worldGroup();
   distRtSetValidation(0);

@@ -40,6 +40,15 @@ public:
   virtual ~BackendComm() = default;
 };
 
+/// One side of a strided all-to-all: chunk j is the box `sizes` at base +
+/// j * chunkStride, walked with `strides` (everything in elements).
+struct ChunkBoxes {
+  int numDims = 0;
+  const int64_t *sizes = nullptr;
+  const int64_t *strides = nullptr;
+  int64_t chunkStride = 0;
+};
+
 class Backend {
 public:
   virtual ~Backend() = default;
@@ -69,6 +78,18 @@ public:
   virtual void allToAll(BackendComm &comm, const void *send, void *recv,
                         size_t countPerRank, DType t, bool inPlace,
                         Stream s) = 0;
+  /// The strided all-to-all of distRtAllToAllStrided, without staging, when
+  /// the backend can describe the chunks to its transport. Returns false
+  /// (having done nothing) when it cannot; the core then packs, exchanges
+  /// contiguous chunks with allToAll and unpacks.
+  virtual bool allToAllStrided(BackendComm &comm, const void *send,
+                               const ChunkBoxes &sendBoxes, void *recv,
+                               const ChunkBoxes &recvBoxes, DType t,
+                               Stream s) {
+    (void)comm, (void)send, (void)sendBoxes, (void)recv, (void)recvBoxes;
+    (void)t, (void)s;
+    return false;
+  }
   virtual void reduceScatter(BackendComm &comm, const void *send, void *recv,
                              size_t countPerRank, DType t, RedOp op,
                              bool inPlace, Stream s) = 0;

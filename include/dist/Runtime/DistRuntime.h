@@ -36,6 +36,8 @@
  * Environment
  *   DIST_RT_BACKEND          mpi (default) | nccl: backend picked by distRtInit
  *   DIST_RT_CHECK            0 turns off the cross-rank argument check
+ *   DIST_RT_STRIDED_ALLTOALL native (default) | pack: how the backend moves
+ *                            distRtAllToAllStrided's chunks (see there)
  *   DIST_RT_CACHE_MIB        bytes (MiB) of freed buffers distRtFree keeps
  *                            for reuse by distRtAlloc (default 1024; 0: none)
  *   DIST_RT_EXIT_TIMEOUT_S   how long a rank leaving without distRtFinalize
@@ -187,6 +189,26 @@ DIST_RT_API int32_t distRtAllGather(int64_t group, const void *send,
 DIST_RT_API int32_t distRtAllToAll(int64_t group, const void *send, void *recv,
                                    int64_t countPerRank, int32_t dtype,
                                    void *stream);
+
+/* All-to-all between strided chunks: a reshard that moves a sharded dim
+ * (S(0) -> S(1): rows in, column blocks out) sends column blocks straight
+ * from the input and receives straight into the output, with no pack or
+ * unpack pass around the exchange. Each side is `p` chunks, each the box
+ * `chunkShape` (numDims <= DIST_RT_MAX_COPY_DIMS - 1 dims, row-major order
+ * of elements): chunk j of send starts at send + j*sendChunkStride and
+ * walks sendStrides; it goes to member j, whose chunk g (this rank's group
+ * index) of recv, at recv + g*recvChunkStride walking recvStrides, receives
+ * it. Strides are in elements and >= 0. The recv chunks must not overlap
+ * one another or send. With row-major strides and chunk strides equal to
+ * the chunk's element count this is distRtAllToAll.
+ * The MPI backend describes the chunks to MPI as derived datatypes; a
+ * backend that cannot (NCCL) packs into and unpacks from temporaries on the
+ * stream. DIST_RT_STRIDED_ALLTOALL=pack forces the latter everywhere. */
+DIST_RT_API int32_t distRtAllToAllStrided(
+    int64_t group, int64_t numDims, const int64_t *chunkShape,
+    const void *send, const int64_t *sendStrides, int64_t sendChunkStride,
+    void *recv, const int64_t *recvStrides, int64_t recvChunkStride,
+    int32_t dtype, void *stream);
 
 /* send holds p*count elements; recv[0 .. count) = reduction over the members
  * of their chunk g. In place: send == recv (the result is in the first count
