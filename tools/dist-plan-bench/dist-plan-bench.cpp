@@ -11,9 +11,10 @@
 //       rank, the median and worst optimal plan time, the greedy time, and
 //       how the optimal plans' cost compares with greedy's on the same
 //       cases. The JSON form is for scripts (utils/bench.sh).
-//       --dump-plans=FILE also writes every case's optimal plan (SPEC §4
-//       JSON, one line per case, ranks in order), so that a planner change
-//       can be checked to leave every plan byte-identical.
+//       --dump-plans=FILE also writes every case (mesh rank, shape x element
+//       bytes, source -> target) and its optimal plan (SPEC §4 JSON after a
+//       tab), one line per case, so that a planner change can be checked to
+//       leave every plan byte-identical.
 //
 //===----------------------------------------------------------------------===//
 
@@ -188,7 +189,11 @@ std::vector<RankSummary> summarise() {
           timeUs(requestFor(mesh, c, Strategy::Optimal), &optimal, &stats));
       s.meanStates += double(stats.states) / 5 / cases.size();
       if (gDumpPlans)
-        *gDumpPlans << rank << " " << planToJSON(mesh, optimal) << "\n";
+        *gDumpPlans << rank << " " << c.shape[0] << "x" << c.shape[1] << "x"
+                    << c.shape[2] << "x" << c.elementBytes << " "
+                    << printLayout(mesh, c.from) << " -> "
+                    << printLayout(mesh, c.to) << "\t"
+                    << planToJSON(mesh, optimal) << "\n";
       if (!c.from.hasPartial() && !c.to.hasPartial())
         plainUs.push_back(optimalUs.back());
       if (gReportSlowUs > 0 && optimalUs.back() > gReportSlowUs)
