@@ -437,15 +437,21 @@ private:
     chunkShape[toDim] = memrefType(out).getDimSize(toDim);
     Value group = calls.group(c.b, c.loc, c.meshHandle, axes);
 
-    Value send = in;
     bool packed = !(isChunkMajor(chunkShape, toDim) &&
                     q * chunkShape[toDim] == memrefType(in).getDimSize(toDim));
+    bool direct = isChunkMajor(chunkShape, dim) &&
+                  memrefType(out).getDimSize(dim) == q * chunkShape[dim];
+    // When both sides split evenly, the runtime reads and writes the chunks
+    // in place (strided): no pack before the exchange, no unpack after.
+    if ((packed || !direct) && lowerStridedAllToAll(c, group, in, out,
+                                                    chunkShape, q, dim, toDim))
+      return success();
+
+    Value send = in;
     if (packed) {
       send = allocChunks(c.b, c.loc, q, chunkShape, elementType);
       packChunks(c.mover, c.b, c.loc, in, send, toDim);
     }
-    bool direct = isChunkMajor(chunkShape, dim) &&
-                  memrefType(out).getDimSize(dim) == q * chunkShape[dim];
     Value recv = direct ? out : allocChunks(c.b, c.loc, q, chunkShape, elementType);
     int64_t count = 1;
     for (int64_t s : chunkShape)
@@ -458,6 +464,44 @@ private:
     if (packed)
       memref::DeallocOp::create(c.b, c.loc, send);
     return success();
+  }
+
+  /// distRtAllToAllStrided: chunk j of `in` is its slice j along `toDim`,
+  /// chunk i of `out` its slice i along `dim`, both in place. False (nothing
+  /// emitted) when a side does not split evenly -- the last chunk then has
+  /// padding to zero-fill or to drop, which the staged path handles -- or
+  /// the buffers are not plain row-major.
+  bool lowerStridedAllToAll(Ctx &c, Value group, Value in, Value out,
+                            ArrayRef<int64_t> chunkShape, int64_t q,
+                            int64_t dim, int64_t toDim) {
+    MemRefType inType = memrefType(in), outType = memrefType(out);
+    int64_t rank = inType.getRank();
+    if (rank >= DIST_RT_MAX_COPY_DIMS || !inType.getLayout().isIdentity() ||
+        !outType.getLayout().isIdentity() ||
+        q * chunkShape[toDim] != inType.getDimSize(toDim) ||
+        q * chunkShape[dim] != outType.getDimSize(dim))
+      return false;
+    auto rowMajor = [](ArrayRef<int64_t> shape) {
+      SmallVector<int64_t> strides(shape.size(), 1);
+      for (int64_t d = static_cast<int64_t>(shape.size()) - 2; d >= 0; --d)
+        strides[d] = strides[d + 1] * shape[d + 1];
+      return strides;
+    };
+    SmallVector<int64_t> inStrides = rowMajor(inType.getShape());
+    SmallVector<int64_t> outStrides = rowMajor(outType.getShape());
+    Value args[] = {group,
+                    i64(c, rank),
+                    calls.constArray(c.b, c.loc, chunkShape),
+                    ptr(c, in),
+                    calls.constArray(c.b, c.loc, inStrides),
+                    i64(c, chunkShape[toDim] * inStrides[toDim]),
+                    ptr(c, out),
+                    calls.constArray(c.b, c.loc, outStrides),
+                    i64(c, chunkShape[dim] * outStrides[dim]),
+                    i32(c, c.dtype),
+                    c.stream ? c.stream : null(c)};
+    calls.call(c.b, c.loc, "distRtAllToAllStrided", c.b.getI32Type(), args);
+    return true;
   }
 
   LogicalResult lowerReduceScatter(Ctx &c, BufferReduceScatterOp op) {

@@ -10,6 +10,10 @@ dist.mesh @m = <["x"=2, "y"=4]>
 // CHECK-DAG: func.func private @distRtAllGather(i64, !llvm.ptr, !llvm.ptr, i64, i32, !llvm.ptr) -> i32
 // The group of all_reduce_two_axes, both axes.
 // CHECK-DAG: memref.global "private" constant @{{.*}} : memref<2xi64> = dense<[0, 1]>
+// The stride tables of all_to_all_strided_send; its chunk shape [2, 4]
+// shares the mesh's table.
+// CHECK-DAG: memref.global "private" constant @[[WIDE:__dist_table_[0-9]+]] : memref<2xi64> = dense<[16, 1]>
+// CHECK-DAG: memref.global "private" constant @[[NARROW:__dist_table_[0-9]+]] : memref<2xi64> = dense<[4, 1]>
 
 // Gathering along the leading dim into a buffer the chunks fill exactly:
 // the runtime writes the output directly, no temporary.
@@ -52,19 +56,56 @@ func.func @gather_uneven(%in: memref<3x6xf32>, %out: memref<10x6xf32>) {
   return
 }
 
-// Columns are cut into chunk-major order before sending; the received
-// row blocks are already in order and land in the output directly.
-// CHECK-LABEL: func @all_to_all_pack
-// CHECK-SAME: (%{{.*}}: memref<2x16xf32>, %[[OUT:.*]]: memref<8x4xf32>)
-// CHECK: %[[SEND:.*]] = memref.alloc() : memref<4x2x4xf32>
+// Rows in, column blocks out, both sides splitting evenly: the runtime reads
+// column block j of the input in place (row stride 16, chunk stride 4) and
+// writes row block i of the output in place (chunk stride 8): no pack, no
+// unpack, no temporary.
+// CHECK-LABEL: func @all_to_all_strided_send
+// CHECK-SAME: (%[[IN:.*]]: memref<2x16xf32>, %[[OUT:.*]]: memref<8x4xf32>)
+// CHECK-NOT: memref.alloc
+// CHECK-NOT: linalg.copy
+// CHECK: %[[GROUP:.*]] = call @distRtGroup
+// CHECK: memref.get_global @[[SIZES]]
+// CHECK: memref.extract_aligned_pointer_as_index %[[IN]]
+// CHECK: memref.get_global @[[WIDE]]
+// CHECK: memref.extract_aligned_pointer_as_index %[[OUT]]
+// CHECK: memref.get_global @[[NARROW]]
+// CHECK: call @distRtAllToAllStrided(%[[GROUP]], %c2_i64{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %c4_i64, %{{.*}}, %{{.*}}, %c8_i64, %c2_i32, %{{.*}})
+// CHECK-NOT: linalg.copy
+// CHECK: return
+func.func @all_to_all_strided_send(%in: memref<2x16xf32>, %out: memref<8x4xf32>) {
+  dist.buffer.all_to_all %in, %out on @m axes = ["y"] dim = 0 to_dim = 1 : memref<2x16xf32>, memref<8x4xf32>
+  return
+}
+
+// The inverse: row blocks go out as they are (chunk stride 8) and land as
+// column blocks (row stride 16, chunk stride 4).
+// CHECK-LABEL: func @all_to_all_strided_recv
+// CHECK-NOT: memref.alloc
+// CHECK: call @distRtAllToAllStrided(%{{.*}}, %c2_i64{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %c8_i64, %{{.*}}, %{{.*}}, %c4_i64, %c2_i32, %{{.*}})
+// CHECK-NOT: linalg.copy
+// CHECK: return
+func.func @all_to_all_strided_recv(%in: memref<8x4xf32>, %out: memref<2x16xf32>) {
+  dist.buffer.all_to_all %in, %out on @m axes = ["y"] dim = 1 to_dim = 0 : memref<8x4xf32>, memref<2x16xf32>
+  return
+}
+
+// 10 columns in 4 blocks of 3: the last block is padded, so the columns are
+// packed into a zero-filled temporary and sent with the plain all-to-all.
+// CHECK-LABEL: func @all_to_all_uneven_packs
+// CHECK-SAME: (%[[IN:.*]]: memref<2x10xf32>, %[[OUT:.*]]: memref<8x3xf32>)
+// CHECK: %[[SEND:.*]] = memref.alloc() : memref<4x2x3xf32>
+// CHECK: linalg.fill ins(%{{.*}} : f32) outs(%[[SEND]]
 // CHECK: scf.for
 // CHECK:   linalg.copy
-// CHECK: %[[OUT_PTR:.*]] = memref.extract_aligned_pointer_as_index %[[OUT]]
-// CHECK: call @distRtAllToAll(%{{.*}}, %{{.*}}, %{{.*}}, %c8_i64, %c2_i32, %{{.*}})
+// CHECK: memref.subview %[[IN]][0, 9] [2, 1] [1, 1]
+// CHECK: linalg.copy
+// CHECK: memref.extract_aligned_pointer_as_index %[[OUT]]
+// CHECK: call @distRtAllToAll(%{{.*}}, %{{.*}}, %{{.*}}, %c6_i64, %c2_i32, %{{.*}})
 // CHECK-NOT: linalg.copy
 // CHECK: memref.dealloc %[[SEND]]
-func.func @all_to_all_pack(%in: memref<2x16xf32>, %out: memref<8x4xf32>) {
-  dist.buffer.all_to_all %in, %out on @m axes = ["y"] dim = 0 to_dim = 1 : memref<2x16xf32>, memref<8x4xf32>
+func.func @all_to_all_uneven_packs(%in: memref<2x10xf32>, %out: memref<8x3xf32>) {
+  dist.buffer.all_to_all %in, %out on @m axes = ["y"] dim = 0 to_dim = 1 : memref<2x10xf32>, memref<8x3xf32>
   return
 }
 
