@@ -202,6 +202,20 @@ double AlphaBetaCostModel::axisLatencyBound(unsigned axis) const {
   return double(mesh.getAxisSize(axis) - 1) * params[axis].alpha;
 }
 
+double
+AlphaBetaCostModel::groupLatencyExcess(llvm::ArrayRef<unsigned> axes) const {
+  double product = 1, sum = 0, alpha = 0;
+  for (unsigned axis : axes) {
+    if (axis >= mesh.getNumAxes())
+      return 0;
+    double p = double(mesh.getAxisSize(axis));
+    product *= p;
+    sum += p - 1;
+    alpha = std::max(alpha, params[axis].alpha);
+  }
+  return std::max(0.0, product - 1 - sum) * alpha;
+}
+
 bool AlphaBetaCostModel::sequentialReduceScatterIsCheaper() const {
   // One reduce-scatter per axis pays sum_i (p_i - 1) alpha_i <= (P - 1)
   // alpha_max latency, strictly less once two factors exceed 1 and

@@ -4,9 +4,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 using namespace dist::planner;
 using namespace dist::planner::detail;
+
+static int64_t ceilDiv(int64_t n, int64_t p) { return (n + p - 1) / p; }
 
 LowerBound::LowerBound(const Mesh &mesh, llvm::ArrayRef<int64_t> shape,
                        int64_t elementBytes, const CostModel &model,
@@ -29,13 +32,68 @@ LowerBound::LowerBound(const Mesh &mesh, llvm::ArrayRef<int64_t> shape,
       anyKappa = true;
     }
   }
+  allReduceTwice = model.allReducePaysLatencyTwice();
   viewOf(target, numAxes, rank, targetView);
   targetPartialAll = targetView.partialMask;
   for (unsigned d = 0; d < rank; ++d) {
     targetLog2Shards[d] = 0;
-    for (unsigned i = 0; i < targetView.len[d]; ++i)
+    int64_t product = 1;
+    for (unsigned i = 0; i < targetView.len[d]; ++i) {
       targetLog2Shards[d] += axisLog2[targetView.axes[d][i]];
+      product *= axisSize[targetView.axes[d][i]];
+    }
+    targetSpan[d] = ceilDiv(this->shape[d], product) * product;
+    targetCount[d] = product;
   }
+  // Jumps (see the header): per dim, the smallest group product q >= 2
+  // whose blocks are in the target's nesting class, and the least
+  // groupLatencyExcess of such a group. Worth knowing only when no single
+  // axis is such a group (else the excess is 0 and q is one axis size, no
+  // more than a slice needs anyway... so it is still recorded).
+  for (unsigned d = 0; d < kMaxSearchRank; ++d) {
+    jumpQ[d] = 0;
+    jumpExcess[d] = 0;
+  }
+  unsigned numSubsets = 1u << numAxes;
+  for (unsigned d = 0; d < rank; ++d) {
+    if (targetCount[d] <= 1 || this->shape[d] <= 1)
+      continue;
+    int64_t bestQ = 0;
+    bool single = false;
+    for (unsigned mask = 1; mask < numSubsets; ++mask) {
+      int64_t q = 1;
+      unsigned count = 0;
+      for (unsigned a = 0; a < numAxes; ++a)
+        if (mask >> a & 1) {
+          q *= axisSize[a];
+          count += axisSize[a] > 1;
+        }
+      if (q < 2 || ceilDiv(this->shape[d], q) * q != targetSpan[d])
+        continue;
+      bestQ = bestQ ? std::min(bestQ, q) : q;
+      single |= count == 1;
+    }
+    jumpQ[d] = bestQ;
+    if (single || !bestQ)
+      continue;
+    double best = std::numeric_limits<double>::infinity();
+    for (unsigned mask = 1; mask < numSubsets; ++mask) {
+      int64_t q = 1;
+      unsigned list[kMaxMeshAxes], count = 0;
+      for (unsigned a = 0; a < numAxes; ++a)
+        if (mask >> a & 1) {
+          q *= axisSize[a];
+          list[count++] = a;
+        }
+      if (q < 2 || ceilDiv(this->shape[d], q) * q != targetSpan[d])
+        continue;
+      best = std::min(best, std::max(0.0, model.groupLatencyExcess(
+                                              llvm::ArrayRef(list, count))));
+    }
+    jumpExcess[d] = best;
+  }
+  for (unsigned d = 0; d < rank; ++d)
+    anyJump |= jumpQ[d] > 0;
 }
 
 uint8_t LowerBound::mustReduce(const PackedLayout &layout,
@@ -49,19 +107,32 @@ uint8_t LowerBound::mustReduce(const PackedLayout &layout,
   return partial;
 }
 
-LowerBound::Latency LowerBound::latencyOf(const DimView &v,
-                                          uint8_t reduce) const {
-  double reduceCost = 0;
+LowerBound::Latency LowerBound::latencyOf(const DimView &v, uint8_t reduce,
+                                          const SliceRun &run,
+                                          Parts *parts) const {
+  double reduceCost = 0, leaveCost = 0;
   for (unsigned a = 0; a < numAxes; ++a)
-    if (reduce >> a & 1)
+    if (reduce >> a & 1) {
       reduceCost += axisLatency[a];
+      // Reduced, but not into a dim of the target: a reduce_scatter puts
+      // it in a dim it must leave again, an all_reduce pays twice.
+      if (allReduceTwice && !isDimSlot(target.slot[a]))
+        leaveCost += axisLatency[a];
+    }
   double excess = 0, misplaced = 0;
   for (unsigned d = 0; d < rank; ++d) {
     double log2Shards = 0;
     // Common prefix of the dim's axis lists, size-1 axes skipped (they can
-    // be moved around for free).
-    unsigned t = 0;
+    // be moved around for free). Of that prefix, only the first `kept`
+    // axes can stay for good: the rest must leave too when the blocks
+    // after them do not nest into the target's (see the header).
+    unsigned t = 0, position = 0, kept = 0;
     bool agree = true;
+    int64_t product = 1;
+    // An open slice run onto d is one step from its start: the axes it
+    // added so far can stay if its start nests into the target's blocks.
+    const bool runHere = run.open && run.dim == d;
+    bool startNests = true;
     for (unsigned i = 0; i < v.len[d]; ++i) {
       unsigned a = v.axes[d][i];
       if (axisSize[a] == 1)
@@ -71,7 +142,37 @@ LowerBound::Latency LowerBound::latencyOf(const DimView &v,
         ++t;
       agree = agree && t < targetView.len[d] && targetView.axes[d][t] == a;
       ++t;
-      if (!agree)
+      if (agree) {
+        bool inRun = runHere && i >= run.startLen;
+        if (inRun && position == kept && startNests)
+          kept = position + 1;
+        product *= axisSize[a];
+        ++position;
+        if (!inRun && (shape[d] <= 1 ||
+                       ceilDiv(shape[d], product) * product == targetSpan[d]))
+          kept = position;
+        if (!inRun)
+          startNests = kept == position;
+      }
+    }
+    if (parts && jumpQ[d] && !runHere) {
+      // Blocks along d change their nesting class (ceil(N/P) P) only
+      // when the dim goes through P = 1 (see the header).
+      if (kept == 0)
+        parts->jumpWithoutPermute |= 1u << d;
+      int64_t shards = 1;
+      for (unsigned i = 0; i < v.len[d]; ++i)
+        shards *= axisSize[v.axes[d][i]];
+      if (shards == 1 || ceilDiv(shape[d], shards) * shards != targetSpan[d])
+        parts->jumpWithPermute |= 1u << d;
+    }
+    // The non-size-1 axes at positions >= kept must leave.
+    position = 0;
+    for (unsigned i = 0; i < v.len[d]; ++i) {
+      unsigned a = v.axes[d][i];
+      if (axisSize[a] == 1)
+        continue;
+      if (position++ >= kept)
         misplaced += axisLatency[a];
     }
     excess += std::max(0.0, log2Shards - targetLog2Shards[d]);
@@ -81,26 +182,84 @@ LowerBound::Latency LowerBound::latencyOf(const DimView &v,
   if (excess < 1e-9)
     excess = 0;
   double shed = kappa * excess;
-  // A misplaced axis (past the common prefix with the target's list) must
-  // leave its place: through gathers/all_to_alls that include it, or
-  // through a permute, which costs at least minLatency.
+  // Misplaced axes must leave their place through gathers/all_to_alls that
+  // include them, and reduced axes that leave pay a second time -- or a
+  // permute (at least minLatency) does the relabelling.
   auto withMisplaced = [&](double m) {
-    return std::min(std::max(shed, m), minLatency + shed);
+    return std::min(leaveCost + std::max(shed, m), minLatency + shed);
   };
+  if (parts) {
+    parts->withoutPermute = reduceCost + leaveCost + std::max(shed, misplaced);
+    parts->withPermute = reduceCost + minLatency + shed;
+  }
   Latency result;
-  result.classOnly = reduceCost + shed;
-  result.full = reduceCost + (misplaced > 0 ? withMisplaced(misplaced) : shed);
-  result.misplacedFloor = withMisplaced(minAxisLatency) - shed;
+  result.classOnly =
+      reduceCost + shed + (leaveCost > 0 ? std::min(leaveCost, minLatency) : 0);
+  result.full = reduceCost + (misplaced > 0 || leaveCost > 0
+                                  ? withMisplaced(misplaced)
+                                  : shed);
+  result.misplacedFloor =
+      withMisplaced(minAxisLatency) - (result.classOnly - reduceCost);
   return result;
 }
 
-LowerBound::Latency LowerBound::latencies(const PackedLayout &layout) const {
+LowerBound::Latency LowerBound::latencies(const PackedLayout &layout,
+                                          const SliceRun &run) const {
   DimView v;
   viewOf(layout, numAxes, rank, v);
-  Latency result = latencyOf(v, mustReduce(layout, v));
+  uint8_t reduce = mustReduce(layout, v);
+  Latency result = latencyOf(v, reduce, run);
+  result.classBandwidth = minSecondsPerByte * double(elementBytes) *
+                          classNeededElements(v, reduce);
   if (layout == target)
     result.full = 0;
   return result;
+}
+
+double LowerBound::classNeededElements(const DimView &v,
+                                       uint8_t reduce) const {
+  if (reduce)
+    return reducedElements(reduce);
+  // Per dim, a device's current block and its target block overlap in at
+  // most the shorter of the two (ideal) lengths, whichever axes split it.
+  double total = 1, overlap = 1;
+  for (unsigned d = 0; d < rank; ++d) {
+    int64_t lCount = 1;
+    for (unsigned i = 0; i < v.len[d]; ++i)
+      lCount *= axisSize[v.axes[d][i]];
+    double n = double(shape[d]);
+    double tLen = n / double(targetCount[d]), lLen = n / double(lCount);
+    total *= tLen;
+    overlap *= std::min(tLen, lLen);
+  }
+  // Stay below what neededElements computes for any layout of the class,
+  // whatever its rounding.
+  double needed = total - overlap - 1e-9 * total;
+  return needed < 1e-9 * total + 1e-9 ? 0 : needed;
+}
+
+double LowerBound::reducedElements(uint8_t reduce) const {
+  // Every element has Q distinct contributions (one per coordinate on
+  // the axes to reduce) and must end on k devices (the target's
+  // replication). Getting the combined value of Q sources to k sinks
+  // takes at least Q + k - 2 one-way transfers, and each transfer is a
+  // byte some device receives; no step is cheaper than its busiest
+  // receiver, so the average over devices bounds the cost too. And every
+  // device needs its whole target block.
+  double total = 1;
+  for (unsigned d = 0; d < rank; ++d)
+    total *= double(shape[d]) / double(targetCount[d]);
+  double q = 1, sinks = double(numDevices);
+  for (unsigned a = 0; a < numAxes; ++a)
+    if (reduce >> a & 1)
+      q *= double(axisSize[a]);
+  double elements = 1;
+  for (unsigned d = 0; d < rank; ++d) {
+    elements *= double(shape[d]);
+    for (unsigned i = 0; i < targetView.len[d]; ++i)
+      sinks /= double(axisSize[targetView.axes[d][i]]);
+  }
+  return std::max(total, elements * (q + sinks - 2) / double(numDevices));
 }
 
 double LowerBound::neededElements(const DimView &v, uint8_t reduce) const {
@@ -202,34 +361,66 @@ double LowerBound::neededElements(const DimView &v, uint8_t reduce) const {
   return needed < 1e-9 * total + 1e-9 ? 0 : needed;
 }
 
-double LowerBound::operator()(const PackedLayout &layout) const {
+double LowerBound::operator()(const PackedLayout &layout,
+                              const SliceRun &run) const {
   if (layout == target)
     return 0;
   DimView v;
   viewOf(layout, numAxes, rank, v);
   uint8_t reduce = mustReduce(layout, v);
-  double needed = neededElements(v, reduce);
-  if (reduce) {
-    // Every element has Q distinct contributions (one per coordinate on
-    // the axes to reduce) and must end on k devices (the target's
-    // replication). Getting the combined value of Q sources to k sinks
-    // takes at least Q + k - 2 one-way transfers, and each transfer is a
-    // byte some device receives; no step is cheaper than its busiest
-    // receiver, so the average over devices bounds the cost too.
-    double q = 1, sinks = double(numDevices);
-    for (unsigned a = 0; a < numAxes; ++a)
-      if (reduce >> a & 1)
-        q *= double(axisSize[a]);
-    double elements = 1;
-    for (unsigned d = 0; d < rank; ++d) {
-      elements *= double(shape[d]);
-      for (unsigned i = 0; i < targetView.len[d]; ++i)
-        sinks /= double(axisSize[targetView.axes[d][i]]);
-    }
-    needed = std::max(needed, elements * (q + sinks - 2) / double(numDevices));
-  }
-  double lat = latencyOf(v, reduce).full;
+  double needed = reduce ? reducedElements(reduce) : neededElements(v, 0);
+  Parts parts;
+  double lat = latencyOf(v, reduce, run, anyJump ? &parts : nullptr).full;
   if (reduce || needed > 0)
     lat = std::max(lat, minLatency);
-  return lat + minSecondsPerByte * double(elementBytes) * needed;
+  const double perElement = minSecondsPerByte * double(elementBytes);
+  double result = lat + perElement * needed;
+  if (!parts.jumpWithoutPermute && !parts.jumpWithPermute)
+    return result;
+
+  // Dims that must go through one shard and then jump to a nesting class
+  // of the target's in one step (see the header): a collective pays
+  // jumpExcess on top of what the other terms count, a slice needs its
+  // group replicated first, so the device must hold (and so receive) at
+  // least total * jumpQ / devices elements at that point.
+  double total = 1, held = 1;
+  for (unsigned d = 0; d < rank; ++d) {
+    int64_t shards = 1;
+    for (unsigned i = 0; i < v.len[d]; ++i)
+      shards *= axisSize[v.axes[d][i]];
+    total *= double(shape[d]);
+    held *= double(shape[d]) / double(shards);
+  }
+  // As above, one collective at least when something must move.
+  const double floor = reduce || needed > 0 ? minLatency : 0;
+  auto branch = [&](double latency, uint32_t jumps) {
+    // Each jumping dim pays its excess (a collective) or makes the device
+    // hold `fat` elements first (a slice). Slicing every dim whose fat is
+    // at most some threshold is the cheapest choice for that threshold.
+    // (The excess adds to counted participations, not to the floor.)
+    double fat[kMaxSearchRank], excess[kMaxSearchRank];
+    unsigned count = 0;
+    double allExcess = 0;
+    for (unsigned d = 0; d < rank; ++d)
+      if (jumps >> d & 1) {
+        fat[count] = total * double(jumpQ[d]) / double(numDevices) - held -
+                     1e-9 * total;
+        excess[count] = jumpExcess[d];
+        allExcess += excess[count++];
+      }
+    double best = std::max(latency + allExcess, floor) + perElement * needed;
+    for (unsigned k = 0; k < count; ++k) {
+      double saved = 0;
+      for (unsigned j = 0; j < count; ++j)
+        if (fat[j] <= fat[k])
+          saved += excess[j];
+      best = std::min(best, std::max(latency + allExcess - saved, floor) +
+                                perElement * std::max(needed, fat[k]));
+    }
+    return best;
+  };
+  double jumpBound =
+      std::min(branch(parts.withoutPermute, parts.jumpWithoutPermute),
+               branch(parts.withPermute, parts.jumpWithPermute));
+  return std::max(result, jumpBound);
 }

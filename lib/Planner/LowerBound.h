@@ -4,22 +4,57 @@
 // two additive parts (every collective pays a latency term and a bandwidth
 // term; see the CostModel contract):
 //
-// Latency. Partial axes that must still be reduced (R: all of L's partial
-// axes when the target's kind differs, else those the target does not keep
-// partial) can only be reduced by reduce_scatter or all_reduce, and such a
-// step over a group pays at least the sum of axisLatencyBound over it; so
-// they cost at least sum_{a in R} axisLatencyBound(a). Independently, a dim
-// that now has more shards than the target wants (P_d(L) > P_d(T)) must
-// lose that factor through all_gather or all_to_all steps (slices only add
-// shards, permutes keep the counts), and a step removing a factor q pays at
-// least kappa * log2(q), kappa = min_a axisLatencyBound(a) / log2(size(a)).
-// An axis past the common prefix of its dim's list with the target's (size-1
-// axes skipped) must leave its place, in a gather or all_to_all that
-// includes it, or in a permute (at least minLatency); so the gather term is
-// min(max(kappa * excess, sum of their axisLatencyBound), minLatency +
-// kappa * excess). Gathers and reductions are distinct steps, so the terms
-// add. When none applies but data must move, one collective still costs
-// minLatency.
+// Latency. Count per axis the steps it must take part in: a collective
+// over a group pays at least the sum of axisLatencyBound over the group, so
+// distinct (axis, step) participations add up.
+//  - Reductions. Partial axes that must still be reduced (R: all of L's
+//    partial axes when the target's kind differs, else those the target
+//    does not keep partial) can only be reduced by reduce_scatter or
+//    all_reduce: one participation each. When the model says an
+//    all_reduce pays its latency twice (allReducePaysLatencyTwice), an
+//    axis of R that the target has in no dim pays a second one: after a
+//    reduce_scatter it is in a dim it must leave again (a gather or
+//    all_to_all that includes it, or a permute).
+//  - Shedding. A dim with more shards than the target wants (P_d(L) >
+//    P_d(T)) must lose that factor through all_gather or all_to_all steps
+//    (slices only add shards, permutes keep the counts), and a step
+//    removing a factor q pays at least kappa * log2(q), kappa = min_a
+//    axisLatencyBound(a) / log2(size(a)).
+//  - Misplaced axes. An axis past the common prefix of its dim's list with
+//    the target's (size-1 axes skipped) must leave its place, in a gather
+//    or all_to_all that includes it, or in a permute. So must prefix axes
+//    whose blocks cannot nest into the target's: gathers, all_to_alls,
+//    reduce_scatters and slices all require blocksNest(N, outer, q) with
+//    `outer` the smaller of the two shard counts, and for outer > 1 (and
+//    N > 1) that says ceil(N / outer) * outer == ceil(N / (outer q)) *
+//    outer q -- the "nesting class" ceil(N / P) * P of the dim is the same
+//    before and after. If the plan never lets the dim's list shrink below
+//    length m, every later count is a multiple of P_m > 1, so P_m must be
+//    in the target's class; hence only the longest prefix in the target's
+//    class (or the empty one) can stay, and the axes after it must leave.
+//    (An open slice run is one step from its start: its axes can stay if
+//    the start is in the class.)
+//  Without a permute the latency is at least reductions + second
+//  participations + max(shedding, misplaced). A coordinate-changing permute
+//  costs at least minLatency and may relabel everything, so with one it is
+//  at least reductions + minLatency + shedding. The bound is the smaller.
+//  Gathers and reductions are distinct participations, so the terms add.
+//  When none applies but data must move, one collective still costs
+//  minLatency.
+//
+// Jumps (operator() only). By the nesting argument, a dim whose count must
+// change nesting class (with a permute: its count is 1 or not in the
+// target's class; without one: no non-empty prefix can stay) must go down
+// to one shard and later take, in a single step, a group whose product q
+// is in the target's class (q >= jumpQ, the least such product of axis
+// sizes). That step appends to one dim, so it is distinct per dim: either
+// a collective (all_to_all or reduce_scatter), which pays at least
+// groupLatencyExcess(group) >= jumpExcess (the least over such groups) on
+// top of the participations counted above, or a slice, whose group must be
+// replicated just before: a device then holds a block of at least
+// total * q / devices elements, of which it holds at most its current
+// block now, so it must receive the difference. Per dim the plan takes one
+// of the two; the bound takes the cheapest choice.
 //
 // Bandwidth. Every byte a device does not hold must reach it, at
 // minSecondsPerByte or more (every element of its target block, if some
@@ -68,19 +103,37 @@ public:
     /// The least that term can add for a layout of this class that has a
     /// misplaced axis.
     double misplacedFloor = 0;
+    /// A bandwidth bound (seconds) that holds for every layout with L's
+    /// per-dim shard counts and partial axes: its needed elements are at
+    /// least the target block minus the largest possible overlap.
+    double classBandwidth = 0;
   };
-  Latency latencies(const PackedLayout &layout) const;
-  double latency(const PackedLayout &layout) const {
-    return latencies(layout).full;
+  /// `run`: the state's open slice run, if any (see SearchState).
+  Latency latencies(const PackedLayout &layout,
+                    const SliceRun &run = SliceRun()) const;
+  double latency(const PackedLayout &layout,
+                 const SliceRun &run = SliceRun()) const {
+    return latencies(layout, run).full;
   }
-  /// The whole bound; never below latency(layout).
-  double operator()(const PackedLayout &layout) const;
+  /// The whole bound; never below latency(layout, run).
+  double operator()(const PackedLayout &layout,
+                    const SliceRun &run = SliceRun()) const;
 
 private:
   /// Elements (on the ideal tensor) some device must receive.
   double neededElements(const DimView &v, uint8_t mustReduce) const;
   uint8_t mustReduce(const PackedLayout &layout, const DimView &v) const;
-  Latency latencyOf(const DimView &v, uint8_t mustReduce) const;
+  /// The latency terms by plan shape, and the dims that must jump (see
+  /// the header), for operator().
+  struct Parts {
+    double withoutPermute = 0, withPermute = 0;
+    uint32_t jumpWithoutPermute = 0, jumpWithPermute = 0;
+  };
+  Latency latencyOf(const DimView &v, uint8_t mustReduce, const SliceRun &run,
+                    Parts *parts = nullptr) const;
+  double classNeededElements(const DimView &v, uint8_t mustReduce) const;
+  /// Elements some device must receive when `reduce` is not empty.
+  double reducedElements(uint8_t reduce) const;
 
   unsigned numAxes;
   int64_t numDevices;
@@ -96,6 +149,15 @@ private:
   PackedLayout target;
   DimView targetView;
   double targetLog2Shards[kMaxSearchRank];
+  /// ceil(N_d / P_d(T)) * P_d(T): what padded blocks span along dim d.
+  int64_t targetSpan[kMaxSearchRank];
+  int64_t targetCount[kMaxSearchRank]; // P_d(T)
+  bool allReduceTwice = false;
+  /// Per dim: the smallest group product a jump can land on (0: no jump
+  /// analysis), and the least groupLatencyExcess of such a group.
+  int64_t jumpQ[kMaxSearchRank];
+  double jumpExcess[kMaxSearchRank];
+  bool anyJump = false;
   uint8_t targetPartialAll = 0;
 };
 

@@ -207,7 +207,7 @@ struct Node {
   double h = 0; // the latency bound until hFull, then the full bound
   // LowerBound::Latency::classOnly and misplacedFloor: bounds for the
   // permutes out of this state (see pushPermutes).
-  double classLatency = 0, misplacedFloor = 0;
+  double classLatency = 0, misplacedFloor = 0, classBandwidth = 0;
   int64_t bytes = 0;
   uint16_t steps = 0;
   /// What the incoming move (of every equally good path seen) leaves out of
@@ -299,7 +299,8 @@ dist::planner::detail::searchOptimal(const PlanRequest &request,
   auto pushPermutes = [&](uint32_t id, uint8_t tier) {
     const Node &n = nodes[id];
     double f = n.g + permuteLatency + permutePerByte * double(n.bytes) +
-               n.classLatency + (tier == 2 ? n.misplacedFloor : 0);
+               n.classLatency + n.classBandwidth +
+               (tier == 2 ? n.misplacedFloor : 0);
     open.push({f, uint32_t(n.steps) + 1, seq++, id, n.version, tier});
   };
 
@@ -311,10 +312,11 @@ dist::planner::detail::searchOptimal(const PlanRequest &request,
   root.relabel = symmetry.canonicalize(root.state.layout);
   root.bytes = space.bytesOf(source);
   {
-    LowerBound::Latency lat = bound.latencies(root.state.layout);
+    LowerBound::Latency lat = bound.latencies(root.state.layout, root.state.run);
     root.h = lat.full;
     root.classLatency = lat.classOnly;
     root.misplacedFloor = lat.misplacedFloor;
+    root.classBandwidth = lat.classBandwidth;
   }
   nodes.push_back(root);
   {
@@ -376,10 +378,11 @@ dist::planner::detail::searchOptimal(const PlanRequest &request,
       child.g = g2;
       child.steps = steps2;
       child.bytes = edge.bytesAfter;
-      LowerBound::Latency lat = bound.latencies(next.layout);
+      LowerBound::Latency lat = bound.latencies(next.layout, next.run);
       child.h = lat.full;
       child.classLatency = lat.classOnly;
       child.misplacedFloor = lat.misplacedFloor;
+      child.classBandwidth = lat.classBandwidth;
       nodes.push_back(child);
       push(nodes.size() - 1);
       return;
@@ -477,7 +480,7 @@ dist::planner::detail::searchOptimal(const PlanRequest &request,
     // that reach the front; a state whose bound grows goes back in line.
     if (!n.hFull) {
       n.hFull = true;
-      n.h = std::max(n.h, bound(state.layout));
+      n.h = std::max(n.h, bound(state.layout, state.run));
       if (costLess(e.f, g + n.h)) {
         push(id);
         continue;

@@ -278,6 +278,14 @@ void SearchSpace::forEachEdge(const SearchState &state, int64_t bytes,
         edge.next.run.open = true;
         edge.next.run.dim = d;
         edge.next.run.startLen = extend ? state.run.startLen : v.len[d];
+        // With no replicated axis left the run cannot grow: it ends here
+        // (the same state as without the run: same moves, and no slice
+        // that could join it) or, if it cannot end, leads nowhere.
+        if (v.replicatedMask == (1u << a)) {
+          if (!runMayEnd(edge.next))
+            continue;
+          edge.next.run = SliceRun();
+        }
       }
       edge.cost = 0;
       edge.bytesAfter = after;

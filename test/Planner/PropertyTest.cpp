@@ -7,11 +7,14 @@
 //  - optimal cost <= greedy cost, and lower bound <= optimal cost;
 //  - the optimal plan matches an exhaustive search (cost and step count)
 //    on small cases, with and without a peak limit;
-//  - cost(a -> c) <= cost(a -> b) + cost(b -> c).
+//  - cost(a -> c) <= cost(a -> b) + cost(b -> c);
+//  - the search's A* heuristic never exceeds the cost of a plan from the
+//    layout it bounds (it must be admissible for the search to be exact).
 //
 //===----------------------------------------------------------------------===//
 
 #include "BruteForce.h"
+#include "LowerBound.h"
 #include "RandomCases.h"
 #include "ReferenceExecutor.h"
 #include "TestUtil.h"
@@ -163,6 +166,55 @@ TEST(PlannerProperty, OptimalMatchesExhaustiveSearchOnFourAxes) {
         << what << "\n" << printPlanTable(mesh, plan);
     ASSERT_EQ(plan.steps.size(), expected->steps)
         << what << "\n" << printPlanTable(mesh, plan);
+  }
+}
+
+// Every suffix of a plan is a plan from the layout it starts at, so the
+// heuristic (and the per-class bounds the search uses for permutes) must not
+// exceed its cost. Checked at every layout along optimal plans; meshes of
+// size-2 axes and odd extents exercise the nesting terms.
+TEST(PlannerProperty, SearchHeuristicIsAdmissible) {
+  using detail::LowerBound;
+  using detail::packLayout;
+  Rng rng(31 + seedOffset());
+  Mesh sizeTwo =
+      cantFail(Mesh::create({{"a", 2}, {"b", 2}, {"c", 2}, {"d", 2}}));
+  for (int i = 0; i < 1000 * scale(); ++i) {
+    Mesh mesh = i % 3 == 0 ? sizeTwo : randomMesh(rng, 4, 4, 32);
+    unsigned rank = uniform(rng, 1, 3);
+    std::vector<int64_t> shape =
+        randomShape(rng, rank, i % 2 ? 9 : 40);
+    Layout from = randomLayout(rng, mesh, rank, true);
+    Layout to = randomLayout(rng, mesh, rank, uniform(rng, 0, 2) == 0);
+    AlphaBetaCostModel model = cantFail(AlphaBetaCostModel::create(
+        mesh, i % 4 == 1 ? randomTopology(rng, mesh) : Topology()));
+    PlanRequest request(mesh, shape, 4, from, to);
+    request.costModel = &model;
+    std::string what = "case " + std::to_string(i) + ": " +
+                       describe(mesh, shape, from, to) + " cost model ";
+    model.appendFingerprint(what);
+    Plan plan = planOrFail(request, what);
+    if (HasFailure())
+      return;
+    LowerBound bound(mesh, shape, 4, model, packLayout(to));
+    double rest = plan.cost;
+    Layout cur = from;
+    cur.canonicalize();
+    for (size_t k = 0;; ++k) {
+      detail::PackedLayout packed = packLayout(cur);
+      LowerBound::Latency lat = bound.latencies(packed);
+      double limit = std::max(rest, 0.0) + 1e-9 * plan.cost + 1e-24;
+      ASSERT_LE(bound(packed), limit)
+          << what << " at " << printLayout(mesh, cur) << "\n"
+          << printPlanTable(mesh, plan);
+      ASSERT_LE(lat.full, limit) << what << " at " << printLayout(mesh, cur);
+      ASSERT_LE(lat.classOnly + lat.classBandwidth, limit)
+          << what << " at " << printLayout(mesh, cur);
+      if (k == plan.steps.size())
+        break;
+      rest -= plan.steps[k].cost;
+      cur = plan.steps[k].layout;
+    }
   }
 }
 

@@ -80,6 +80,23 @@ public:
     return 0;
   }
 
+  /// What a collective over the group `axes` (all_gather, all_to_all,
+  /// reduce_scatter or all_reduce) costs at least on top of the sum of
+  /// axisLatencyBound over its axes and minSecondsPerByte() * received.
+  /// The heuristic uses it for steps that must move several axes at once.
+  /// Returning 0 is always safe.
+  virtual double groupLatencyExcess(llvm::ArrayRef<unsigned> axes) const {
+    (void)axes;
+    return 0;
+  }
+
+  /// True when an all_reduce over a group costs at least twice the sum of
+  /// axisLatencyBound over its axes (plus minSecondsPerByte() * received),
+  /// as a reduce_scatter followed by an all_gather would. The heuristic then
+  /// charges an axis that must be reduced and end outside the target's dims
+  /// two latencies. False is safe.
+  virtual bool allReducePaysLatencyTwice() const { return false; }
+
   /// True when, on a dim whose extent divides evenly, a reduce_scatter over
   /// a group with two or more axes of size > 1 always costs strictly more
   /// than the same reduce-scatters one axis at a time. The search then skips
@@ -142,6 +159,11 @@ public:
   /// the sum of (p_a - 1) * alpha_a over its axes, as P - 1 >= sum (p_a - 1).
   double axisLatencyBound(unsigned axis) const override;
   bool sequentialReduceScatterIsCheaper() const override;
+  /// 2 (P - 1) max alpha >= 2 sum of (p_a - 1) alpha_a.
+  bool allReducePaysLatencyTwice() const override { return true; }
+  /// (P - 1 - sum (p_a - 1)) * max alpha: a step's (P - 1) max alpha is at
+  /// least sum (p_a - 1) alpha_a plus that.
+  double groupLatencyExcess(llvm::ArrayRef<unsigned> axes) const override;
   /// True when all axes of size > 1 share one alpha and one beta.
   bool permuteCostIsUniform() const override;
   /// Equal size, alpha and beta.
