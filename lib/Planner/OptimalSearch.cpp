@@ -313,7 +313,7 @@ dist::planner::detail::searchOptimal(const PlanRequest &request,
   root.bytes = space.bytesOf(source);
   {
     LowerBound::Latency lat = bound.latencies(root.state.layout, root.state.run);
-    root.h = lat.full;
+    root.h = lat.full + lat.classBandwidth;
     root.classLatency = lat.classOnly;
     root.misplacedFloor = lat.misplacedFloor;
     root.classBandwidth = lat.classBandwidth;
@@ -339,6 +339,9 @@ dist::planner::detail::searchOptimal(const PlanRequest &request,
     Relabeling relabel;
     StateKey key;
     uint64_t hash;
+    /// The bound's latency terms of `next`, when already computed.
+    bool hasLatency;
+    LowerBound::Latency latency;
   };
   std::vector<Pending> pending;
   auto collect = [&](const Edge &edge) {
@@ -349,6 +352,7 @@ dist::planner::detail::searchOptimal(const PlanRequest &request,
     p.relabel = symmetry.canonicalize(p.next.layout);
     p.key = keyOf(p.next);
     p.hash = hashOf(p.key);
+    p.hasLatency = false;
     index.prefetch(p.hash);
   };
 
@@ -378,8 +382,9 @@ dist::planner::detail::searchOptimal(const PlanRequest &request,
       child.g = g2;
       child.steps = steps2;
       child.bytes = edge.bytesAfter;
-      LowerBound::Latency lat = bound.latencies(next.layout, next.run);
-      child.h = lat.full;
+      LowerBound::Latency lat =
+          p.hasLatency ? p.latency : bound.latencies(next.layout, next.run);
+      child.h = lat.full + lat.classBandwidth;
       child.classLatency = lat.classOnly;
       child.misplacedFloor = lat.misplacedFloor;
       child.classBandwidth = lat.classBandwidth;
@@ -462,13 +467,18 @@ dist::planner::detail::searchOptimal(const PlanRequest &request,
       bool deferred = false;
       pending.clear();
       space.forEachPermuteEdge(state, bytes, [&](const Edge &edge) {
-        bool misplaced =
-            costLess(classLatency, bound.latency(edge.next.layout));
+        // Permute targets have no slice run, and the search's symmetry
+        // relabels only axes the target treats alike, which leaves the
+        // bound unchanged: the terms computed here are the child's.
+        LowerBound::Latency lat = bound.latencies(edge.next.layout);
+        bool misplaced = costLess(classLatency, lat.full);
         if (misplaced != (e.tier == 2)) {
           deferred |= misplaced;
           return;
         }
         collect(edge);
+        pending.back().hasLatency = true;
+        pending.back().latency = lat;
       });
       for (const Pending &p : pending)
         relax(id, g, steps, p);
