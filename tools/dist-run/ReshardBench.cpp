@@ -26,7 +26,8 @@
 //
 // The all_to_all row needs a word: S(0) -> S(1) must also reorder data
 // (each destination's columns are strided in the source rows), which the
-// compiled code does by packing chunks before its MPI_Alltoall. The raw
+// compiled code leaves to the runtime's strided all-to-all (MPI derived
+// datatypes, no pack pass). The raw
 // MPI_Alltoall on the same buffers moves the same bytes without reordering
 // them, so it does not compute the reshard: it is a lower bound. A second
 // baseline, "MPI reshard", is MPI computing the same target layout (a strided
