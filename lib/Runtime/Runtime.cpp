@@ -944,9 +944,21 @@ int32_t distRtAllToAllStrided(int64_t group, int64_t numDims,
     // Stage through contiguous chunks: pack, exchange, unpack.
     const size_t bytes = bytesOf(static_cast<size_t>(count),
                                  static_cast<size_t>(p), t);
+    // Temporaries go back to the cache on every path, errors included.
+    struct Staging {
+      void *block = nullptr;
+      ~Staging() {
+        if (block)
+          S.blocks->put(block);
+      }
+    } sendStage, recvStage;
+    if (!sendSide.contiguous)
+      sendStage.block = S.blocks->get(bytes);
+    if (!recvSide.contiguous)
+      recvStage.block = S.blocks->get(bytes);
     void *packed = sendSide.contiguous ? const_cast<void *>(send)
-                                       : S.blocks->get(bytes);
-    void *received = recvSide.contiguous ? recv : S.blocks->get(bytes);
+                                       : sendStage.block;
+    void *received = recvSide.contiguous ? recv : recvStage.block;
     if (!sendSide.contiguous)
       S.backend->copy(stagePlan(sendSide, /*toStage=*/true, packed), send,
                       packed, s);
@@ -958,12 +970,8 @@ int32_t distRtAllToAllStrided(int64_t group, int64_t numDims,
     // The cache hands blocks out again in stream order (BlockCache.h), which
     // only holds on the default stream.
     if (s != S.backend->defaultStream() &&
-        (!sendSide.contiguous || !recvSide.contiguous))
+        (sendStage.block || recvStage.block))
       S.backend->synchronize(s);
-    if (!sendSide.contiguous)
-      S.blocks->put(packed);
-    if (!recvSide.contiguous)
-      S.blocks->put(received);
   });
 }
 
