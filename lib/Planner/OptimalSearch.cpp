@@ -16,12 +16,14 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "AbstractBound.h"
 #include "LowerBound.h"
 #include "Search.h"
 #include "SearchSpace.h"
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <limits>
 #include <map>
 #include <queue>
@@ -29,6 +31,15 @@
 using namespace dist::planner;
 using namespace dist::planner::detail;
 
+
+static std::atomic<size_t> abstractBoundAfter{kAbstractBoundAfter};
+static std::atomic<bool> abstractBoundAlways{false};
+
+void dist::planner::detail::setAbstractBoundPolicy(size_t expansions,
+                                                   bool keepAlways) {
+  abstractBoundAfter = expansions;
+  abstractBoundAlways = keepAlways;
+}
 
 namespace {
 constexpr uint32_t kNoNode = ~uint32_t(0);
@@ -214,8 +225,22 @@ struct Node {
   /// the moves generated next; see OrderMark.
   OrderMark order;
   bool hFull = false;
+  /// h includes the AbstractBound (once the search has built it).
+  bool hAbstract = false;
   bool closed = false;
   bool permutesDone[2] = {false, false};
+};
+
+/// The edges of one expansion (see searchOptimal).
+struct Pending {
+  Edge edge;
+  SearchState next; // canonical
+  Relabeling relabel;
+  StateKey key;
+  uint64_t hash;
+  /// The bound's latency terms of `next`, when already computed.
+  bool hasLatency;
+  LowerBound::Latency latency;
 };
 
 struct Entry {
@@ -237,6 +262,55 @@ struct Entry {
     return seq > o.seq;
   }
 };
+/// A priority queue on a borrowed vector.
+class OpenQueue {
+public:
+  explicit OpenQueue(std::vector<Entry> &heap) : heap(heap) { heap.clear(); }
+  bool empty() const { return heap.empty(); }
+  const Entry &top() const { return heap.front(); }
+  void push(const Entry &e) {
+    heap.push_back(e);
+    std::push_heap(heap.begin(), heap.end());
+  }
+  void pop() {
+    std::pop_heap(heap.begin(), heap.end());
+    heap.pop_back();
+  }
+
+private:
+  std::vector<Entry> &heap;
+};
+
+/// Per-thread memory the optimal search reuses across calls. A lease marks
+/// it taken, so that a nested call (none today) would use its own.
+struct ScratchMemory {
+  std::vector<Node> nodes;
+  std::vector<Entry> open;
+  std::vector<Pending> pending;
+  bool taken = false;
+
+  class Lease {
+  public:
+    explicit Lease(ScratchMemory &m) : m(m) { m.taken = true; }
+    ~Lease() {
+      // Keep what a typical hard search needs, not what a huge one took.
+      if (m.nodes.capacity() > kKeepNodes)
+        std::vector<Node>().swap(m.nodes);
+      if (m.open.capacity() > 4 * kKeepNodes)
+        std::vector<Entry>().swap(m.open);
+      m.taken = false;
+    }
+
+  private:
+    ScratchMemory &m;
+  };
+  static constexpr size_t kKeepNodes = size_t(1) << 16;
+};
+
+ScratchMemory &threadScratchMemory() {
+  thread_local ScratchMemory memory;
+  return memory;
+}
 } // namespace
 
 llvm::Expected<std::vector<Move>>
@@ -276,11 +350,18 @@ dist::planner::detail::searchOptimal(const PlanRequest &request,
   };
   std::map<std::vector<int64_t>, ClassVisit> permutedClasses;
 
-  std::vector<Node> nodes;
+  // The node array and the queue keep their memory from one search to the
+  // next on the same thread (page faults were a few percent of a search).
+  ScratchMemory own;
+  ScratchMemory &shared = threadScratchMemory();
+  ScratchMemory &memory = shared.taken ? own : shared;
+  ScratchMemory::Lease lease(memory);
+  std::vector<Node> &nodes = memory.nodes;
+  nodes.clear();
+  nodes.reserve(1024);
   using Known = StateIndex::Known;
   StateIndex index;
-  nodes.reserve(1024);
-  std::priority_queue<Entry> open;
+  OpenQueue open(memory.open);
   uint32_t seq = 0;
   auto push = [&](uint32_t id) {
     const Node &n = nodes[id];
@@ -296,12 +377,37 @@ dist::planner::detail::searchOptimal(const PlanRequest &request,
   // buffer plus the latency bound, whose class part permutes do not change.
   // Targets with a misplaced axis come later, behind their own entry, since
   // they carry at least misplacedFloor more.
+  // Once a request has proved hard (abstractAfter expansions), the search
+  // also uses the abstract distances (AbstractBound.h), when they see more
+  // than the closed form at the source: the larger of two admissible bounds
+  // is admissible, and improved states are reopened, so switching in the
+  // middle keeps the search exact. States queued before keep their smaller
+  // bound until they reach the front, where it is raised (and they go back
+  // in line if it grew).
+  std::optional<AbstractBound> abstract;
+  const size_t abstractAfter = abstractBoundAfter;
+  const bool abstractAlways = abstractBoundAlways;
+  bool abstractPossible = AbstractBound::applicable(mesh, rank, model);
+  size_t expansions = 0;
+  // The f of the entry that generates the permutes out of `n`: every
+  // permute child's f is at least this.
+  auto permuteF = [&](const Node &n, uint8_t tier) {
+    double rest = n.classLatency + n.classBandwidth +
+                  (tier == 2 ? n.misplacedFloor : 0);
+    if (abstract)
+      rest = std::max(rest, abstract->permuteFloor(n.state.layout));
+    return n.g + permuteLatency + permutePerByte * double(n.bytes) + rest;
+  };
+  // A state inside a slice run is one step from the run's start, not from
+  // its layout (the run's nesting is checked as a whole, and the abstract
+  // slice edges check it the same way), so it gets no abstract bound.
+  auto abstractH = [&](const SearchState &state) {
+    return state.run.open ? 0.0 : (*abstract)(state.layout);
+  };
   auto pushPermutes = [&](uint32_t id, uint8_t tier) {
     const Node &n = nodes[id];
-    double f = n.g + permuteLatency + permutePerByte * double(n.bytes) +
-               n.classLatency + n.classBandwidth +
-               (tier == 2 ? n.misplacedFloor : 0);
-    open.push({f, uint32_t(n.steps) + 1, seq++, id, n.version, tier});
+    open.push(
+        {permuteF(n, tier), uint32_t(n.steps) + 1, seq++, id, n.version, tier});
   };
 
   Symmetry symmetry(mesh, model, target);
@@ -333,17 +439,8 @@ dist::planner::detail::searchOptimal(const PlanRequest &request,
   // The edges of one expansion, canonicalised and hashed up front so that
   // their index buckets can be prefetched; relaxed afterwards in generation
   // order (exactly as if each were relaxed when generated).
-  struct Pending {
-    Edge edge;
-    SearchState next; // canonical
-    Relabeling relabel;
-    StateKey key;
-    uint64_t hash;
-    /// The bound's latency terms of `next`, when already computed.
-    bool hasLatency;
-    LowerBound::Latency latency;
-  };
-  std::vector<Pending> pending;
+  std::vector<Pending> &pending = memory.pending;
+  pending.clear();
   auto collect = [&](const Edge &edge) {
     pending.emplace_back();
     Pending &p = pending.back();
@@ -385,6 +482,10 @@ dist::planner::detail::searchOptimal(const PlanRequest &request,
       LowerBound::Latency lat =
           p.hasLatency ? p.latency : bound.latencies(next.layout, next.run);
       child.h = lat.full + lat.classBandwidth;
+      if (abstract) {
+        child.h = std::max(child.h, abstractH(next));
+        child.hAbstract = true;
+      }
       child.classLatency = lat.classOnly;
       child.misplacedFloor = lat.misplacedFloor;
       child.classBandwidth = lat.classBandwidth;
@@ -451,6 +552,11 @@ dist::planner::detail::searchOptimal(const PlanRequest &request,
     const int64_t bytes = n.bytes;
     const uint32_t id = e.node;
     if (e.tier) {
+      // An entry queued before the abstract bound existed may be early.
+      if (abstract && costLess(e.f, permuteF(n, e.tier))) {
+        pushPermutes(id, e.tier);
+        continue;
+      }
       n.permutesDone[e.tier - 1] = true;
       // (A state whose open slice run cannot end has no permutes at all.)
       if (uniformPermutes && space.runMayEnd(state)) {
@@ -488,15 +594,35 @@ dist::planner::detail::searchOptimal(const PlanRequest &request,
     }
     // The full bound enumerates devices, so it is computed only for states
     // that reach the front; a state whose bound grows goes back in line.
+    if (!abstract && abstractPossible && expansions >= abstractAfter) {
+      abstract.emplace(mesh, request.globalShape, request.elementBytes, model,
+                       nodes[0].state.layout, target, request.maxPeakBytes);
+      abstractPossible = false;
+      // Worth its lookups only when it sees more than the closed form at
+      // the source (where it is exact: the table is filled up to there).
+      const SearchState &from = nodes[0].state;
+      if (!abstractAlways &&
+          !costLess(bound(from.layout, from.run) * kAbstractGain,
+                    (*abstract)(from.layout)))
+        abstract.reset();
+    }
+    bool raised = false;
     if (!n.hFull) {
       n.hFull = true;
       n.h = std::max(n.h, bound(state.layout, state.run));
-      if (costLess(e.f, g + n.h)) {
-        push(id);
-        continue;
-      }
+      raised = true;
+    }
+    if (abstract && !n.hAbstract) {
+      n.hAbstract = true;
+      n.h = std::max(n.h, abstractH(state));
+      raised = true;
+    }
+    if (raised && costLess(e.f, g + n.h)) {
+      push(id);
+      continue;
     }
     n.closed = true;
+    ++expansions;
     if (stats)
       ++stats->expanded;
     if (space.isGoal(state)) {

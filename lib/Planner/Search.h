@@ -26,6 +26,17 @@ inline bool costEqual(double a, double b) {
 /// and seconds of search) with an error that suggests the greedy strategy.
 constexpr size_t kMaxSearchStates = 1000000;
 
+/// The optimal search builds the abstract-distance bound (AbstractBound.h)
+/// once it has expanded this many states (before that, the closed-form
+/// LowerBound alone, which costs nothing to set up), and keeps it when it
+/// is at least kAbstractGain times the closed form at the source.
+constexpr size_t kAbstractBoundAfter = 1000;
+constexpr double kAbstractGain = 1.02;
+/// For tests: build it after `expansions` instead, and keep it whatever it
+/// says at the source when `keepAlways`. Not thread-safe with searches
+/// running.
+void setAbstractBoundPolicy(size_t expansions, bool keepAlways);
+
 /// Both return the moves from request.source to request.target; the caller
 /// replays them to fill in the plan. The request is already verified.
 llvm::Expected<std::vector<Move>>

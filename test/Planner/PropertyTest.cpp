@@ -13,8 +13,10 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "AbstractBound.h"
 #include "BruteForce.h"
 #include "LowerBound.h"
+#include "Search.h"
 #include "RandomCases.h"
 #include "ReferenceExecutor.h"
 #include "TestUtil.h"
@@ -100,9 +102,19 @@ TEST(PlannerProperty, PlansExecuteExactlyAndOptimalBeatsGreedy) {
   }
 }
 
-TEST(PlannerProperty, OptimalMatchesExhaustiveSearch) {
-  Rng rng(7 + seedOffset());
-  const int kCases = 1000 * scale();
+/// Makes the optimal search use the abstract-distance bound from its first
+/// expansion on, whatever it says at the source (normally only hard
+/// requests build it), for the duration of a test.
+struct ForceAbstractBound {
+  ForceAbstractBound() { detail::setAbstractBoundPolicy(0, true); }
+  ~ForceAbstractBound() {
+    detail::setAbstractBoundPolicy(detail::kAbstractBoundAfter, false);
+  }
+};
+
+void optimalMatchesExhaustiveSearch(uint64_t seed, int cases) {
+  Rng rng(seed + seedOffset());
+  const int kCases = cases * scale();
   for (int i = 0; i < kCases; ++i) {
     Mesh mesh = randomMesh(rng, 3, 4, 16);
     unsigned rank = mesh.getNumAxes() == 3 ? uniform(rng, 1, 2) : uniform(rng, 1, 3);
@@ -142,12 +154,23 @@ TEST(PlannerProperty, OptimalMatchesExhaustiveSearch) {
   }
 }
 
+TEST(PlannerProperty, OptimalMatchesExhaustiveSearch) {
+  optimalMatchesExhaustiveSearch(7, 1000);
+}
+
+// The same with the abstract-distance bound (lib/Planner/AbstractBound.h)
+// used from the start, on other cases.
+TEST(PlannerProperty, OptimalMatchesExhaustiveSearchWithAbstractBound) {
+  ForceAbstractBound force;
+  optimalMatchesExhaustiveSearch(17, 600);
+}
+
 // Four axes of size 2 (the search's symmetry reduction, permute classes and
 // orderings have more to do), fewer cases: the exhaustive search is slower.
-TEST(PlannerProperty, OptimalMatchesExhaustiveSearchOnFourAxes) {
-  Rng rng(11 + seedOffset());
+void optimalMatchesExhaustiveSearchOnFourAxes(uint64_t seed, int cases) {
+  Rng rng(seed + seedOffset());
   Mesh mesh = cantFail(Mesh::create({{"a", 2}, {"b", 2}, {"c", 2}, {"d", 2}}));
-  for (int i = 0; i < 150 * scale(); ++i) {
+  for (int i = 0; i < cases * scale(); ++i) {
     unsigned rank = uniform(rng, 1, 2);
     std::vector<int64_t> shape = randomShape(rng, rank, 8);
     Layout from = randomLayout(rng, mesh, rank, true);
@@ -167,6 +190,16 @@ TEST(PlannerProperty, OptimalMatchesExhaustiveSearchOnFourAxes) {
     ASSERT_EQ(plan.steps.size(), expected->steps)
         << what << "\n" << printPlanTable(mesh, plan);
   }
+}
+
+TEST(PlannerProperty, OptimalMatchesExhaustiveSearchOnFourAxes) {
+  optimalMatchesExhaustiveSearchOnFourAxes(11, 150);
+}
+
+TEST(PlannerProperty,
+     OptimalMatchesExhaustiveSearchOnFourAxesWithAbstractBound) {
+  ForceAbstractBound force;
+  optimalMatchesExhaustiveSearchOnFourAxes(23, 150);
 }
 
 // Every suffix of a plan is a plan from the layout it starts at, so the
@@ -197,6 +230,15 @@ TEST(PlannerProperty, SearchHeuristicIsAdmissible) {
     if (HasFailure())
       return;
     LowerBound bound(mesh, shape, 4, model, packLayout(to));
+    // The abstract distances, filled up to the source (and so exact there)
+    // or, built from the target itself, only as far as that.
+    std::optional<detail::AbstractBound> abstract[2];
+    if (detail::AbstractBound::applicable(mesh, rank, model)) {
+      abstract[0].emplace(mesh, shape, 4, model, packLayout(from),
+                          packLayout(to), std::nullopt);
+      abstract[1].emplace(mesh, shape, 4, model, packLayout(to),
+                          packLayout(to), std::nullopt);
+    }
     double rest = plan.cost;
     Layout cur = from;
     cur.canonicalize();
@@ -210,6 +252,15 @@ TEST(PlannerProperty, SearchHeuristicIsAdmissible) {
       ASSERT_LE(lat.full, limit) << what << " at " << printLayout(mesh, cur);
       ASSERT_LE(lat.classOnly + lat.classBandwidth, limit)
           << what << " at " << printLayout(mesh, cur);
+      for (const std::optional<detail::AbstractBound> &a : abstract) {
+        if (!a)
+          continue;
+        ASSERT_LE((*a)(packed), limit)
+            << what << " at " << printLayout(mesh, cur) << "\n"
+            << printPlanTable(mesh, plan);
+        ASSERT_LE(a->permuteFloor(packed), limit)
+            << what << " at " << printLayout(mesh, cur);
+      }
       if (k == plan.steps.size())
         break;
       rest -= plan.steps[k].cost;

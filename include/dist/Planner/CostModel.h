@@ -125,6 +125,12 @@ public:
     return false;
   }
 
+  /// True when collectiveCost depends on the set of axes only, never on the
+  /// order they are listed in. The search then prices groups of axes
+  /// without knowing their order (lib/Planner/AbstractBound.h). False is
+  /// safe.
+  virtual bool groupCostIgnoresAxisOrder() const { return false; }
+
   /// Appends a stable text that identifies the model and every parameter it
   /// uses for this mesh (the plan cache keys on it).
   virtual void appendFingerprint(std::string &out) const = 0;
@@ -173,6 +179,8 @@ public:
   /// (alpha terms add up the same either way); reduce-scatters likewise. So
   /// true when all axes of size > 1 share one beta.
   bool sameKindStepsCommute() const override;
+  /// p is a product and alpha, beta are maxima: order-free.
+  bool groupCostIgnoresAxisOrder() const override { return true; }
   void appendFingerprint(std::string &out) const override;
 
   const AxisCostParams &getParams(unsigned axis) const { return params[axis]; }

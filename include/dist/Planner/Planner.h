@@ -25,7 +25,7 @@ namespace dist::planner {
 
 /// Bumped whenever a change can alter the plan returned for some request
 /// (move set, tie-breaking, cost formulas). Persistent caches key on it.
-constexpr unsigned kPlannerVersion = 2;
+constexpr unsigned kPlannerVersion = 3;
 
 struct PlanRequest {
   PlanRequest(Mesh mesh, std::vector<int64_t> globalShape,
