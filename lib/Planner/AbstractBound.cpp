@@ -61,6 +61,11 @@ AbstractBound::AbstractBound(const Mesh &mesh, llvm::ArrayRef<int64_t> shape,
   for (unsigned k = 0; k < numKinds && hasPartial(target); ++k)
     if (kinds[k] == target.kind)
       targetKindIndex = k + 1;
+  for (unsigned a = 0; a < numAxes; ++a) {
+    sourcePartialMask |= uint8_t(source.slot[a] == kPartialSlot) << a;
+    targetPartialMask |= uint8_t(target.slot[a] == kPartialSlot) << a;
+    sizeOneMask |= uint8_t(axisSize[a] == 1) << a;
+  }
   permuteLatency = model.minLatency();
   permutePerByte = model.minSecondsPerByte();
   build(source, target);
@@ -77,10 +82,14 @@ size_t AbstractBound::indexOf(const PackedLayout &layout) const {
   index = canon[index];
   if (!partial)
     return index;
+  // (No other kind, and no state outside the relevant ones, occurs in a
+  // search from the source; the bound is 0 for them.)
   for (unsigned k = 0; k < numKinds; ++k)
     if (kinds[k] == layout.kind)
-      return (k + 1) * power[numAxes] + index;
-  return kNone; // (never: the search only creates these kinds)
+      return partialOfCodes[index] & ~allowedPartial[k + 1]
+                 ? kNone
+                 : (k + 1) * power[numAxes] + index;
+  return kNone;
 }
 
 void AbstractBound::build(const PackedLayout &source,
@@ -88,6 +97,7 @@ void AbstractBound::build(const PackedLayout &source,
   const size_t codes = power[numAxes];
   const size_t total = codes * (1 + numKinds);
   bytesOfCodes.assign(codes, 0);
+  partialOfCodes.assign(codes, 0);
   {
     unsigned code[kMaxMeshAxes] = {};
     int64_t shards[kMaxSearchRank];
@@ -101,6 +111,10 @@ void AbstractBound::build(const PackedLayout &source,
       for (unsigned d = 0; d < rank; ++d)
         bytes *= (shape[d] + shards[d] - 1) / shards[d];
       bytesOfCodes[i] = bytes;
+      uint8_t partial = 0;
+      for (unsigned a = 0; a < numAxes; ++a)
+        partial |= uint8_t(code[a] == kPart) << a;
+      partialOfCodes[i] = partial;
       for (unsigned a = 0; a < numAxes && ++code[a] == base; ++a)
         code[a] = 0;
     }
@@ -124,6 +138,29 @@ void AbstractBound::build(const PackedLayout &source,
         }
       if (cls.size() > 1)
         classes.push_back(cls);
+    }
+    // Relevance: the search only meets states whose partial axes are
+    // partial in the source (with its kind) or may be made partial by
+    // replicate_to_partial (target-partial axes with the target's kind,
+    // size-1 axes with the current kind). Moves only shrink that set or add
+    // to it within these rules, so the other states lie on no path from a
+    // state the search meets, and are skipped. (Closed under the symmetry,
+    // so that canonical forms of relevant states are relevant.)
+    for (unsigned k = 1; k <= numKinds; ++k) {
+      uint8_t mask = sizeOneMask;
+      if (kinds[k - 1] == source.kind && sourcePartialMask)
+        mask |= sourcePartialMask;
+      if (targetKindIndex == k)
+        mask |= targetPartialMask;
+      for (const std::vector<unsigned> &cls : classes) {
+        bool any = false;
+        for (unsigned a : cls)
+          any |= mask >> a & 1;
+        if (any)
+          for (unsigned a : cls)
+            mask |= 1u << a;
+      }
+      allowedPartial[k] = mask;
     }
     unsigned code[kMaxMeshAxes] = {};
     for (size_t i = 0; i < codes; ++i) {
@@ -180,13 +217,13 @@ void AbstractBound::settle() {
   };
   auto later = [](const Item &a, const Item &b) { return a > b; };
   unsigned list[kMaxMeshAxes];
-  auto price = [&](MoveKind kind, unsigned mask, size_t x) {
+  auto price = [&](MoveKind kind, unsigned mask, size_t xCodes) {
     unsigned count = 0;
     for (unsigned a = 0; a < numAxes; ++a)
       if (mask >> a & 1)
         list[count++] = a;
     return model.collectiveCost(kind, llvm::ArrayRef<unsigned>(list, count),
-                                bytesOfCodes[x % codes]);
+                                bytesOfCodes[xCodes]);
   };
   auto shift = [&](unsigned mask, long delta) {
     return delta * maskPower[mask];
@@ -214,9 +251,11 @@ void AbstractBound::settle() {
       continue;
     // `cost` is a price or a function computing it, called only when the
     // edge could improve x (most edges reach states already settled).
-    auto relax = [&](size_t x, auto &&cost) {
-      x = x - x % codes + canon[x % codes];
-      if (dist[x] <= dy)
+    // x is given as its kind index and code part (no divisions here).
+    auto relax = [&](unsigned kx, size_t xCodes, auto &&cost) {
+      const uint32_t c = canon[xCodes];
+      const size_t x = kx * codes + c;
+      if (dist[x] <= dy || (partialOfCodes[c] & ~allowedPartial[kx]))
         return;
       double d;
       if constexpr (std::is_arithmetic_v<std::decay_t<decltype(cost)>>)
@@ -250,42 +289,47 @@ void AbstractBound::settle() {
     }
     // The kind indices a predecessor may have when it had `mask` partial
     // on top of y's partial axes (which are then all it reduced).
-    auto forKinds = [&](size_t xCodes, auto &&fn) {
+    auto forKinds = [&](auto &&fn) {
       if (partMask) {
-        fn(ky * codes + xCodes);
+        fn(ky);
         return;
       }
       for (unsigned k = 1; k <= numKinds; ++k)
-        fn(k * codes + xCodes);
+        fn(k);
     };
     // all_slice of a group S onto dim d (a slice run; x had S replicated):
     // free, if the blocks nest.
     for (unsigned d = 0; d < rank; ++d)
       for (unsigned s = dimMask[d]; s; s = (s - 1) & dimMask[d]) {
-        size_t x = y + shift(s, -long(kDim0 + d));
+        size_t xCodes = yCodes + shift(s, -long(kDim0 + d));
         if (nest(d, dimMask[d] & ~s, s) &&
-            peakOk(bytesOfCodes[x % codes], yBytes))
-          relax(x, 0.0);
+            peakOk(bytesOfCodes[xCodes], yBytes))
+          relax(ky, xCodes, 0.0);
       }
-    // replicate_to_partial of one axis: free; with nothing else partial it
-    // takes the target's kind.
+    // replicate_to_partial of one axis (free), as the search generates
+    // it: a target-partial axis when the kind is (or, with nothing
+    // partial, becomes) the target's; a size-1 axis while something is
+    // partial.
     if (peakOk(yBytes, yBytes))
       for (unsigned a = 0; a < numAxes; ++a) {
         if (code[a] != kPart)
           continue;
         size_t xCodes = yCodes - power[a];
-        if (partMask != (1u << a))
-          relax(ky * codes + xCodes, 0.0);
-        else if (ky == targetKindIndex)
-          relax(xCodes, 0.0);
+        const bool targetAxis = targetPartialMask >> a & 1;
+        if (partMask != (1u << a)) {
+          if ((targetAxis && ky == targetKindIndex) || (sizeOneMask >> a & 1))
+            relax(ky, xCodes, 0.0);
+        } else if (targetAxis && ky == targetKindIndex) {
+          relax(0, xCodes, 0.0);
+        }
       }
     // all_gather of a group S (replicated in y) from dim d.
     for (unsigned s = repMask; s; s = (s - 1) & repMask) {
       for (unsigned d = 0; d < rank; ++d) {
-        size_t x = y + shift(s, long(kDim0 + d));
-        int64_t xBytes = bytesOfCodes[x % codes];
-        if (nest(d, dimMask[d], s) && peakOk(xBytes, yBytes))
-          relax(x, [&] { return price(MoveKind::AllGather, s, x); });
+        size_t xCodes = yCodes + shift(s, long(kDim0 + d));
+        if (nest(d, dimMask[d], s) && peakOk(bytesOfCodes[xCodes], yBytes))
+          relax(ky, xCodes,
+                [&] { return price(MoveKind::AllGather, s, xCodes); });
       }
     }
     // all_to_all of a group S from dim d into dim e.
@@ -296,9 +340,10 @@ void AbstractBound::settle() {
         for (unsigned d = 0; d < rank; ++d) {
           if (d == e || !nest(d, dimMask[d], s))
             continue;
-          size_t x = y + shift(s, long(d) - long(e));
-          if (peakOk(bytesOfCodes[x % codes], yBytes))
-            relax(x, [&] { return price(MoveKind::AllToAll, s, x); });
+          size_t xCodes = yCodes + shift(s, long(d) - long(e));
+          if (peakOk(bytesOfCodes[xCodes], yBytes))
+            relax(ky, xCodes,
+                  [&] { return price(MoveKind::AllToAll, s, xCodes); });
         }
       }
     // reduce_scatter of partial axes S into dim d.
@@ -308,16 +353,18 @@ void AbstractBound::settle() {
         if (!nest(d, dimMask[d] & ~s, s) ||
             !peakOk(bytesOfCodes[xCodes], yBytes))
           continue;
-        forKinds(xCodes, [&](size_t x) {
-          relax(x, [&] { return price(MoveKind::ReduceScatter, s, x); });
+        forKinds([&](unsigned kx) {
+          relax(kx, xCodes,
+                [&] { return price(MoveKind::ReduceScatter, s, xCodes); });
         });
       }
     // all_reduce of partial axes S.
     if (peakOk(yBytes, yBytes))
       for (unsigned s = repMask; s; s = (s - 1) & repMask) {
         size_t xCodes = yCodes + shift(s, long(kPart) - long(kRep));
-        forKinds(xCodes, [&](size_t x) {
-          relax(x, [&] { return price(MoveKind::AllReduce, s, x); });
+        forKinds([&](unsigned kx) {
+          relax(kx, xCodes,
+                [&] { return price(MoveKind::AllReduce, s, xCodes); });
         });
       }
     // permute: every other state of y's class (same shard counts, partial
@@ -349,7 +396,7 @@ void AbstractBound::settle() {
           classDone[x] = 1;
           classFloor[x] = dy;
           if (x != y && allowed)
-            relax(x, cost);
+            relax(ky, index, cost);
           return;
         }
         if (partMask >> a & 1) {

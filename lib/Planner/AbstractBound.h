@@ -26,10 +26,10 @@
 //    partial axes), a superset of what is legal (minor-most suffixes,
 //    nesting, peak limits are ignored): more edges only lower distances.
 //  - all_slice and replicate_to_partial are free, and so are their
-//    abstract edges (one axis at a time; a multi-axis step is a chain of
-//    them). replicate_to_partial is allowed for any replicated axis, with
-//    the current kind when something is partial, else the target's kind:
-//    the only kinds the search ever creates.
+//    abstract edges (replicate_to_partial one axis at a time: a multi-axis
+//    step is a chain of them, allowed by the same rules as the search's
+//    generator; kinds are the source's and the target's, the only ones a
+//    search creates).
 //  - A permute keeps the shard counts and the partial axes, so it maps
 //    into the class of abstract states with the same counts, partial axes
 //    and kind. Between two different abstract states some axis changes
@@ -57,6 +57,15 @@
 // the whole group, as the search checks the run when it ends); a search
 // state inside an open run gets no abstract bound, since its layout's
 // distance assumes the run ended there.
+//
+// Relevance. A search from the source only meets states whose partial
+// axes are partial in the source (with its kind) or may be made partial by
+// the replicate_to_partials it generates (target-partial axes with the
+// target's kind, size-1 axes while something is partial); every move
+// shrinks that set or adds to it by those rules, so paths from such states
+// stay among them, and only they are searched (the abstract
+// replicate_to_partial edges follow the same rules). The bound is 0 for
+// any other state.
 //
 // Symmetry: axes of equal size that the model cannot tell apart
 // (axesInterchangeable) and that the target treats alike (the same code)
@@ -99,7 +108,8 @@ public:
                 std::optional<int64_t> maxPeakBytes);
 
   /// The abstract distance of `layout` to the target (infinity: the target
-  /// cannot be reached from it at all).
+  /// cannot be reached from it at all). Meant for layouts a search from
+  /// `source` can meet; 0 for those with partial axes it cannot create.
   double operator()(const PackedLayout &layout) const {
     size_t i = indexOf(layout);
     return i == kNone ? 0 : std::min(dist[i], frontier);
@@ -129,12 +139,18 @@ private:
   uint8_t kinds[2];
   unsigned numKinds = 0;
   unsigned targetKindIndex = 0;
+  uint8_t sourcePartialMask = 0, targetPartialMask = 0, sizeOneMask = 0;
+  /// Per kind index: the axes that may be partial in states the search
+  /// can meet (see build).
+  uint8_t allowedPartial[3] = {0, 0, 0};
   bool sizeOneAxes = false;
   double permuteLatency = 0, permutePerByte = 0;
   std::vector<int64_t> shape;
   int64_t elementBytes;
   /// Padded bytes per axis-code part of the index.
   std::vector<int64_t> bytesOfCodes;
+  /// The partial axes per axis-code part.
+  std::vector<uint8_t> partialOfCodes;
   /// The canonical code part of each code part (see the symmetry below).
   std::vector<uint32_t> canon;
   std::vector<double> dist, classFloor;

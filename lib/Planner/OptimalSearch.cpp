@@ -389,6 +389,7 @@ dist::planner::detail::searchOptimal(const PlanRequest &request,
   const bool abstractAlways = abstractBoundAlways;
   bool abstractPossible = AbstractBound::applicable(mesh, rank, model);
   size_t expansions = 0;
+  double rootBound = -1; // the closed form at the source, once needed
   // The f of the entry that generates the permutes out of `n`: every
   // permute child's f is at least this.
   auto permuteF = [&](const Node &n, uint8_t tier) {
@@ -594,17 +595,23 @@ dist::planner::detail::searchOptimal(const PlanRequest &request,
     }
     // The full bound enumerates devices, so it is computed only for states
     // that reach the front; a state whose bound grows goes back in line.
-    if (!abstract && abstractPossible && expansions >= abstractAfter) {
-      abstract.emplace(mesh, request.globalShape, request.elementBytes, model,
-                       nodes[0].state.layout, target, request.maxPeakBytes);
-      abstractPossible = false;
-      // Worth its lookups only when it sees more than the closed form at
-      // the source (where it is exact: the table is filled up to there).
+    if (abstractPossible && expansions >= abstractAfter) {
+      // Worth building only when the closed form has proved weak: the
+      // search has had to raise f well above its bound at the source.
       const SearchState &from = nodes[0].state;
-      if (!abstractAlways &&
-          !costLess(bound(from.layout, from.run) * kAbstractGain,
-                    (*abstract)(from.layout)))
-        abstract.reset();
+      if (rootBound < 0)
+        rootBound = bound(from.layout, from.run);
+      if (abstractAlways || e.f > rootBound * kAbstractWeakness) {
+        abstract.emplace(mesh, request.globalShape, request.elementBytes,
+                         model, from.layout, target, request.maxPeakBytes);
+        abstractPossible = false;
+        // Worth its lookups only when it sees more than the closed form
+        // at the source (where it is exact: the table is filled up to
+        // there).
+        if (!abstractAlways &&
+            !costLess(rootBound * kAbstractGain, (*abstract)(from.layout)))
+          abstract.reset();
+      }
     }
     bool raised = false;
     if (!n.hFull) {

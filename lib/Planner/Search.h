@@ -28,9 +28,12 @@ constexpr size_t kMaxSearchStates = 1000000;
 
 /// The optimal search builds the abstract-distance bound (AbstractBound.h)
 /// once it has expanded this many states (before that, the closed-form
-/// LowerBound alone, which costs nothing to set up), and keeps it when it
-/// is at least kAbstractGain times the closed form at the source.
+/// LowerBound alone, which costs nothing to set up) and the f values it
+/// pops exceed kAbstractWeakness times the closed form at the source, and
+/// keeps it when it is at least kAbstractGain times the closed form there.
+/// (Performance only: any choice keeps the search exact.)
 constexpr size_t kAbstractBoundAfter = 1000;
+constexpr double kAbstractWeakness = 1.1;
 constexpr double kAbstractGain = 1.02;
 /// For tests: build it after `expansions` instead, and keep it whatever it
 /// says at the source when `keepAlways`. Not thread-safe with searches
