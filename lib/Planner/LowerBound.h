@@ -2,7 +2,8 @@
 //
 // A lower bound on the cost of any plan from a layout L to the target T, in
 // two additive parts (every collective pays a latency term and a bandwidth
-// term; see the CostModel contract):
+// term; see the CostModel contract). (Hard searches also use a second,
+// table-based bound: AbstractBound.h.)
 //
 // Latency. Count per axis the steps it must take part in: a collective
 // over a group pays at least the sum of axisLatencyBound over the group, so

@@ -2,7 +2,8 @@
 //
 // States are packed layouts (plus the open slice run, see SearchSpace.h);
 // edges are the moves SearchSpace generates, weighted by the cost model; the
-// heuristic is LowerBound, which never overestimates. A* with an admissible
+// heuristic is LowerBound, which never overestimates, and on hard requests
+// the larger of it and AbstractBound (also admissible). A* with an admissible
 // heuristic returns a cheapest path once the goal is popped; because the
 // bound is not guaranteed consistent, a state whose cost improves after it
 // was expanded is reopened.
