@@ -48,6 +48,21 @@ std::string describe(const Mesh &mesh, const std::vector<int64_t> &shape,
          printLayout(mesh, to);
 }
 
+/// "case I: <describe>" plus the peak limit and the cost model's fingerprint
+/// when the request has them: enough to replay a failing case.
+std::string describeCase(int i, const PlanRequest &request) {
+  std::string s = "case " + std::to_string(i) + ": " +
+                  describe(request.mesh, request.globalShape, request.source,
+                           request.target);
+  if (request.maxPeakBytes)
+    s += " max_peak " + std::to_string(*request.maxPeakBytes);
+  if (request.costModel) {
+    s += " cost model ";
+    request.costModel->appendFingerprint(s);
+  }
+  return s;
+}
+
 Plan planOrFail(const PlanRequest &request, const std::string &what) {
   llvm::Expected<Plan> plan = planReshard(request);
   if (!plan) {
@@ -70,14 +85,10 @@ TEST(PlannerProperty, PlansExecuteExactlyAndOptimalBeatsGreedy) {
     if (i % 3 == 0)
       model.emplace(cantFail(
           AlphaBetaCostModel::create(mesh, randomTopology(rng, mesh))));
-    std::string what = "case " + std::to_string(i) + ": " +
-                       describe(mesh, shape, from, to);
     PlanRequest request(mesh, shape, 4, from, to);
-    if (model) {
+    if (model)
       request.costModel = &*model;
-      what += " cost model ";
-      model->appendFingerprint(what);
-    }
+    std::string what = describeCase(i, request);
     Plan optimal = planOrFail(request, what + " (optimal)");
     request.strategy = Strategy::Greedy;
     Plan greedy = planOrFail(request, what + " (greedy)");
@@ -155,13 +166,7 @@ void optimalMatchesExhaustiveSearch(uint64_t seed, int cases) {
       int64_t bytes = localBytes(mesh, from, shape, 4);
       request.maxPeakBytes = bytes * uniform(rng, 2, 4);
     }
-    std::string what = "case " + std::to_string(i) + ": " +
-                       describe(mesh, shape, from, to) +
-                       (request.maxPeakBytes
-                            ? " max_peak " + std::to_string(*request.maxPeakBytes)
-                            : "") +
-                       " cost model ";
-    model.appendFingerprint(what);
+    std::string what = describeCase(i, request);
     expectMatchesExhaustiveSearch(mesh, request, model, what);
     if (::testing::Test::HasFatalFailure())
       return;
@@ -193,9 +198,7 @@ void optimalMatchesExhaustiveSearchOnFourAxes(uint64_t seed, int cases) {
         mesh, i % 3 == 2 ? randomTopology(rng, mesh) : Topology()));
     PlanRequest request(mesh, shape, 4, from, to);
     request.costModel = &model;
-    std::string what = "case " + std::to_string(i) + ": " +
-                       describe(mesh, shape, from, to) + " cost model ";
-    model.appendFingerprint(what);
+    std::string what = describeCase(i, request);
     expectMatchesExhaustiveSearch(mesh, request, model, what,
                                   /*mustExist=*/true);
     if (::testing::Test::HasFatalFailure())
@@ -234,9 +237,7 @@ TEST(PlannerProperty, SearchHeuristicIsAdmissible) {
         mesh, i % 4 == 1 ? randomTopology(rng, mesh) : Topology()));
     PlanRequest request(mesh, shape, 4, from, to);
     request.costModel = &model;
-    std::string what = "case " + std::to_string(i) + ": " +
-                       describe(mesh, shape, from, to) + " cost model ";
-    model.appendFingerprint(what);
+    std::string what = describeCase(i, request);
     Plan plan = planOrFail(request, what);
     if (HasFailure())
       return;
