@@ -536,7 +536,9 @@ struct StridedSide {
   }
 };
 
-/// Product of a shape, or -1 for a negative size or an overflow.
+/// Product of a shape, or -1 for a negative size or an overflow. Unlike
+/// shapeElements it never throws: the count goes into the cross-rank
+/// signature, which every member must send even when its own checks fail.
 int64_t shapeElementsOrNegative(int64_t numDims, const int64_t *shape) {
   int64_t n = 1;
   for (int64_t d = 0; d < numDims; ++d)
