@@ -6,11 +6,17 @@
 // 2-byte derived datatype with user-defined operations that combine in float;
 // avg is a sum followed by a local division, as MPI has no mean.
 //
+// Host memory comes from a heap the other ranks of the node can read
+// (NodeHeaps.h), which gives the strided all-to-all a single-copy path.
+//
 //===----------------------------------------------------------------------===//
+
+#include "NodeHeaps.h"
 
 #include "dist/Runtime/Backend.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <climits>
 #include <cmath>
 #include <cstdlib>
@@ -24,7 +30,7 @@ namespace {
 
 class MpiComm : public BackendComm {
 public:
-  explicit MpiComm(MPI_Comm c) : comm(c) {}
+  MpiComm(MPI_Comm c, GroupHeaps heaps) : comm(c), heaps(std::move(heaps)) {}
   ~MpiComm() override {
     int fin = 0;
     MPI_Finalized(&fin);
@@ -32,7 +38,26 @@ public:
       MPI_Comm_free(&comm);
   }
   MPI_Comm comm;
+  GroupHeaps heaps;
 };
+
+/// DIST_RT_SHARED_HEAP_MIB: the address space each rank reserves for its
+/// shareable heap. Pages are only backed once written, so the default is
+/// generous; 0 turns the heap (and the single-copy all-to-all) off.
+uint64_t sharedHeapBytes() {
+  uint64_t mib = 64 << 10;
+  if (const char *v = std::getenv("DIST_RT_SHARED_HEAP_MIB")) {
+    char *end = nullptr;
+    errno = 0;
+    unsigned long long value = std::strtoull(v, &end, 10);
+    if (!*v || *end || errno || v[0] == '-' || value > (uint64_t(1) << 40))
+      throw Error(DIST_RT_ERR_INVALID_ARGUMENT,
+                  std::string("DIST_RT_SHARED_HEAP_MIB must be a number of "
+                              "MiB from 0 to 2^40, not '") + v + "'");
+    mib = value;
+  }
+  return mib << 20;
+}
 
 struct SumF {
   static float apply(float a, float b) { return a + b; }
@@ -88,9 +113,11 @@ public:
     checkMpi(MPI_Type_commit(&bf16Type_), "MPI_Type_commit");
     createHalfOps<halfBitsToFloat, floatToHalfBits>(halfOps_);
     createHalfOps<bf16BitsToFloat, floatToBf16Bits>(bf16Ops_);
+    heaps_.init(world_, sharedHeapBytes());
   }
 
   void finalize() noexcept override {
+    heaps_.finalize();
     int fin = 0;
     MPI_Finalized(&fin);
     if (fin)
@@ -116,7 +143,7 @@ public:
     checkMpi(MPI_Comm_dup(groupComm, &c), "MPI_Comm_dup");
     checkMpi(MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN),
              "MPI_Comm_set_errhandler");
-    return std::make_unique<MpiComm>(c);
+    return std::make_unique<MpiComm>(c, heaps_.groupHeaps(c));
   }
 
   size_t maxCount() const override { return INT_MAX; }
@@ -141,19 +168,35 @@ public:
              "MPI_Alltoall");
   }
 
-  // The chunks become derived datatypes, so MPI packs them straight into its
-  // transport fragments (and unpacks from them): no staging copy of the
-  // whole buffer on either side.
+  // Fastest first: one copy straight between the members' heaps when the
+  // buffers of one side are all in them; otherwise the chunks become derived
+  // datatypes, so MPI packs them into its transport fragments (and unpacks
+  // from them) without a staging copy of the whole buffer.
   bool allToAllStrided(BackendComm &c, const void *send,
                        const ChunkBoxes &sendBoxes, void *recv,
                        const ChunkBoxes &recvBoxes, DType t,
-                       Stream) override {
+                       StridedAllToAllMode mode, Stream) override {
+    if (mode != StridedAllToAllMode::Datatype) {
+      std::string why;
+      if (heaps_.directAllToAll(comm(c), static_cast<MpiComm &>(c).heaps,
+                                send, sendBoxes, recv, recvBoxes,
+                                dtypeSize(t), why))
+        return true;
+      if (mode == StridedAllToAllMode::SharedMemory)
+        throw Error(DIST_RT_ERR_UNSUPPORTED,
+                    "DIST_RT_STRIDED_ALLTOALL=shm, but the single-copy path "
+                    "does not apply: " + why);
+    }
     MPI_Datatype sendType = chunkType(sendBoxes, t);
     MPI_Datatype recvType = chunkType(recvBoxes, t);
     if (sendType == MPI_DATATYPE_NULL || recvType == MPI_DATATYPE_NULL)
       return false;
     checkMpi(MPI_Alltoall(send, 1, sendType, recv, 1, recvType, comm(c)),
              "MPI_Alltoall");
+    return true;
+  }
+
+  bool supportsStridedMode(StridedAllToAllMode) const override {
     return true;
   }
 
@@ -232,17 +275,9 @@ public:
     fillZeroCpu(plan, dst);
   }
 
-  void *allocate(size_t bytes) override {
-    // 64-byte alignment: cache lines, and every vector width of the copies.
-    size_t rounded = (bytes + 63) / 64 * 64;
-    void *p = std::aligned_alloc(64, rounded);
-    if (!p)
-      throw Error(DIST_RT_ERR_BACKEND, "out of host memory allocating " +
-                                           std::to_string(bytes) + " bytes");
-    return p;
-  }
+  void *allocate(size_t bytes) override { return heaps_.allocate(bytes); }
 
-  void deallocate(void *ptr) override { std::free(ptr); }
+  void deallocate(void *ptr) override { heaps_.deallocate(ptr); }
 
   void memcpy(void *dst, const void *src, size_t bytes, int,
               Stream) override {
@@ -391,6 +426,7 @@ private:
   MPI_Op halfOps_[4] = {MPI_OP_NULL, MPI_OP_NULL, MPI_OP_NULL, MPI_OP_NULL};
   MPI_Op bf16Ops_[4] = {MPI_OP_NULL, MPI_OP_NULL, MPI_OP_NULL, MPI_OP_NULL};
   std::map<std::vector<int64_t>, MPI_Datatype> chunkTypes_;
+  NodeHeaps heaps_;
 };
 
 } // namespace

@@ -48,8 +48,6 @@ struct GroupEntry {
   std::unique_ptr<BackendComm> backendComm;
 };
 
-enum class StridedAllToAll { Native, Pack };
-
 struct State {
   bool initialized = false;
   bool finalized = false;
@@ -65,7 +63,7 @@ struct State {
   int size = 0;
   bool abortOnError = true;
   bool validate = true;
-  StridedAllToAll stridedAllToAll = StridedAllToAll::Native;
+  StridedAllToAllMode stridedAllToAll = StridedAllToAllMode::Auto;
   double exitTimeoutS = 10.0;
   std::vector<MeshEntry> meshes;
   std::vector<std::unique_ptr<GroupEntry>> groups;
@@ -269,14 +267,28 @@ void doInit(const std::string &name) {
   if (const char *v = std::getenv("DIST_RT_CHECK"))
     validate = std::strcmp(v, "0") != 0;
   double exitTimeout = envSeconds("DIST_RT_EXIT_TIMEOUT_S", 10.0);
-  StridedAllToAll strided = StridedAllToAll::Native;
+  StridedAllToAllMode strided = StridedAllToAllMode::Auto;
   if (const char *v = std::getenv("DIST_RT_STRIDED_ALLTOALL")) {
-    if (std::strcmp(v, "pack") == 0)
-      strided = StridedAllToAll::Pack;
-    else if (*v && std::strcmp(v, "native") != 0)
+    static const std::pair<const char *, StridedAllToAllMode> modes[] = {
+        {"auto", StridedAllToAllMode::Auto},
+        {"shm", StridedAllToAllMode::SharedMemory},
+        {"datatype", StridedAllToAllMode::Datatype},
+        {"pack", StridedAllToAllMode::Pack}};
+    bool known = !*v;
+    for (const auto &[text, mode] : modes)
+      if (std::strcmp(v, text) == 0) {
+        strided = mode;
+        known = true;
+      }
+    if (!known)
       throw Error(DIST_RT_ERR_INVALID_ARGUMENT,
-                  std::string("DIST_RT_STRIDED_ALLTOALL must be 'native' or "
-                              "'pack', not '") + v + "'");
+                  std::string("DIST_RT_STRIDED_ALLTOALL must be 'auto', "
+                              "'shm', 'datatype' or 'pack', not '") +
+                      v + "'");
+    if (!backend->supportsStridedMode(strided))
+      throw Error(DIST_RT_ERR_UNSUPPORTED,
+                  std::string("DIST_RT_STRIDED_ALLTOALL=") + v +
+                      " is not a path of the " + name + " backend");
   }
 
   int init = 0, fin = 0;
@@ -938,10 +950,11 @@ int32_t distRtAllToAllStrided(int64_t group, int64_t numDims,
           });
     if (count <= 0 || p == 0)
       return;
-    if (S.stridedAllToAll == StridedAllToAll::Native &&
+    if (S.stridedAllToAll != StridedAllToAllMode::Pack &&
         S.backend->allToAllStrided(*g.backendComm, send,
                                    chunkBoxes(sendSide), recv,
-                                   chunkBoxes(recvSide), t, s))
+                                   chunkBoxes(recvSide), t, S.stridedAllToAll,
+                                   s))
       return;
     // Stage through contiguous chunks: pack, exchange, unpack.
     const size_t bytes = bytesOf(static_cast<size_t>(count),

@@ -1,6 +1,7 @@
 //===- CollectivesCheck.cpp - Every collective on N ranks, element by element ===//
 //
 //   dist-mpirun -np N dist-rt-collectives-check [--backend mpi|nccl]
+//       [--strided-memory all|shared]
 //
 // For several meshes of the world size (with and without device tables) and
 // groups over their axes in several orders, runs every collective for every
@@ -11,6 +12,14 @@
 // results from the inputs' defining formula in int64/double arithmetic.
 // Inputs are small integers, so every reduction is exact in every dtype and
 // the expected value does not depend on the reduction order.
+//
+// The strided all-to-all is run with its buffers in runtime memory
+// (distRtAlloc, which the mpi backend can share on the node) and in plain
+// host memory, in every combination and with members that differ, so that
+// each of its paths runs: a push or a pull between the members' memory, and
+// MPI datatypes when neither side is shared everywhere. --strided-memory
+// shared keeps the combinations in which the single-copy path applies (for
+// DIST_RT_STRIDED_ALLTOALL=shm, which fails any other).
 //
 // Prints one summary line from rank 0 and exits non-zero if any check
 // failed on any rank.
@@ -35,6 +44,7 @@ namespace {
 
 int gRank = 0, gSize = 1;
 bool gDevice = false; // buffers live on a GPU (nccl)
+bool gSharedOnly = false; // --strided-memory shared
 long gCalls = 0, gChecked = 0, gFailures = 0;
 std::string gContext;
 
@@ -215,26 +225,32 @@ double reduceExpected(int dt, int op, const std::vector<int> &members,
 // Buffers in the backend's memory
 //===--------------------------------------------------------------------===//
 
+/// Where a buffer lives: the backend's (device memory for nccl, host memory
+/// the node can share for mpi), or plain host memory (mpi only).
+enum class Memory { Default, Runtime, Host };
+
 struct Buffer {
   std::vector<char> host;
   void *dev = nullptr;
   size_t bytes = 0;
-  explicit Buffer(size_t n) : host(n), bytes(n) {
-    dev = gDevice ? distRtAlloc(static_cast<int64_t>(n)) : host.data();
+  bool runtime = false;
+  explicit Buffer(size_t n, Memory m = Memory::Default)
+      : host(n), bytes(n), runtime(gDevice || m == Memory::Runtime) {
+    dev = runtime ? distRtAlloc(static_cast<int64_t>(n)) : host.data();
   }
   ~Buffer() {
-    if (gDevice)
+    if (runtime)
       distRtFree(dev);
   }
   Buffer(const Buffer &) = delete;
   Buffer &operator=(const Buffer &) = delete;
   void upload() {
-    if (gDevice && bytes)
+    if (runtime && bytes)
       distRtMemcpy(dev, host.data(), static_cast<int64_t>(bytes),
                    DIST_RT_COPY_HOST_TO_DEVICE, nullptr);
   }
   void download() {
-    if (gDevice) {
+    if (runtime) {
       distRtSynchronize(nullptr);
       if (bytes)
         distRtMemcpy(host.data(), dev, static_cast<int64_t>(bytes),
@@ -441,16 +457,25 @@ struct StridedGeometry {
   int64_t recvStrides[3], recvChunk, recvElements;
 };
 
+/// Where one call keeps its buffers, per member.
+struct MemoryPlan {
+  const char *name;
+  Memory (*send)(int member), (*recv)(int member);
+  bool shared; // the single-copy path applies
+};
+
 void checkStridedAllToAll(int64_t g, const std::vector<int> &members, int dt,
-                          const StridedGeometry &geo, int salt) {
+                          const StridedGeometry &geo, const MemoryPlan &mem,
+                          int salt) {
   const int p = static_cast<int>(members.size());
   const int me = static_cast<int>(
       std::find(members.begin(), members.end(), gRank) - members.begin());
   const size_t es = elemSize(dt);
   gContext = std::string("strided all_to_all ") + geo.name + " " +
-             kDTypeNames[dt];
+             kDTypeNames[dt] + " (" + mem.name + ")";
   Ctx c{dt, -1, gRank, salt};
-  Buffer send(geo.sendElements * es), recv(geo.recvElements * es);
+  Buffer send(geo.sendElements * es, mem.send(me)),
+      recv(geo.recvElements * es, mem.recv(me));
   fill(send, dt, geo.sendElements, inputAt, &c);
   // Sentinel: elements outside the recv boxes must stay as they are.
   const double sentinel = dt == DIST_RT_I1 ? 1 : 42;
@@ -503,9 +528,29 @@ void checkStridedAllToAlls(int64_t g, const std::vector<int> &members,
       {"large rows->columns", {1, 700, 64}, {0, p * 64, 1}, 64, 700 * p * 64,
        {0, 64, 1}, 700 * 64, p * 700 * 64},
   };
-  for (const StridedGeometry &geo : geometries)
-    for (int dt : {DIST_RT_F32, DIST_RT_BF16, DIST_RT_I64, DIST_RT_I8})
-      checkStridedAllToAll(g, members, dt, geo, ++salt);
+  auto runtime = [](int) { return Memory::Runtime; };
+  auto host = [](int) { return Memory::Host; };
+  auto runtimeOnEven = [](int m) {
+    return m % 2 == 0 ? Memory::Runtime : Memory::Host;
+  };
+  const MemoryPlan plans[] = {
+      {"both sides runtime memory", runtime, runtime, true},
+      {"send runtime, recv host", runtime, host, true},
+      {"send host, recv runtime", host, runtime, true},
+      {"both sides host memory", host, host, false},
+      // With more than one member, neither side is shared by all of them.
+      {"runtime memory on even members", runtimeOnEven, runtimeOnEven,
+       p == 1},
+  };
+  for (const MemoryPlan &mem : plans) {
+    if (gDevice && &mem != &plans[0])
+      break; // device buffers are runtime memory
+    if (gSharedOnly && !mem.shared)
+      continue;
+    for (const StridedGeometry &geo : geometries)
+      for (int dt : {DIST_RT_F32, DIST_RT_BF16, DIST_RT_I64, DIST_RT_I8})
+        checkStridedAllToAll(g, members, dt, geo, mem, ++salt);
+  }
 }
 
 void checkReduction(int64_t g, const std::vector<int> &members, int dt,
@@ -651,10 +696,17 @@ int main(int argc, char **argv) {
   std::string backend = "mpi";
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
-    if (a == "--backend" && i + 1 < argc)
+    if (a == "--backend" && i + 1 < argc) {
       backend = argv[++i];
-    else {
-      std::fprintf(stderr, "usage: %s [--backend mpi|nccl]\n", argv[0]);
+    } else if (a == "--strided-memory" && i + 1 < argc &&
+               (argv[i + 1] == std::string("all") ||
+                argv[i + 1] == std::string("shared"))) {
+      gSharedOnly = argv[++i] == std::string("shared");
+    } else {
+      std::fprintf(stderr,
+                   "usage: %s [--backend mpi|nccl] "
+                   "[--strided-memory all|shared]\n",
+                   argv[0]);
       return 2;
     }
   }

@@ -49,6 +49,14 @@ struct ChunkBoxes {
   int64_t chunkStride = 0;
 };
 
+/// How distRtAllToAllStrided moves its chunks (DIST_RT_STRIDED_ALLTOALL).
+enum class StridedAllToAllMode {
+  Auto,         ///< the backend's fastest path that applies to the call
+  SharedMemory, ///< single copy out of the peers' memory, or an error
+  Datatype,     ///< the transport walks the boxes (MPI derived datatypes)
+  Pack,         ///< the core stages through contiguous chunks
+};
+
 class Backend {
 public:
   virtual ~Backend() = default;
@@ -79,16 +87,24 @@ public:
                         size_t countPerRank, DType t, bool inPlace,
                         Stream s) = 0;
   /// The strided all-to-all of distRtAllToAllStrided, without staging, when
-  /// the backend can describe the chunks to its transport. Returns false
-  /// (having done nothing) when it cannot; the core then packs, exchanges
-  /// contiguous chunks with allToAll and unpacks.
+  /// the backend can move the boxes itself. Returns false (having done
+  /// nothing) when it cannot; the core then packs, exchanges contiguous
+  /// chunks with allToAll and unpacks. `mode` is never Pack, and only a mode
+  /// that supportsStridedMode accepted. Whether a path applies must be
+  /// decided the same way on every member.
   virtual bool allToAllStrided(BackendComm &comm, const void *send,
                                const ChunkBoxes &sendBoxes, void *recv,
                                const ChunkBoxes &recvBoxes, DType t,
-                               Stream s) {
+                               StridedAllToAllMode mode, Stream s) {
     (void)comm, (void)send, (void)sendBoxes, (void)recv, (void)recvBoxes;
-    (void)t, (void)s;
+    (void)t, (void)mode, (void)s;
     return false;
+  }
+  /// Whether DIST_RT_STRIDED_ALLTOALL may force `mode` on this backend
+  /// (checked at init, so that a forced path is never silently replaced).
+  virtual bool supportsStridedMode(StridedAllToAllMode mode) const {
+    return mode == StridedAllToAllMode::Auto ||
+           mode == StridedAllToAllMode::Pack;
   }
   virtual void reduceScatter(BackendComm &comm, const void *send, void *recv,
                              size_t countPerRank, DType t, RedOp op,

@@ -36,8 +36,13 @@
  * Environment
  *   DIST_RT_BACKEND          mpi (default) | nccl: backend picked by distRtInit
  *   DIST_RT_CHECK            0 turns off the cross-rank argument check
- *   DIST_RT_STRIDED_ALLTOALL native (default) | pack: how the backend moves
- *                            distRtAllToAllStrided's chunks (see there)
+ *   DIST_RT_STRIDED_ALLTOALL auto (default) | shm | datatype | pack: how
+ *                            distRtAllToAllStrided moves its chunks (see
+ *                            there); shm and datatype are mpi paths, and a
+ *                            forced path that does not apply is an error
+ *   DIST_RT_SHARED_HEAP_MIB  address space (MiB) each mpi rank reserves for
+ *                            host buffers its node can share (default 65536,
+ *                            backed only as used; 0: plain malloc memory)
  *   DIST_RT_CACHE_MIB        bytes (MiB) of freed buffers distRtFree keeps
  *                            for reuse by distRtAlloc (default 1024; 0: none)
  *   DIST_RT_EXIT_TIMEOUT_S   how long a rank leaving without distRtFinalize
@@ -201,9 +206,13 @@ DIST_RT_API int32_t distRtAllToAll(int64_t group, const void *send, void *recv,
  * it. Strides are in elements and >= 0. The recv chunks must not overlap
  * one another or send. With row-major strides and chunk strides equal to
  * the chunk's element count this is distRtAllToAll.
- * The MPI backend describes the chunks to MPI as derived datatypes; a
- * backend that cannot (NCCL) packs into and unpacks from temporaries on the
- * stream. DIST_RT_STRIDED_ALLTOALL=pack forces the latter everywhere. */
+ * The MPI backend copies each chunk once, straight from the sender's send
+ * box into the receiver's recv box, when all members are on one node and
+ * the buffers of one side are all runtime memory (distRtAlloc, or a
+ * compiled program's own buffers), which it keeps in a heap the node's
+ * ranks share; otherwise it describes the chunks to MPI as derived
+ * datatypes. A backend with neither (NCCL) packs into and unpacks from
+ * temporaries on the stream. DIST_RT_STRIDED_ALLTOALL picks a path. */
 DIST_RT_API int32_t distRtAllToAllStrided(
     int64_t group, int64_t numDims, const int64_t *chunkShape,
     const void *send, const int64_t *sendStrides, int64_t sendChunkStride,
