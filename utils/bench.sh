@@ -151,17 +151,18 @@ $(cat "$work/reshard.md")
 
 Reading the all-to-all rows: S(0)→S(1) must also transpose blocks — the
 columns each destination needs are strided in the source rows — while the raw
-\`MPI_Alltoall\` on the same buffers moves contiguous chunks, does not produce the
-target layout, and on one node sends them with a single copy (CMA). The "MPI
-reshard" column is MPI producing the *same* layout with a strided send datatype:
-the fair comparison. The compiled code calls \`distRtAllToAllStrided\` on its
-input and output buffers directly; the runtime describes the strided chunks to
-MPI as derived datatypes, so there is no pack pass and no temporary, and it
-runs at about the speed of the hand-written strided MPI program. What remains
-against the raw collective is the price of the transpose inside MPI's transport
-(packed into shared-memory fragments instead of one direct copy).
-\`utils/bench/strided_alltoall_variants.cpp\` measures the alternatives we tried
-(explicit pack + raw all-to-all, pipelined pack through cache-sized segments,
-direct \`process_vm_writev\` of strided rows): none beats the datatype path here.
+\`MPI_Alltoall\` on the same buffers moves contiguous chunks and does not produce
+the target layout (with \`dist-mpirun\`'s options Open MPI copies them through
+its shared-memory fragments). The "MPI reshard" column is MPI producing the
+*same* layout with a strided send datatype: the hand-written MPI program. The
+compiled code calls \`distRtAllToAllStrided\` on its input and output buffers
+directly. Both are runtime memory, which the MPI backend keeps in a heap the
+other ranks of the node have mapped (docs/runtime.md), so each rank copies its
+column blocks straight into the peers' outputs: one copy per element, with no
+MPI transport in between. That is why it beats the hand-written strided MPI
+program and keeps up with the raw collective, which does not transpose.
+\`utils/bench/strided_alltoall_variants.cpp\` measures the ways we tried on the
+same exchange (explicit pack + raw all-to-all, pipelined pack, MPI datatypes,
+\`process_vm_writev\`, direct pulls and pushes through mapped memory).
 MD
 echo "bench: wrote docs/benchmarks.md and docs/img/*.svg"

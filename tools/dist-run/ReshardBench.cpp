@@ -26,10 +26,10 @@
 //
 // The all_to_all row needs a word: S(0) -> S(1) must also reorder data
 // (each destination's columns are strided in the source rows), which the
-// compiled code leaves to the runtime's strided all-to-all (MPI derived
-// datatypes, no pack pass). The raw
-// MPI_Alltoall on the same buffers moves the same bytes without reordering
-// them, so it does not compute the reshard: it is a lower bound. A second
+// compiled code leaves to the runtime's strided all-to-all (one direct copy
+// between the ranks' shared heaps, no pack pass). The raw MPI_Alltoall on
+// the same buffers moves the same bytes without reordering them, so it does
+// not compute the reshard: it is the cost of moving the bytes alone. A second
 // baseline, "MPI reshard", is MPI computing the same target layout (a strided
 // send type), checked like the compiled result; for the other ops the raw
 // collective already computes the reshard.

@@ -4,8 +4,10 @@
 // S(0) -> S(1) all-to-all (rows in, column blocks out) with MPI on host
 // memory? It times, on the same buffers and alternating so that all see the
 // same load:
-//   raw        MPI_Alltoall of contiguous chunks: the lower bound (it does
-//              not transpose; Open MPI sends large chunks with one CMA copy)
+//   raw        MPI_Alltoall of contiguous chunks: the reference (it does
+//              not transpose; with the options below Open MPI copies through
+//              its shared-memory fragments, with CMA allowed it would send
+//              large chunks with one CMA copy)
 //   pack+a2a   memcpy the column blocks into chunk order, then raw
 //   datatype   MPI_Alltoall with a strided send datatype (what the runtime's
 //              distRtAllToAllStrided does)
@@ -13,19 +15,35 @@
 //              pack stays in cache
 //   cma-push   process_vm_writev of the strided rows straight into each
 //              peer's contiguous output (Linux; needs ptrace rights)
+//   shm-pull   each rank reads its column block straight out of the peers'
+//              inputs, mapped through /proc/<pid>/fd of a memfd
+//   shm-pull-nt  the same with non-temporal stores
+//   shm-push-rows  each rank walks its rows once and writes the pieces
+//              straight into the peers' outputs (mapped the same way)
+//   shm-push-chunks  the same writes, one peer's whole block after another
+//              (the order of the runtime's push)
 // and checks that every variant but raw produced the target layout.
 //
 //   mpicxx -O3 -std=c++17 utils/bench/strided_alltoall_variants.cpp -o /tmp/variants
-//   mpirun --allow-run-as-root --oversubscribe -np 8 /tmp/variants MIB [SEG_KIB]
+//   mpirun --allow-run-as-root --oversubscribe --bind-to none --mca btl self,vader \
+//       --mca btl_vader_single_copy_mechanism none -np 8 /tmp/variants MIB [SEG_KIB]
 //
-// On the 2-core development machine (8 ranks oversubscribed, Open MPI 4.1.4)
-// the datatype path was the fastest transposing variant at every size tried
-// (1, 16, 64 MiB): pipelined 1.05-1.4x its time, cma-push 1.2-1.8x,
-// pack+a2a 1.4-2.2x; it was within noise of raw.
+// On the 2-core development machine (8 ranks oversubscribed, Open MPI 4.1.4,
+// dist-mpirun's options) the direct copies through mapped memory were the
+// fastest transposing variants: at 1-4 MiB the shm variants took
+// 0.25-0.6x the time of raw, at 16-64 MiB 0.65-1.1x (the spread is run to
+// run noise of 8 ranks on 2 cores); datatype took 0.9-1.5x, pipelined
+// 1.05-1.6x, cma-push 1.1-2.4x, pack+a2a 1.2-2.4x, and non-temporal stores
+// made the pull slower (1.2-3x). The runtime's
+// single-copy strided all-to-all (lib/Runtime/NodeHeaps.cpp) grew out of
+// the shm variants.
 //
 //===----------------------------------------------------------------------===//
 
+#include <emmintrin.h>
+#include <fcntl.h>
 #include <mpi.h>
+#include <sys/mman.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -102,8 +120,20 @@ int main(int argc, char **argv) {
   x.rows = bytes / sizeof(float) / kColumns;
   x.chunk = kColumns / x.size;
   const size_t elements = x.rows * kColumns;
-  x.in = static_cast<float *>(std::aligned_alloc(64, bytes));
-  x.out = static_cast<float *>(std::aligned_alloc(64, bytes));
+  int memfd = memfd_create("dist-heap", 0);
+  if (memfd < 0 || ftruncate(memfd, bytes) != 0) {
+    std::perror("memfd");
+    return 1;
+  }
+  x.in = static_cast<float *>(
+      mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, memfd, 0));
+  int outfd = memfd_create("dist-heap-out", 0);
+  if (outfd < 0 || ftruncate(outfd, bytes) != 0) {
+    std::perror("memfd");
+    return 1;
+  }
+  x.out = static_cast<float *>(
+      mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, outfd, 0));
   x.stage = static_cast<float *>(std::aligned_alloc(64, bytes));
   for (size_t i = 0; i < elements; ++i)
     x.in[i] = x.expected(x.rank, i / kColumns, int(i % kColumns));
@@ -113,6 +143,39 @@ int main(int argc, char **argv) {
   MPI_Allgather(&me, sizeof(pid_t), MPI_BYTE, x.pids.data(), sizeof(pid_t),
                 MPI_BYTE, MPI_COMM_WORLD);
   const int perPeer = int(elements / x.size);
+  std::vector<int> fds(x.size);
+  MPI_Allgather(&memfd, 1, MPI_INT, fds.data(), 1, MPI_INT, MPI_COMM_WORLD);
+  std::vector<const float *> peerIn(x.size);
+  for (int j = 0; j < x.size; ++j) {
+    char path[64];
+    std::snprintf(path, sizeof path, "/proc/%d/fd/%d", int(x.pids[j]), fds[j]);
+    int fd = j == x.rank ? memfd : open(path, O_RDONLY);
+    void *m = fd < 0 ? MAP_FAILED
+                     : mmap(nullptr, bytes, PROT_READ, MAP_SHARED, fd, 0);
+    if (m == MAP_FAILED) {
+      std::perror(path);
+      return 1;
+    }
+    peerIn[j] = static_cast<const float *>(m);
+  }
+  std::vector<int> outFds(x.size);
+  MPI_Allgather(&outfd, 1, MPI_INT, outFds.data(), 1, MPI_INT, MPI_COMM_WORLD);
+  std::vector<float *> peerOut(x.size);
+  for (int j = 0; j < x.size; ++j) {
+    char path[64];
+    std::snprintf(path, sizeof path, "/proc/%d/fd/%d", int(x.pids[j]),
+                  outFds[j]);
+    int fd = j == x.rank ? outfd : open(path, O_RDWR);
+    void *m = fd < 0 ? MAP_FAILED
+                     : mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED,
+                            fd, 0);
+    if (m == MAP_FAILED) {
+      std::perror(path);
+      return 1;
+    }
+    peerOut[j] = static_cast<float *>(m);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
 
   MPI_Datatype vector, columns;
   MPI_Type_vector(int(x.rows), x.chunk, kColumns, MPI_FLOAT, &vector);
@@ -180,6 +243,72 @@ int main(int argc, char **argv) {
     MPI_Barrier(MPI_COMM_WORLD);
   };
 
+  auto shmPull = [&] {
+    uintptr_t mine = 0;
+    std::vector<uintptr_t> offs(x.size);
+    MPI_Allgather(&mine, sizeof mine, MPI_BYTE, offs.data(), sizeof mine,
+                  MPI_BYTE, MPI_COMM_WORLD);
+    for (int k = 0; k < x.size; ++k) {
+      int from = (x.rank + k) % x.size;
+      const float *src = peerIn[from] + offs[from] / sizeof(float);
+      float *dst = x.out + from * x.rows * x.chunk;
+      for (size_t r = 0; r < x.rows; ++r)
+        std::memcpy(dst + r * x.chunk, src + r * kColumns + x.rank * x.chunk,
+                    x.chunk * sizeof(float));
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+  };
+
+  // Like shm-pull, with non-temporal stores: the output is written without
+  // first reading its lines from memory.
+  auto shmPullNt = [&] {
+    uintptr_t mine = 0;
+    std::vector<uintptr_t> offs(x.size);
+    MPI_Allgather(&mine, sizeof mine, MPI_BYTE, offs.data(), sizeof mine,
+                  MPI_BYTE, MPI_COMM_WORLD);
+    const size_t vecs = x.chunk * sizeof(float) / 16;
+    for (int k = 0; k < x.size; ++k) {
+      int from = (x.rank + k) % x.size;
+      const float *src = peerIn[from] + offs[from] / sizeof(float);
+      float *dst = x.out + from * x.rows * x.chunk;
+      for (size_t r = 0; r < x.rows; ++r) {
+        const __m128i *s = reinterpret_cast<const __m128i *>(
+            src + r * kColumns + x.rank * x.chunk);
+        __m128i *d = reinterpret_cast<__m128i *>(dst + r * x.chunk);
+        for (size_t v = 0; v < vecs; ++v)
+          _mm_stream_si128(d + v, _mm_loadu_si128(s + v));
+      }
+    }
+    _mm_sfence();
+    MPI_Barrier(MPI_COMM_WORLD);
+  };
+
+  // Push, walking the source rows in memory order: every row is read once,
+  // front to back, and its pieces go to the p receivers' contiguous blocks.
+  auto shmPushRows = [&] {
+    MPI_Barrier(MPI_COMM_WORLD);
+    for (size_t r = 0; r < x.rows; ++r)
+      for (int k = 0; k < x.size; ++k) {
+        int to = (x.rank + k) % x.size;
+        std::memcpy(peerOut[to] + (x.rank * x.rows + r) * x.chunk,
+                    x.in + r * kColumns + to * x.chunk,
+                    x.chunk * sizeof(float));
+      }
+    MPI_Barrier(MPI_COMM_WORLD);
+  };
+
+  auto shmPushChunks = [&] {
+    MPI_Barrier(MPI_COMM_WORLD);
+    for (int k = 0; k < x.size; ++k) {
+      int to = (x.rank + 1 + k) % x.size;
+      for (size_t r = 0; r < x.rows; ++r)
+        std::memcpy(peerOut[to] + (x.rank * x.rows + r) * x.chunk,
+                    x.in + r * kColumns + to * x.chunk,
+                    x.chunk * sizeof(float));
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+  };
+
   struct Variant {
     const char *name;
     std::function<void()> run;
@@ -188,7 +317,11 @@ int main(int argc, char **argv) {
                   {"pack+a2a", packed, true},
                   {"datatype", datatype, true},
                   {"pipelined", pipelined, true},
-                  {"cma-push", cmaPush, true}};
+                  {"cma-push", cmaPush, true},
+                  {"shm-pull", shmPull, true},
+                  {"shm-pull-nt", shmPullNt, true},
+                  {"shm-push-rows", shmPushRows, true},
+                  {"shm-push-chunks", shmPushChunks, true}};
   for (const Variant &v : variants) {
     std::memset(x.out, 0, bytes);
     v.run();
