@@ -25,8 +25,8 @@
 // and checks that every variant but raw produced the target layout.
 //
 //   mpicxx -O3 -std=c++17 utils/bench/strided_alltoall_variants.cpp -o /tmp/variants
-//   mpirun --allow-run-as-root --oversubscribe --bind-to none --mca btl self,vader \
-//       --mca btl_vader_single_copy_mechanism none -np 8 /tmp/variants MIB [SEG_KIB]
+//   build/bin/dist-mpirun -np 8 /tmp/variants MIB [SEG_KIB]
+// (dist-mpirun: mpirun with the options the benchmarks use.)
 //
 // On the 2-core development machine (8 ranks oversubscribed, Open MPI 4.1.4,
 // dist-mpirun's options) the direct copies through mapped memory were the
@@ -87,6 +87,42 @@ struct Exchange {
   }
 };
 
+/// A buffer in a memfd that the other ranks map through /proc/<pid>/fd, as
+/// the runtime's shared heap is; `peers[j]` is rank j's buffer as mapped
+/// here (this rank's own at peers[rank]).
+struct SharedBuffer {
+  float *local = nullptr;
+  std::vector<float *> peers;
+};
+
+SharedBuffer shareBuffer(size_t bytes, const std::vector<pid_t> &pids,
+                         int rank) {
+  SharedBuffer b;
+  int memfd = memfd_create("dist-variants", 0);
+  if (memfd < 0 || ftruncate(memfd, bytes) != 0) {
+    std::perror("memfd");
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+  std::vector<int> fds(pids.size());
+  MPI_Allgather(&memfd, 1, MPI_INT, fds.data(), 1, MPI_INT, MPI_COMM_WORLD);
+  for (size_t j = 0; j < pids.size(); ++j) {
+    char path[64];
+    std::snprintf(path, sizeof path, "/proc/%d/fd/%d", int(pids[j]), fds[j]);
+    int fd = int(j) == rank ? memfd : open(path, O_RDWR);
+    void *m = fd < 0 ? MAP_FAILED
+                     : mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED,
+                            fd, 0);
+    if (m == MAP_FAILED) {
+      std::perror(path);
+      MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    b.peers.push_back(static_cast<float *>(m));
+  }
+  b.local = b.peers[rank];
+  MPI_Barrier(MPI_COMM_WORLD);
+  return b;
+}
+
 double timeIt(const std::function<void()> &fn) {
   std::vector<double> samples;
   for (int k = 0; k < 7; ++k) {
@@ -120,62 +156,21 @@ int main(int argc, char **argv) {
   x.rows = bytes / sizeof(float) / kColumns;
   x.chunk = kColumns / x.size;
   const size_t elements = x.rows * kColumns;
-  int memfd = memfd_create("dist-heap", 0);
-  if (memfd < 0 || ftruncate(memfd, bytes) != 0) {
-    std::perror("memfd");
-    return 1;
-  }
-  x.in = static_cast<float *>(
-      mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, memfd, 0));
-  int outfd = memfd_create("dist-heap-out", 0);
-  if (outfd < 0 || ftruncate(outfd, bytes) != 0) {
-    std::perror("memfd");
-    return 1;
-  }
-  x.out = static_cast<float *>(
-      mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, outfd, 0));
-  x.stage = static_cast<float *>(std::aligned_alloc(64, bytes));
-  for (size_t i = 0; i < elements; ++i)
-    x.in[i] = x.expected(x.rank, i / kColumns, int(i % kColumns));
-  std::memset(x.stage, 0, bytes);
   pid_t me = getpid();
   x.pids.resize(x.size);
   MPI_Allgather(&me, sizeof(pid_t), MPI_BYTE, x.pids.data(), sizeof(pid_t),
                 MPI_BYTE, MPI_COMM_WORLD);
+  const SharedBuffer sharedIn = shareBuffer(bytes, x.pids, x.rank);
+  const SharedBuffer sharedOut = shareBuffer(bytes, x.pids, x.rank);
+  x.in = sharedIn.local;
+  x.out = sharedOut.local;
+  const std::vector<float *> &peerIn = sharedIn.peers;
+  const std::vector<float *> &peerOut = sharedOut.peers;
+  x.stage = static_cast<float *>(std::aligned_alloc(64, bytes));
+  for (size_t i = 0; i < elements; ++i)
+    x.in[i] = x.expected(x.rank, i / kColumns, int(i % kColumns));
+  std::memset(x.stage, 0, bytes);
   const int perPeer = int(elements / x.size);
-  std::vector<int> fds(x.size);
-  MPI_Allgather(&memfd, 1, MPI_INT, fds.data(), 1, MPI_INT, MPI_COMM_WORLD);
-  std::vector<const float *> peerIn(x.size);
-  for (int j = 0; j < x.size; ++j) {
-    char path[64];
-    std::snprintf(path, sizeof path, "/proc/%d/fd/%d", int(x.pids[j]), fds[j]);
-    int fd = j == x.rank ? memfd : open(path, O_RDONLY);
-    void *m = fd < 0 ? MAP_FAILED
-                     : mmap(nullptr, bytes, PROT_READ, MAP_SHARED, fd, 0);
-    if (m == MAP_FAILED) {
-      std::perror(path);
-      return 1;
-    }
-    peerIn[j] = static_cast<const float *>(m);
-  }
-  std::vector<int> outFds(x.size);
-  MPI_Allgather(&outfd, 1, MPI_INT, outFds.data(), 1, MPI_INT, MPI_COMM_WORLD);
-  std::vector<float *> peerOut(x.size);
-  for (int j = 0; j < x.size; ++j) {
-    char path[64];
-    std::snprintf(path, sizeof path, "/proc/%d/fd/%d", int(x.pids[j]),
-                  outFds[j]);
-    int fd = j == x.rank ? outfd : open(path, O_RDWR);
-    void *m = fd < 0 ? MAP_FAILED
-                     : mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED,
-                            fd, 0);
-    if (m == MAP_FAILED) {
-      std::perror(path);
-      return 1;
-    }
-    peerOut[j] = static_cast<float *>(m);
-  }
-  MPI_Barrier(MPI_COMM_WORLD);
 
   MPI_Datatype vector, columns;
   MPI_Type_vector(int(x.rows), x.chunk, kColumns, MPI_FLOAT, &vector);
@@ -243,7 +238,10 @@ int main(int argc, char **argv) {
     MPI_Barrier(MPI_COMM_WORLD);
   };
 
-  auto shmPull = [&] {
+  // Each rank reads its column block straight out of every peer's input;
+  // `copyRow` moves one row's piece. (The allgather stands for the
+  // runtime's exchange of buffer offsets.)
+  auto pull = [&](auto copyRow) {
     uintptr_t mine = 0;
     std::vector<uintptr_t> offs(x.size);
     MPI_Allgather(&mine, sizeof mine, MPI_BYTE, offs.data(), sizeof mine,
@@ -253,34 +251,27 @@ int main(int argc, char **argv) {
       const float *src = peerIn[from] + offs[from] / sizeof(float);
       float *dst = x.out + from * x.rows * x.chunk;
       for (size_t r = 0; r < x.rows; ++r)
-        std::memcpy(dst + r * x.chunk, src + r * kColumns + x.rank * x.chunk,
-                    x.chunk * sizeof(float));
+        copyRow(dst + r * x.chunk, src + r * kColumns + x.rank * x.chunk);
     }
-    MPI_Barrier(MPI_COMM_WORLD);
-  };
-
-  // Like shm-pull, with non-temporal stores: the output is written without
-  // first reading its lines from memory.
-  auto shmPullNt = [&] {
-    uintptr_t mine = 0;
-    std::vector<uintptr_t> offs(x.size);
-    MPI_Allgather(&mine, sizeof mine, MPI_BYTE, offs.data(), sizeof mine,
-                  MPI_BYTE, MPI_COMM_WORLD);
-    const size_t vecs = x.chunk * sizeof(float) / 16;
-    for (int k = 0; k < x.size; ++k) {
-      int from = (x.rank + k) % x.size;
-      const float *src = peerIn[from] + offs[from] / sizeof(float);
-      float *dst = x.out + from * x.rows * x.chunk;
-      for (size_t r = 0; r < x.rows; ++r) {
-        const __m128i *s = reinterpret_cast<const __m128i *>(
-            src + r * kColumns + x.rank * x.chunk);
-        __m128i *d = reinterpret_cast<__m128i *>(dst + r * x.chunk);
-        for (size_t v = 0; v < vecs; ++v)
-          _mm_stream_si128(d + v, _mm_loadu_si128(s + v));
-      }
-    }
+    // Non-temporal stores must be visible before the peers are told.
     _mm_sfence();
     MPI_Barrier(MPI_COMM_WORLD);
+  };
+  auto shmPull = [&] {
+    pull([&](float *dst, const float *src) {
+      std::memcpy(dst, src, x.chunk * sizeof(float));
+    });
+  };
+  // With non-temporal stores: the output is written without first reading
+  // its lines from memory.
+  auto shmPullNt = [&] {
+    const size_t vecs = x.chunk * sizeof(float) / 16;
+    pull([&](float *dst, const float *src) {
+      const __m128i *s = reinterpret_cast<const __m128i *>(src);
+      __m128i *d = reinterpret_cast<__m128i *>(dst);
+      for (size_t v = 0; v < vecs; ++v)
+        _mm_stream_si128(d + v, _mm_loadu_si128(s + v));
+    });
   };
 
   // Push, walking the source rows in memory order: every row is read once,
