@@ -1,30 +1,72 @@
 #!/usr/bin/env python3
-"""Independent checker of dist-run's results (SPEC §1, §2, §5).
+"""Independent checker of dist-run's results (SPEC §1, §2, §5, §6).
 
-    check_shards.py CASE.mlir DUMP_DIR [--entry NAME] [--input iota|random:SEED]
+    check_shards.py CASE.mlir DUMP_DIR [--entry NAME]
+                    [--input iota|random:SEED|npy:DIR]
 
 Reads the global-view program CASE.mlir with regular expressions (meshes, the
 entry's argument and result types, and which argument each result is a layout
 change of), recomputes every argument's global tensor from the input rule of
-SPEC §5, and for every rank derives the expected local padded shard of each
-result from the block semantics of SPEC §2, implemented here from scratch with
-numpy (not through the planner or the runtime). Then it compares with
-DUMP_DIR/result<k>.rank<r>.npy element by element:
+SPEC §5 (or reads it from DIR/arg<k>.npy), derives each result's expected
+*global* value, and for every rank derives the expected local padded shard
+from the block semantics of SPEC §2, implemented here from scratch with numpy
+(not through the planner or the runtime). Then it compares with
+DUMP_DIR/result<k>.rank<r>.npy element by element.
 
-- non-partial results: exactly, padding (zero) included;
-- partial results: the dumps of the devices that differ only in the partial
-  axes are reduced (sum, max, min, prod, avg) and compared with the global
-  value; float types allow the rounding error of such a reduction.
+Where a result's global value comes from
+----------------------------------------
+1. An EXPECT directive in CASE.mlir, for programs that compute (SPEC §6):
 
-Every dist op of the global view (reshard and the collectives) returns the
-same global tensor in another layout, so each result's global value is the
-global value of the argument it is derived from.
+       // EXPECT result0 = arg0 @ arg1
+       // EXPECT result1 = np.maximum(arg0, 0).sum(axis=1,
+       // ...                                      keepdims=True)
+
+   One directive per result at most; `result<k>` is the entry's k-th result.
+   A long expression continues on the lines right after it that start with
+   `// ...` (joined with a space). The expression is evaluated with `np`
+   (numpy) and `arg0, arg1, ...` bound to fresh copies of the entry's global
+   inputs, as float64 arrays for float element types, int64 for integer
+   ones and bool for i1 (the values are those dist-run feeds: already
+   rounded or wrapped to the element type). Its value must have the result's
+   global shape; it is converted like this:
+     - float results: to float64, compared with a tolerance (below);
+     - integer results: integer (or bool) values only, wrapped to the width
+       like a C cast (i1 keeps the lowest bit); a float value for an integer
+       result is an error of the case (use //, or .astype(np.int64)).
+2. Otherwise, the argument the result is a layout change of: every dist op of
+   the global view (reshard and the collectives) returns the same global
+   tensor in another layout. A result that cannot be traced back to an
+   argument through dist ops needs an EXPECT directive.
+
+Comparison
+----------
+- Non-partial results, per rank, against the expected local padded shard.
+  Layout-change results (case 2): exactly, padding included. EXPECT results
+  (case 1): the padding must be exactly zero; held elements of integer types
+  must be equal, those of float types close in the sense of np.isclose:
+      |got - want| <= atol + rtol * |want|,
+      rtol = 1e-4 (f32, f64) or 2e-2 (f16, bf16),
+      atol = rtol * max(1, max |want| over the whole global result),
+  NaN matching NaN and infinities matching themselves.
+- Partial results: the dumps of the devices that differ only in the partial
+  axes are reduced (sum, max, min, prod, avg; in float64 for floats) and
+  compared with the global value. Layout-change results allow for floats the
+  rounding error of that reduction; EXPECT results use the rule above.
+
+Inputs (--input, as given to dist-run): iota and random:SEED are recomputed
+(docs/dist-run.md); npy:DIR reads DIR/arg<k>.npy, whose shape must be the
+global shape, and converts it to the element type as dist-run does (floats:
+nearest, ties to even; integers and bools: wrap-around; float data for an
+integer argument is an error; integers beyond 2^53 in magnitude may round
+differently for bf16).
 
 Exit status 0 when everything matches; 1 with the differing rank, index and
-values otherwise; 2 when the case cannot be read.
+values otherwise; 2 when the case (or an EXPECT expression, or an input
+file) cannot be read.
 """
 
 import argparse
+import builtins
 import math
 import os
 import re
@@ -46,6 +88,9 @@ TENSOR_RE = re.compile(
 FUNC_RE = re.compile(r'func\.func\s+(?:(public|private|nested)\s+)?@([\w$.-]+)\s*\(')
 DEF_RE = re.compile(r'%([\w$.-]+)\s*=\s*dist\.(\w+)\s+%([\w$.-]+)')
 RETURN_RE = re.compile(r'(?:func\.)?return\s+([^:\n]*?)\s*:')
+EXPECT_RE = re.compile(r'^\s*//\s*EXPECT\b\s*(.*)$')
+EXPECT_HEAD_RE = re.compile(r'result(\d+)\s*=(?!=)\s*(.*)$', re.S)
+CONTINUE_RE = re.compile(r'^\s*//\s*\.\.\.(?:\s|$)(.*)$')
 
 # The global-view dist ops: each returns its operand's global tensor in
 # another layout.
@@ -170,10 +215,13 @@ def strip_comments(text):
 
 
 class Function:
-    def __init__(self, name, public, args, results, sources):
+    def __init__(self, name, public, args, results, sources, untraced):
         self.name, self.public = name, public
         self.args, self.results = args, results   # [TensorType]
-        self.sources = sources                    # result k -> argument index
+        # result k -> argument index, or None when the returned value
+        # (untraced[k], for messages) is not a layout change of an argument.
+        self.sources = sources
+        self.untraced = untraced
 
 
 def parse_program(text):
@@ -231,14 +279,38 @@ def parse_program(text):
         returned = [v.strip().lstrip("%") for v in rm.group(1).split(",")] if rm and rm.group(1).strip() else []
         if len(returned) != len(results):
             raise CaseError(f"@{name}: the return does not match the results")
-        sources = []
-        for value in returned:
-            if value not in origin:
-                raise CaseError(f"@{name}: cannot trace %{value} back to an "
-                                "argument through dist ops")
-            sources.append(origin[value])
-        functions[name] = Function(name, public, args, results, sources)
+        sources = [origin.get(value) for value in returned]
+        functions[name] = Function(name, public, args, results, sources,
+                                   returned)
     return meshes, functions
+
+
+def parse_expectations(text):
+    """The EXPECT directives: {k: expression text}, in the raw file (they are
+    comments). See the module docstring."""
+    expect = {}
+    lines = text.splitlines()
+    i = 0
+    while i < len(lines):
+        m = EXPECT_RE.match(lines[i])
+        i += 1
+        if not m:
+            continue
+        head = EXPECT_HEAD_RE.match(m.group(1).strip())
+        if not head:
+            raise CaseError(f"line {i}: expected '// EXPECT result<k> = "
+                            f"<python expression>', got '{lines[i - 1].strip()}'")
+        k, parts = int(head.group(1)), [head.group(2).strip()]
+        while i < len(lines) and CONTINUE_RE.match(lines[i]):
+            parts.append(CONTINUE_RE.match(lines[i]).group(1).strip())
+            i += 1
+        expression = " ".join(p for p in parts if p)
+        if not expression:
+            raise CaseError(f"EXPECT result{k}: empty expression")
+        if k in expect:
+            raise CaseError(f"EXPECT result{k} appears twice")
+        expect[k] = expression
+    return expect
 
 
 # --------------------------------------------------------------------------
@@ -275,6 +347,34 @@ def splitmix64(seed, n):
         z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
         z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
         return z ^ (z >> np.uint64(31))
+
+
+def npy_input(tensor, path):
+    """Argument `tensor`'s global value read from `path`, converted to the
+    element type as dist-run converts it (see the module docstring)."""
+    if not os.path.isfile(path):
+        raise CaseError(f"no input file {path}")
+    try:
+        data = np.load(path, allow_pickle=False)
+    except (OSError, ValueError) as e:
+        raise CaseError(f"{path}: {e}") from None
+    if list(data.shape) != list(tensor.shape):
+        raise CaseError(f"{path}: shape {tuple(data.shape)}, expected the "
+                        f"global shape {tuple(tensor.shape)} of {tensor.text}")
+    kind = data.dtype.kind
+    if kind not in "fiub":
+        raise CaseError(f"{path}: unsupported dtype {data.dtype.str}")
+    if tensor.element in UNIT_ROUNDOFF:
+        if kind == "f" or tensor.element == "f64":
+            values = data.astype(np.float64)      # exact, then rounded once
+            return to_element(values, tensor.element)
+        if tensor.element == "f32":               # one rounding from the integer
+            return data.astype(np.float32).astype(np.float64)
+        return to_element(data.astype(np.float64), tensor.element)
+    if kind == "f":
+        raise CaseError(f"{path}: float dtype {data.dtype.str} for an integer "
+                        f"argument ({tensor.element}); dist-run refuses it")
+    return to_element(data.astype(np.int64), tensor.element)
 
 
 def global_input(tensor, input_kind, seed):
@@ -347,8 +447,9 @@ def report(errors, what, bad, got, want, ranges, limit=5):
         inside = all(i < e - b for i, (b, e) in zip(idx, ranges))
         where = ("global index %s" % (tuple(b + i for i, (b, _) in zip(idx, ranges)),)
                  if inside else "padding")
-        errors.append(f"{what}: local index {idx} ({where}): got {got[idx]!r}, "
-                      f"expected {want[idx]!r}")
+        # .item(): plain Python values print the same under every numpy.
+        errors.append(f"{what}: local index {idx} ({where}): got "
+                      f"{got[idx].item()!r}, expected {want[idx].item()!r}")
     if len(diff) > limit:
         errors.append(f"{what}: ... {len(diff)} elements differ in all")
 
@@ -371,8 +472,68 @@ def reduce_group(kind, stack, element):
     raise CaseError(f"unknown reduction {kind}")
 
 
-def check_result(k, tensor, global_value, dump_dir, errors):
+# The tolerance of results an EXPECT expression computes (module docstring).
+COMPUTE_RTOL = {"f16": 2e-2, "bf16": 2e-2, "f32": 1e-4, "f64": 1e-4}
+
+
+def evaluate_expectation(k, expression, tensor, inputs):
+    """The global value of result k from its EXPECT expression: float64 for
+    float types, int64 (wrapped to the width) or bool for integer ones."""
+    names = {f"arg{i}": value.copy() for i, value in enumerate(inputs)}
+    try:
+        value = eval(expression, {"np": np, "__builtins__": builtins}, names)
+        value = np.asarray(value)
+    except Exception as e:  # the case's expression: report, don't crash
+        raise CaseError(f"EXPECT result{k} = {expression}: "
+                        f"{type(e).__name__}: {e}") from None
+    if list(value.shape) != list(tensor.shape):
+        raise CaseError(f"EXPECT result{k}: the expression has shape "
+                        f"{tuple(value.shape)}, the result's global shape is "
+                        f"{tuple(tensor.shape)} ({tensor.text})")
+    kind = value.dtype.kind
+    if tensor.element in UNIT_ROUNDOFF:
+        if kind not in "fiub":
+            raise CaseError(f"EXPECT result{k}: values of dtype {value.dtype} "
+                            f"for a {tensor.element} result")
+        return value.astype(np.float64)
+    if kind not in "iub":
+        raise CaseError(f"EXPECT result{k}: values of dtype {value.dtype} for "
+                        f"an integer result ({tensor.element}); use integer "
+                        "operations (// rather than /) or .astype(np.int64)")
+    # Wrap like a C cast: through the 64-bit pattern, then to the width.
+    return to_element(value.astype(np.int64), tensor.element)
+
+
+def compute_mismatch(got, want, ranges, element, atol, rtol):
+    """Where an EXPECT result differs: padding not exactly zero, or held
+    elements not equal (integers) / not close (floats)."""
+    held = np.zeros(got.shape, dtype=bool)
+    held[tuple(slice(0, e - b) for b, e in ranges)] = True
+    if element in UNIT_ROUNDOFF:
+        inside = ~np.isclose(got, want, rtol=rtol, atol=atol, equal_nan=True)
+    else:
+        inside = got != want
+    return np.where(held, inside, got != 0)
+
+
+def check_result(k, tensor, global_value, dump_dir, errors, computed=False):
+    """Compares result k's dumps with `global_value`; `computed` (an EXPECT
+    result) selects the comparison rule of the module docstring."""
     mesh = tensor.mesh
+    tolerance = ""
+    if computed and tensor.element in UNIT_ROUNDOFF:
+        rtol = COMPUTE_RTOL[tensor.element]
+        finite = np.abs(global_value[np.isfinite(global_value)])
+        atol = rtol * max(1.0, float(finite.max()) if finite.size else 0.0)
+        tolerance = f" [rtol {rtol:g}, atol {atol:g}]"
+    else:
+        rtol = atol = 0.0
+
+    def mismatch(got, want, ranges):
+        if computed:
+            return compute_mismatch(got, want, ranges, tensor.element, atol, rtol)
+        return got != want
+
     checked = 0
     local = {}
     for rank in range(mesh.size):
@@ -383,8 +544,9 @@ def check_result(k, tensor, global_value, dump_dir, errors):
             continue
         local[rank] = (got, want, coord, ranges)
         if not tensor.partial_axes:
-            report(errors, f"result {k}, {describe_rank(tensor, rank)}",
-                   got != want, got, want, ranges)
+            report(errors, f"result {k}, {describe_rank(tensor, rank)}"
+                   f"{tolerance}", mismatch(got, want, ranges), got, want,
+                   ranges)
             checked += got.size
     if not tensor.partial_axes or len(local) != mesh.size:
         return checked
@@ -398,8 +560,11 @@ def check_result(k, tensor, global_value, dump_dir, errors):
         got = reduce_group(tensor.partial_kind, stack, tensor.element)
         want, ranges = local[ranks[0]][1], local[ranks[0]][3]
         what = (f"result {k}, partial {tensor.partial_kind} over ranks "
-                f"{sorted(ranks)} (group of {describe_rank(tensor, ranks[0])})")
-        if tensor.element in UNIT_ROUNDOFF:
+                f"{sorted(ranks)} (group of {describe_rank(tensor, ranks[0])})"
+                f"{tolerance}")
+        if computed:
+            report(errors, what, mismatch(got, want, ranges), got, want, ranges)
+        elif tensor.element in UNIT_ROUNDOFF:
             # Each of the p-1 combining steps rounds once (f16/bf16 combine in
             # float and round after every step), relative to the magnitudes
             # involved.
@@ -420,8 +585,11 @@ def main():
     parser.add_argument("--input", default="iota")
     args = parser.parse_args()
 
+    npy_dir = None
     if args.input == "iota":
         input_kind, seed = "iota", 0
+    elif args.input.startswith("npy:") and len(args.input) > 4:
+        input_kind, seed, npy_dir = "npy", 0, args.input[4:]
     else:
         m = re.fullmatch(r"random:(\d+)", args.input)
         if not m:
@@ -431,7 +599,9 @@ def main():
 
     try:
         with open(args.case) as f:
-            _, functions = parse_program(f.read())
+            text = f.read()
+        _, functions = parse_program(text)
+        expect = parse_expectations(text)
         if args.entry:
             if args.entry not in functions:
                 raise CaseError(f"no function @{args.entry}")
@@ -441,16 +611,37 @@ def main():
             if len(public) != 1:
                 raise CaseError("expected exactly one public function; use --entry")
             entry = public[0]
+        for k in sorted(expect):
+            if k >= len(entry.results):
+                raise CaseError(f"EXPECT result{k}: @{entry.name} has "
+                                f"{len(entry.results)} result(s)")
+        for k, source in enumerate(entry.sources):
+            if source is None and k not in expect:
+                raise CaseError(
+                    f"@{entry.name}: cannot trace %{entry.untraced[k]} (result "
+                    f"{k}) back to an argument through dist ops; give its "
+                    f"value with '// EXPECT result{k} = <python expression>'")
+        if input_kind == "npy":
+            globals_ = [npy_input(t, os.path.join(npy_dir, f"arg{i}.npy"))
+                        for i, t in enumerate(entry.args)]
+        else:
+            globals_ = [global_input(t, input_kind, seed) for t in entry.args]
+        wanted = {}
+        for k, tensor in enumerate(entry.results):
+            if k in expect:
+                wanted[k] = evaluate_expectation(k, expect[k], tensor, globals_)
+            else:
+                wanted[k] = globals_[entry.sources[k]]
     except CaseError as e:
         print(f"check_shards: {args.case}: {e}", file=sys.stderr)
         return 2
 
-    globals_ = [global_input(t, input_kind, seed) for t in entry.args]
     errors, checked = [], 0
     expected_files = set()
-    for k, (tensor, source) in enumerate(zip(entry.results, entry.sources)):
+    for k, tensor in enumerate(entry.results):
         expected_files |= {f"result{k}.rank{r}.npy" for r in range(tensor.mesh.size)}
-        checked += check_result(k, tensor, globals_[source], args.dump_dir, errors)
+        checked += check_result(k, tensor, wanted[k], args.dump_dir, errors,
+                                computed=k in expect)
     extra = sorted(set(f for f in os.listdir(args.dump_dir) if f.endswith(".npy"))
                    - expected_files) if os.path.isdir(args.dump_dir) else []
     if extra:
