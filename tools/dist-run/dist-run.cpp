@@ -1,21 +1,26 @@
 //===- dist-run.cpp - compile a dist program and run it on N ranks --------===//
 //
 //   dist-run --np N [--backend mpi|nccl] FILE.mlir [--entry NAME]
-//            [--input iota|random:SEED] [--dump DIR] [--timeout SECONDS]
+//            [--input iota|random:SEED|npy:DIR] [--dump DIR]
+//            [--timeout SECONDS]
 //            [--strategy optimal|greedy] [--topology FILE] ...
 //
 // SPEC §5. The front process parses FILE, records the entry's signature,
 // lowers the module once with the dist-to-LLVM pipeline and writes it as
-// bytecode to a private temporary folder; then it re-executes itself under
+// bytecode to a private temporary folder; with --input npy:DIR it checks
+// every DIR/arg<k>.npy against its argument (so that a bad file is one
+// message before anything starts); then it re-executes itself under
 // dist-mpirun (mpirun with the flags this machine needs) with the hidden
 // --rank-worker flag. Each worker initialises the runtime, builds its local
-// padded input shards, JIT-compiles the lowered module with MLIR's
+// padded input shards (reading its blocks of the .npy files for npy:DIR),
+// JIT-compiles the lowered module with MLIR's
 // ExecutionEngine, calls the entry, and with --dump writes its results as
 // .npy files. Compiling once in the front reports program errors once, before
 // any rank starts, and spares the ranks the planner's work.
 //
-// Exit codes: 0 success; 1 the program could not be compiled or a rank
-// failed (the rank and the reason are on stderr); 2 bad usage.
+// Exit codes: 0 success; 1 the program could not be compiled, an npy:DIR
+// input file is missing or bad, or a rank failed (the rank and the reason
+// are on stderr); 2 bad usage.
 //
 //===----------------------------------------------------------------------===//
 
@@ -83,8 +88,10 @@ cl::opt<std::string>
 cl::opt<std::string>
     inputText("input",
               cl::desc("Global value of every argument: iota (element = its "
-                       "row-major index) or random:SEED"),
-              cl::init("iota"), cl::value_desc("iota|random:SEED"),
+                       "row-major index), random:SEED, or npy:DIR (argument "
+                       "k from DIR/arg<k>.npy: the global shape, C order, "
+                       "little endian; converted to the element type)"),
+              cl::init("iota"), cl::value_desc("iota|random:SEED|npy:DIR"),
               cl::cat(runCategory));
 cl::opt<std::string>
     dumpDir("dump",
@@ -145,19 +152,26 @@ constexpr const char *kOverview =
     "index,\n"
     "  converted to the element type: nearest value for floats, wrap-around "
     "for\n"
-    "  integers) or random:SEED (see docs/dist-run.md); each rank gets its "
-    "local\n"
-    "  padded shard with zero padding. A partial argument is held by the "
-    "device\n"
-    "  with coordinate 0 on the partial axes; the others hold the identity.\n"
+    "  integers), random:SEED (see docs/dist-run.md) or npy:DIR: argument k "
+    "is\n"
+    "  read from DIR/arg<k>.npy (.npy 1.0-3.0, C order, little endian, "
+    "shape =\n"
+    "  the global shape; floats round to nearest even, bf16 included, "
+    "integers\n"
+    "  wrap; float data for an integer argument is an error). Each rank gets "
+    "its\n"
+    "  local padded shard with zero padding. A partial argument is held by "
+    "the\n"
+    "  device with coordinate 0 on the partial axes; the others hold the "
+    "identity.\n"
     "  --dump writes DIR/result<k>.rank<r>.npy in the local padded shape "
     "with\n"
     "  the padding zeroed; bf16 results are widened exactly to float32 "
     "('<f4'),\n"
     "  f16 is '<f2', i1 is '|b1'.\n\n"
-    "  Exit codes: 0 success, 1 compile error or a rank failed (rank and "
-    "reason\n"
-    "  on stderr), 2 bad usage.\n";
+    "  Exit codes: 0 success, 1 compile error, a bad npy:DIR file or a rank "
+    "failed\n"
+    "  (rank and reason on stderr), 2 bad usage.\n";
 
 enum ExitCode { kSuccess = 0, kFailure = 1, kUsage = 2 };
 
@@ -385,9 +399,20 @@ int runWorker() {
     distRtMemcpy(buffer.data, host.data(), buffer.bytes,
                  DIST_RT_COPY_HOST_TO_DEVICE, nullptr);
   };
-  for (auto [buffer, sig] : llvm::zip_equal(arguments, signature->arguments)) {
+  for (auto [k, buffer, sig] :
+       llvm::enumerate(arguments, signature->arguments)) {
     std::vector<uint8_t> host(sig.localBytes());
-    materializeArgument(sig, *input, rank, host.data());
+    if (input->kind == InputSpec::Npy) {
+      // The front checked the file; it is checked again in case it changed.
+      llvm::Expected<NpyInput> npy = NpyInput::open(input->npyPath(k), k, sig);
+      if (!npy)
+        failRank(rank, llvm::toString(npy.takeError()));
+      materializeArgument(
+          sig, [&](int64_t index, void *dst) { npy->storeElement(index, dst); },
+          rank, host.data());
+    } else {
+      materializeArgument(sig, *input, rank, host.data());
+    }
     allocate(buffer, sig, host);
   }
   for (auto [buffer, sig] : llvm::zip_equal(results, signature->results))
@@ -521,7 +546,8 @@ int runFront(const char *argv0) {
     return usageError("the nccl backend is not available: this dist runtime "
                       "was built without NCCL (it needs CUDA and NCCL 2.18+ "
                       "at configure time); use --backend mpi");
-  if (llvm::Expected<InputSpec> input = InputSpec::parse(inputText); !input)
+  llvm::Expected<InputSpec> input = InputSpec::parse(inputText);
+  if (!input)
     return usageError("bad --input '" + inputText +
                       "': " + llvm::toString(input.takeError()));
   if (strategy != "optimal" && strategy != "greedy")
@@ -558,6 +584,20 @@ int runFront(const char *argv0) {
                         " does not match mesh @" + name + ", which has " +
                         llvm::Twine(mesh.getNumDevices()) +
                         " devices (one rank per device)");
+  // npy:DIR: every file is checked (header, dtype, shape, size) before
+  // anything is compiled or started; the workers read the data.
+  std::string workerInput = inputText;
+  if (input->kind == InputSpec::Npy) {
+    llvm::SmallString<256> dir(input->dir);
+    llvm::sys::fs::make_absolute(dir);
+    input->dir = std::string(dir);
+    workerInput = input->str();
+    for (auto [k, sig] : llvm::enumerate(signature->arguments))
+      if (llvm::Expected<NpyInput> npy =
+              NpyInput::open(input->npyPath(k), k, sig);
+          !npy)
+        return failure("bad --input: " + llvm::toString(npy.takeError()));
+  }
 
   dist::DistToLLVMPipelineOptions options;
   // The backend decides where buffers live, hence by default which code to
@@ -614,16 +654,14 @@ int runFront(const char *argv0) {
     args.push_back("--timeout");
     args.push_back(std::to_string(timeoutSeconds));
   }
-  llvm::append_range(args, std::vector<std::string>{
-                               "-np", std::to_string(numRanks), self,
-                               "--rank-worker", "--compiled=" +
-                               std::string(compiled),
-                               std::string(file), "--np=" +
-                               std::to_string(numRanks),
-                               "--entry=" + signature->name,
-                               "--backend=" + backendName,
-                               "--input=" + inputText,
-                               "--opt-level=" + std::to_string(optLevel)});
+  llvm::append_range(args,
+                     std::vector<std::string>{
+                         "-np", std::to_string(numRanks), self, "--rank-worker",
+                         "--compiled=" + std::string(compiled),
+                         std::string(file), "--np=" + std::to_string(numRanks),
+                         "--entry=" + signature->name,
+                         "--backend=" + backendName, "--input=" + workerInput,
+                         "--opt-level=" + std::to_string(optLevel)});
   if (!dump.empty())
     args.push_back("--dump=" + std::string(dump));
   if (!injectFault.empty())
