@@ -326,7 +326,13 @@ def round_to_bf16(x):
 
 def to_element(values, element):
     """Exact (float64/int64/bool) values of `values` converted to `element`:
-    nearest value for floats, two's complement wrap-around for integers."""
+    nearest value for floats (overflow gives infinity), two's complement
+    wrap-around for integers."""
+    with np.errstate(over="ignore"):
+        return _to_element(values, element)
+
+
+def _to_element(values, element):
     if element == "f64":
         return values.astype(np.float64)
     if element == "f32":
@@ -369,7 +375,8 @@ def npy_input(tensor, path):
             values = data.astype(np.float64)      # exact, then rounded once
             return to_element(values, tensor.element)
         if tensor.element == "f32":               # one rounding from the integer
-            return data.astype(np.float32).astype(np.float64)
+            with np.errstate(over="ignore"):
+                return data.astype(np.float32).astype(np.float64)
         return to_element(data.astype(np.float64), tensor.element)
     if kind == "f":
         raise CaseError(f"{path}: float dtype {data.dtype.str} for an integer "
