@@ -25,15 +25,16 @@ _INPUTS = re.compile(r"iota|random:\d+")
 
 
 def run(program: str | os.PathLike, np: int, backend: str = "mpi",
-        inputs: str = "iota", entry: str | None = None, *,
+        inputs: str | Sequence[numpy.ndarray] = "iota",
+        entry: str | None = None, *,
         options: Sequence[str] = (),
         timeout: float | None = None) -> list[list[numpy.ndarray]]:
     """Compiles ``program`` and runs its entry function on ``np`` ranks.
 
     A wrapper of ``dist-run --np N [--backend B] FILE [--entry NAME]
     [--input INPUTS] --dump DIR`` for small experiments: it writes the
-    program to a temporary folder, runs the tool, and loads the dumped
-    results.
+    program (and array inputs) to a temporary folder, runs the tool, and
+    loads the dumped results.
 
     Args:
         program: MLIR text, or a path (a ``pathlib.Path`` or a one-line
@@ -41,7 +42,13 @@ def run(program: str | os.PathLike, np: int, backend: str = "mpi",
         np: number of ranks (one per mesh device).
         backend: ``"mpi"`` (host buffers) or ``"nccl"`` (one GPU per rank).
         inputs: every argument's global value: ``"iota"`` (element = its
-            row-major index) or ``"random:SEED"``.
+            row-major index), ``"random:SEED"``, or a sequence of NumPy
+            arrays, one per argument in order, each the argument's *global*
+            tensor (its global shape; float, integer or bool dtype). The
+            arrays are saved as ``arg<k>.npy`` and passed as ``--input
+            npy:DIR``: dist-run converts them to the element types (floats
+            to nearest even, bf16 included; integers wrap; float arrays for
+            integer arguments are refused, a RunError).
         entry: function to run; default: the only public function.
         options: extra dist-run flags, e.g. ``["--strategy=greedy"]``.
         timeout: seconds before the job is killed (``None``: no limit).
@@ -60,9 +67,16 @@ def run(program: str | os.PathLike, np: int, backend: str = "mpi",
         raise ValueError(f"np: expected a positive int, got {np!r}")
     if backend not in ("mpi", "nccl"):
         raise ValueError(f"backend: {backend!r} is not one of mpi, nccl")
-    if not isinstance(inputs, str) or not _INPUTS.fullmatch(inputs):
-        raise ValueError(f"inputs: expected 'iota' or 'random:SEED', got "
-                         f"{inputs!r}")
+    arrays = None
+    if isinstance(inputs, str):
+        if not _INPUTS.fullmatch(inputs):
+            raise ValueError(f"inputs: expected 'iota', 'random:SEED' or a "
+                             f"sequence of arrays, got {inputs!r}")
+    elif isinstance(inputs, Sequence) and not isinstance(inputs, bytes):
+        arrays = [_input_array(k, value) for k, value in enumerate(inputs)]
+    else:
+        raise ValueError(f"inputs: expected 'iota', 'random:SEED' or a "
+                         f"sequence of arrays, got {type(inputs).__name__}")
     if entry is not None and (not isinstance(entry, str) or not entry):
         raise ValueError(f"entry: expected a function name, got {entry!r}")
     if isinstance(options, str):
@@ -79,6 +93,13 @@ def run(program: str | os.PathLike, np: int, backend: str = "mpi",
             raise FileNotFoundError(errno.ENOENT, "no such MLIR file", path)
         dump = os.path.join(scratch, "dump")
         os.mkdir(dump)
+        if arrays is not None:
+            folder = os.path.join(scratch, "inputs")
+            os.mkdir(folder)
+            for k, array in enumerate(arrays):
+                numpy.save(os.path.join(folder, f"arg{k}.npy"), array,
+                           allow_pickle=False)
+            inputs = "npy:" + folder
         command = [tool, "--np", str(np), "--backend", backend, path,
                    "--input", inputs, "--dump", dump]
         if entry is not None:
@@ -125,3 +146,18 @@ def run(program: str | os.PathLike, np: int, backend: str = "mpi",
             results.append([numpy.load(ranks[r], allow_pickle=False)
                             for r in range(np)])
         return results
+
+
+def _input_array(k: int, value: object) -> numpy.ndarray:
+    """Argument k's array as dist-run reads it: C order, little endian."""
+    import numpy
+
+    if isinstance(value, (str, bytes)):
+        raise ValueError(f"inputs[{k}]: expected an array, got {value!r}")
+    array = numpy.asarray(value)
+    if array.dtype.kind not in "fiub":
+        raise ValueError(f"inputs[{k}]: dtype {array.dtype} is not a float, "
+                         "integer or bool dtype")
+    if array.dtype.byteorder == ">":
+        array = array.astype(array.dtype.newbyteorder("<"))
+    return numpy.ascontiguousarray(array)

@@ -57,5 +57,63 @@ def test_failures_raise() -> None:
         dist_mlir.run(GATHER, 0)
     with pytest.raises(ValueError, match="inputs: expected"):
         dist_mlir.run(GATHER, 2, inputs="ones")
+    with pytest.raises(ValueError, match="inputs: expected"):
+        dist_mlir.run(GATHER, 2, inputs=42)
     with pytest.raises(FileNotFoundError):
         dist_mlir.run("/nonexistent/program.mlir", 2)
+
+
+# 2 ranks: a row-split f32 argument and a partial-sum i8 argument, both
+# gathered; the second result is the i8 value (its holder is x = 0).
+TWO_ARGS = """
+dist.mesh @m = <["x"=2]>
+func.func @two(%a: tensor<3x2xf32, #dist.sharding<@m, [{"x"}, {}]>>,
+               %b: tensor<4xi8, #dist.sharding<@m, [{}], partial = sum {"x"}>>)
+    -> (tensor<3x2xf32, #dist.sharding<@m, [{}, {}]>>,
+        tensor<4xi8, #dist.sharding<@m, [{}]>>) {
+  %ra = dist.reshard %a : tensor<3x2xf32, #dist.sharding<@m, [{"x"}, {}]>>
+      -> tensor<3x2xf32, #dist.sharding<@m, [{}, {}]>>
+  %rb = dist.reshard %b
+      : tensor<4xi8, #dist.sharding<@m, [{}], partial = sum {"x"}>>
+      -> tensor<4xi8, #dist.sharding<@m, [{}]>>
+  return %ra, %rb : tensor<3x2xf32, #dist.sharding<@m, [{}, {}]>>,
+                    tensor<4xi8, #dist.sharding<@m, [{}]>>
+}
+"""
+
+
+def test_array_inputs() -> None:
+    # float64 in Fortran order (run() saves it in C order; dist-run rounds
+    # it to f32) and int64 past the i8 range (dist-run wraps it).
+    a = numpy.asfortranarray(numpy.linspace(-1.0, 1.0, 6).reshape(3, 2))
+    b = numpy.array([1, -2, 130, -129])
+    results = dist_mlir.run(TWO_ARGS, 2, inputs=[a, b], timeout=120)
+    for rank in range(2):
+        numpy.testing.assert_array_equal(results[0][rank],
+                                         a.astype(numpy.float32))
+        assert results[1][rank].dtype == numpy.int8
+        assert results[1][rank].tolist() == [1, -2, -126, 127]
+    # A tuple and big-endian arrays work too.
+    again = dist_mlir.run(TWO_ARGS, 2, inputs=(a.astype(">f4"), b.astype(">i2")),
+                          timeout=120)
+    numpy.testing.assert_array_equal(again[0][0], a.astype(numpy.float32))
+    assert again[1][1].tolist() == [1, -2, -126, 127]
+
+
+def test_array_input_errors() -> None:
+    a = numpy.zeros((3, 2))
+    b = numpy.zeros(4, dtype=numpy.int64)
+    with pytest.raises(RunError, match=r"arg0\.npy' \(argument #0\): shape "
+                       r"\(2, 3\), expected \(3, 2\)") as info:
+        dist_mlir.run(TWO_ARGS, 2, inputs=[a.T, b], timeout=120)
+    assert info.value.returncode == 1
+    with pytest.raises(RunError, match=r"float dtype '<f8' cannot feed an i8 "
+                       r"argument"):
+        dist_mlir.run(TWO_ARGS, 2, inputs=[a, b.astype(float)], timeout=120)
+    with pytest.raises(RunError, match=r"cannot read '.*arg1\.npy' "
+                       r"\(argument #1\): No such file"):
+        dist_mlir.run(TWO_ARGS, 2, inputs=[a], timeout=120)
+    with pytest.raises(ValueError, match=r"inputs\[1\]: dtype complex128"):
+        dist_mlir.run(TWO_ARGS, 2, inputs=[a, b.astype(complex)])
+    with pytest.raises(ValueError, match=r"inputs\[0\]: expected an array"):
+        dist_mlir.run(TWO_ARGS, 2, inputs=["iota"])
