@@ -17,6 +17,8 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/Linalg/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/MemRef/Transforms/AllocationOpInterfaceImpl.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
@@ -55,6 +57,9 @@ void dist::buildDistLocalToLLVMPipeline(
   pm.addPass(createCanonicalizerPass());
 
   pm.addPass(createConvertLinalgToLoopsPass());
+  // The user's math ops: LLVM intrinsics, and libm calls for the rest.
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createConvertMathToLibmPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());
@@ -74,6 +79,7 @@ void dist::buildDistLocalToLLVMPipeline(
 
 void dist::buildDistToLLVMPipeline(OpPassManager &pm,
                                    const DistToLLVMPipelineOptions &options) {
+  pm.addPass(createDistPartition(options.toPartitionOptions()));
   buildReshardLoweringPipeline(pm, options.toLowerReshardOptions());
   buildDistLocalToLLVMPipeline(pm, options);
 }
@@ -90,13 +96,15 @@ void dist::registerAllDistDialects(DialectRegistry &registry) {
   registry.insert<DistDialect, arith::ArithDialect,
                   bufferization::BufferizationDialect, cf::ControlFlowDialect,
                   func::FuncDialect, linalg::LinalgDialect,
-                  LLVM::LLVMDialect, memref::MemRefDialect, scf::SCFDialect,
-                  tensor::TensorDialect>();
+                  LLVM::LLVMDialect, math::MathDialect, memref::MemRefDialect,
+                  scf::SCFDialect, tensor::TensorDialect>();
   registerBufferizableOpInterfaceExternalModels(registry);
   arith::registerBufferizableOpInterfaceExternalModels(registry);
   bufferization::func_ext::registerBufferizableOpInterfaceExternalModels(
       registry);
   tensor::registerBufferizableOpInterfaceExternalModels(registry);
+  // The user's compute, once partitioned and localized.
+  linalg::registerBufferizableOpInterfaceExternalModels(registry);
   // Lets buffer-results-to-out-params hoist a result's allocation into the
   // caller's buffer instead of computing into a temporary and copying.
   memref::registerAllocationOpInterfaceExternalModels(registry);

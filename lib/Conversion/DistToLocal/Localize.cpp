@@ -7,6 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "LocalizeCompute.h"
+
 #include "dist/Conversion/Passes.h"
 #include "dist/Dialect/Dist/IR/DistOps.h"
 #include "dist/Dialect/Dist/IR/PlannerInterop.h"
@@ -193,6 +195,8 @@ struct DistLocalizePass
       return signalPassFailure();
     if (failed(checkLocalizable(module, meshes)))
       return signalPassFailure();
+    if (failed(maskPaddedReductions(module)))
+      return signalPassFailure();
 
     MLIRContext *context = &getContext();
     LocalTypeConverter converter(meshes);
@@ -201,6 +205,7 @@ struct DistLocalizePass
                  LocalizeReduceScatterOp, LocalizeAllReduceOp,
                  LocalizeReplicateToPartialOp, LocalizePermuteOp>(
         converter, context, meshes);
+    populateComputeLocalizationPatterns(converter, patterns);
     populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns,
                                                                    converter);
     populateCallOpTypeConversionPattern(patterns, converter);
@@ -257,10 +262,12 @@ struct DistLocalizePass
         return;
       if (!isa<AllGatherOp, AllSliceOp, AllToAllOp, ReduceScatterOp,
                AllReduceOp, ReplicateToPartialOp, PermuteOp, func::ReturnOp,
-               func::CallOp>(op)) {
-        op->emitOpError("cannot be localized: dist-localize only rewrites "
-                        "dist collectives, calls and returns on sharded "
-                        "tensors");
+               func::CallOp>(op) &&
+          !isLocalizableCompute(op)) {
+        op->emitOpError("cannot be localized: dist-localize rewrites dist "
+                        "collectives, calls, returns and the compute "
+                        "dist-partition produces (linalg ops, tensor.empty) "
+                        "on sharded tensors; run dist-partition first");
         ok = false;
         return;
       }

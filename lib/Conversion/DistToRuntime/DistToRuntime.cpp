@@ -341,6 +341,27 @@ public:
     return result;
   }
 
+  /// This device's shard index: its group index over the axes.
+  LogicalResult lowerShardIndex(LocalShardIndexOp op) {
+    auto meshOp = symbols.lookupNearestSymbolFrom<MeshOp>(op, op.getMeshAttr());
+    if (!meshOp)
+      return op->emitOpError("refers to unknown mesh ") << op.getMeshAttr();
+    SmallVector<int64_t> axes;
+    for (StringRef name : op.getAxes().getAsValueRange<StringAttr>()) {
+      std::optional<unsigned> axis = meshOp.findAxis(name);
+      if (!axis)
+        return op->emitOpError("names unknown axis \"") << name << "\"";
+      axes.push_back(*axis);
+    }
+    OpBuilder b(op);
+    Value index = calls.groupIndex(b, op.getLoc(),
+                                   calls.mesh(b, op.getLoc(), meshOp), meshOp,
+                                   axes);
+    op.replaceAllUsesWith(index);
+    op.erase();
+    return success();
+  }
+
   /// On the device, a buffer copy left by bufferization is a copy of backend
   /// memory on the function's stream, not a host memcpy.
   LogicalResult lowerCopy(memref::CopyOp copy) {
@@ -656,10 +677,28 @@ struct ConvertDistToRuntimePass
     });
     if (leftovers)
       return signalPassFailure();
+    // The user's compute is host loops: on device buffers it would read
+    // GPU memory from the CPU. Say so at the op instead of crashing later.
+    if (device) {
+      bool compute = false;
+      module.walk([&](linalg::LinalgOp op) {
+        op->emitOpError("is compute on sharded data, which target=gpu does "
+                        "not run yet (it is lowered to host loops); use "
+                        "target=cpu");
+        compute = true;
+      });
+      if (compute)
+        return signalPassFailure();
+    }
     SymbolTableCollection symbols;
     Lowering lowering(module, symbols, device);
     for (Operation *op : ops)
       if (failed(lowering.lower(op)))
+        return signalPassFailure();
+    SmallVector<LocalShardIndexOp> shardIndices;
+    module.walk([&](LocalShardIndexOp op) { shardIndices.push_back(op); });
+    for (LocalShardIndexOp op : shardIndices)
+      if (failed(lowering.lowerShardIndex(op)))
         return signalPassFailure();
     if (device) {
       SmallVector<memref::CopyOp> copies;

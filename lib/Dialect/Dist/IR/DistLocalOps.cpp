@@ -257,3 +257,7 @@ SmallVector<int64_t> LocalAllReduceOp::getAxisIndices(MeshOp mesh) {
 SmallVector<int64_t> LocalReplicateToPartialOp::getAxisIndices(MeshOp mesh) {
   return axisIndicesOf(*this, mesh);
 }
+
+LogicalResult LocalShardIndexOp::verifySymbolUses(SymbolTableCollection &table) {
+  return verifyGroup(*this, getMeshAttr(), getAxes(), table);
+}

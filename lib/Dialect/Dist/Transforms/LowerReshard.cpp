@@ -10,6 +10,8 @@
 #include "dist/Dialect/Dist/IR/DistOps.h"
 #include "dist/Dialect/Dist/IR/PlannerInterop.h"
 #include "dist/Dialect/Dist/Transforms/Passes.h"
+#include "Remarks.h"
+#include "ReshardCostModels.h"
 #include "dist/Planner/CostModel.h"
 #include "dist/Planner/PlanCache.h"
 #include "dist/Planner/Planner.h"
@@ -34,40 +36,17 @@ namespace dist {
 using namespace mlir;
 using namespace dist;
 
-/// `-dist-remarks` works with any way of scheduling the pass (pipelines
+/// `-dist-remarks` works with any way of scheduling the passes (pipelines
 /// included), which a pass option alone would not.
 static llvm::cl::opt<bool>
     clRemarks("dist-remarks",
-              llvm::cl::desc("Attach each reshard's plan as a remark"),
+              llvm::cl::desc("Report each reshard's plan, the chosen layouts "
+                             "and the module's modelled cost as remarks"),
               llvm::cl::init(false));
 
+bool dist::remarksRequested() { return clRemarks; }
+
 namespace {
-
-/// Parses `AXIS=NUMBER` items of the alpha/beta options.
-LogicalResult parseAxisValues(ArrayRef<std::string> items, StringRef option,
-                              std::map<std::string, double> &values,
-                              function_ref<InFlightDiagnostic()> emitError) {
-  for (StringRef item : items) {
-    auto [axis, number] = item.split('=');
-    double value = 0;
-    if (axis.empty() || number.empty() || number.getAsDouble(value) ||
-        !std::isfinite(value) || value < 0)
-      return emitError() << "dist-lower-reshard: bad " << option << " entry '"
-                         << item
-                         << "' (expected AXIS=VALUE with a finite VALUE >= 0)";
-    values[axis.str()] = value;
-  }
-  return success();
-}
-
-/// Bytes per element as the runtime stores them (i1 takes a byte).
-std::optional<int64_t> getElementBytes(Type type) {
-  if (auto integer = dyn_cast<IntegerType>(type))
-    return (integer.getWidth() + 7) / 8;
-  if (auto floating = dyn_cast<FloatType>(type))
-    return (floating.getWidth() + 7) / 8;
-  return std::nullopt;
-}
 
 struct DistLowerReshardPass
     : public dist::impl::DistLowerReshardBase<DistLowerReshardPass> {
@@ -77,14 +56,6 @@ struct DistLowerReshardPass
   void runOnOperation() override;
 
 private:
-  /// The cost model of `mesh`: SPEC defaults, then the topology file's
-  /// default, the mesh's own `cost`, the file's entry for the axis, and the
-  /// alpha/beta options, each overriding the one before.
-  FailureOr<std::unique_ptr<planner::AlphaBetaCostModel>>
-  buildCostModel(MeshOp mesh, const planner::Mesh &plannerMesh);
-
-  using CostModels =
-      DenseMap<Operation *, std::unique_ptr<planner::AlphaBetaCostModel>>;
   /// What one run did. Mirrored into the pass statistics, which are no-ops
   /// in LLVM builds without statistics (Debian's release build among them),
   /// and reported in a summary remark under -dist-remarks.
@@ -94,8 +65,7 @@ private:
   };
   LogicalResult lowerReshard(ReshardOp reshard,
                              SymbolTableCollection &symbolTable,
-                             planner::PlanCache &cache, CostModels &models,
-                             Counters &counters);
+                             planner::PlanCache &cache, Counters &counters);
 
   Operation *createStep(OpBuilder &builder, Location loc, MeshOp mesh,
                         const planner::Move &move, Value input,
@@ -103,8 +73,7 @@ private:
 
   // Parsed once in initialize().
   planner::Strategy parsedStrategy = planner::Strategy::Optimal;
-  std::optional<planner::Topology> fileTopology;
-  std::map<std::string, double> alphaOverrides, betaOverrides;
+  ReshardCostModels costModels;
 };
 
 } // namespace
@@ -118,52 +87,8 @@ LogicalResult DistLowerReshardPass::initialize(MLIRContext *context) {
   parsedStrategy = *parsed;
   if (maxPeakBytes < 0)
     return emitError() << "dist-lower-reshard: max-peak-bytes must be >= 0";
-  if (failed(parseAxisValues(alpha, "alpha", alphaOverrides, emitError)) ||
-      failed(parseAxisValues(beta, "beta", betaOverrides, emitError)))
-    return failure();
-  if (!topology.empty()) {
-    llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> file =
-        llvm::MemoryBuffer::getFile(topology);
-    if (!file)
-      return emitError() << "dist-lower-reshard: cannot read topology file '"
-                         << topology << "': " << file.getError().message();
-    llvm::Expected<planner::Topology> parsedTopology =
-        planner::Topology::parseJSON((*file)->getBuffer());
-    if (!parsedTopology)
-      return emitError() << "dist-lower-reshard: topology file '" << topology
-                         << "': " << llvm::toString(parsedTopology.takeError());
-    fileTopology = std::move(*parsedTopology);
-  }
-  return success();
-}
-
-FailureOr<std::unique_ptr<planner::AlphaBetaCostModel>>
-DistLowerReshardPass::buildCostModel(MeshOp mesh,
-                                     const planner::Mesh &plannerMesh) {
-  planner::Topology topology;
-  if (fileTopology)
-    topology.defaults = fileTopology->defaults;
-  for (StringRef axis : mesh.getAxisNames().getAsValueRange<StringAttr>()) {
-    planner::AxisCostParams params = topology.defaults;
-    if (std::optional<std::pair<double, double>> own = mesh.getAxisCost(axis))
-      params = {own->first, own->second};
-    if (fileTopology) {
-      auto it = fileTopology->axes.find(axis.str());
-      if (it != fileTopology->axes.end())
-        params = it->second;
-    }
-    if (auto it = alphaOverrides.find(axis.str()); it != alphaOverrides.end())
-      params.alpha = it->second;
-    if (auto it = betaOverrides.find(axis.str()); it != betaOverrides.end())
-      params.beta = it->second;
-    topology.axes[axis.str()] = params;
-  }
-  llvm::Expected<planner::AlphaBetaCostModel> model =
-      planner::AlphaBetaCostModel::create(plannerMesh, topology);
-  if (!model)
-    return mesh.emitError("cannot build the cost model: ")
-           << llvm::toString(model.takeError());
-  return std::make_unique<planner::AlphaBetaCostModel>(std::move(*model));
+  return costModels.initialize("dist-lower-reshard", topology, alpha, beta,
+                                emitError);
 }
 
 Operation *DistLowerReshardPass::createStep(OpBuilder &builder, Location loc,
@@ -205,7 +130,7 @@ LogicalResult
 DistLowerReshardPass::lowerReshard(ReshardOp reshard,
                                    SymbolTableCollection &symbolTable,
                                    planner::PlanCache &cache,
-                                   CostModels &models, Counters &counters) {
+                                   Counters &counters) {
   ++counters.reshards;
   RankedTensorType sourceType = reshard.getInput().getType();
   RankedTensorType targetType = reshard.getType();
@@ -229,20 +154,16 @@ DistLowerReshardPass::lowerReshard(ReshardOp reshard,
     return reshard.emitOpError("cannot plan a reshard of element type ")
            << sourceType.getElementType() << ", which has no fixed byte size";
 
-  std::unique_ptr<planner::AlphaBetaCostModel> &model = models[mesh];
-  if (!model) {
-    FailureOr<std::unique_ptr<planner::AlphaBetaCostModel>> built =
-        buildCostModel(mesh, plannerMesh);
-    if (failed(built))
-      return failure();
-    model = std::move(*built);
-  }
+  FailureOr<const planner::AlphaBetaCostModel *> model =
+      costModels.get(mesh, plannerMesh);
+  if (failed(model))
+    return failure();
 
   planner::PlanRequest request(plannerMesh,
                                std::vector<int64_t>(sourceType.getShape()),
                                *elementBytes, source, target);
   request.strategy = parsedStrategy;
-  request.costModel = model.get();
+  request.costModel = *model;
   if (maxPeakBytes > 0)
     request.maxPeakBytes = maxPeakBytes;
 
@@ -322,30 +243,8 @@ void DistLowerReshardPass::runOnOperation() {
 
   // With the whole module in view, an override for an axis that no mesh has
   // is a typo: say so instead of silently planning with defaults.
-  if (isa<ModuleOp>(root)) {
-    llvm::StringSet<> known;
-    root->walk([&](MeshOp mesh) {
-      for (StringRef axis : mesh.getAxisNames().getAsValueRange<StringAttr>())
-        known.insert(axis);
-    });
-    auto check = [&](StringRef axis, StringRef where) -> LogicalResult {
-      if (known.contains(axis) || known.empty())
-        return success();
-      return root->emitError("dist-lower-reshard: ")
-             << where << " names axis \"" << axis
-             << "\", which no mesh in this module has";
-    };
-    for (auto &[axis, value] : alphaOverrides)
-      if (failed(check(axis, "option 'alpha'")))
-        return signalPassFailure();
-    for (auto &[axis, value] : betaOverrides)
-      if (failed(check(axis, "option 'beta'")))
-        return signalPassFailure();
-    if (fileTopology)
-      for (auto &[axis, params] : fileTopology->axes)
-        if (failed(check(axis, "the topology file")))
-          return signalPassFailure();
-  }
+  if (isa<ModuleOp>(root) && failed(costModels.checkAxesExist(root)))
+    return signalPassFailure();
 
   MLIRContext *context = &getContext();
   planner::PlanCache &cache =
@@ -357,11 +256,10 @@ void DistLowerReshardPass::runOnOperation() {
   SmallVector<ReshardOp> reshards;
   root->walk([&](ReshardOp op) { reshards.push_back(op); });
   SymbolTableCollection symbolTable;
-  CostModels models; // one per mesh, built on first use
   Counters counters;
   bool failedAny = false;
   for (ReshardOp reshard : reshards)
-    if (failed(lowerReshard(reshard, symbolTable, cache, models, counters)))
+    if (failed(lowerReshard(reshard, symbolTable, cache, counters)))
       failedAny = true;
 
   numReshards += counters.reshards;
@@ -369,7 +267,7 @@ void DistLowerReshardPass::runOnOperation() {
   numCacheMisses += counters.misses;
   numCollectives += counters.collectives;
   totalCostNs += static_cast<uint64_t>(std::llround(counters.cost * 1e9));
-  if ((remarks || clRemarks) && counters.reshards > 0)
+  if (remarks || clRemarks)
     root->emitRemark("dist-lower-reshard: ")
         << counters.reshards << " reshards lowered, " << counters.hits
         << " cache hits, " << counters.misses << " cache misses, "

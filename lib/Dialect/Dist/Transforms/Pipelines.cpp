@@ -21,8 +21,10 @@ void dist::registerDistPassesAndPipelines() {
   registerDistPasses();
   PassPipelineRegistration<ReshardPipelineOptions>(
       "dist-reshard-pipeline",
-      "Compose and fold reshards, plan and lower each one to collectives",
+      "Partition compute, compose and fold reshards, plan and lower each "
+      "one to collectives",
       [](OpPassManager &pm, const ReshardPipelineOptions &options) {
+        pm.addPass(createDistPartition(options.toPartitionOptions()));
         buildReshardLoweringPipeline(pm, options.toLowerReshardOptions());
       });
 }

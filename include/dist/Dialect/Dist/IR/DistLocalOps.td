@@ -173,4 +173,23 @@ def Dist_LocalPermuteOp : Dist_LocalOp<"permute"> {
   let extraClassDeclaration = "";
 }
 
+def Dist_LocalShardIndexOp : Dist_Op<"local.shard_index",
+    [Pure, DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "This device's shard index along a dimension split by axes";
+  let description = [{
+    The index `s = sum_i c[a_i] * prod_{j>i} size(a_j)` of the block this
+    device holds of a dimension split by `axes` (major to minor), from its
+    mesh coordinate `c` (SPEC §2). Local: no communication. `dist-localize`
+    uses it to find where a device's block of an unevenly split dimension
+    ends, so that padding never takes part in a reduction.
+
+    ```mlir
+    %s = dist.local.shard_index on @m axes = ["x", "y"] : index
+    ```
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$mesh, StrArrayAttr:$axes);
+  let results = (outs Index:$result);
+  let assemblyFormat = "`on` $mesh `axes` `=` $axes attr-dict `:` type($result)";
+}
+
 #endif // DIST_DIALECT_DIST_IR_DISTLOCALOPS_TD

@@ -5,6 +5,9 @@
 
 #include "dist/Dialect/Dist/IR/DistDialect.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassOptions.h"
 
@@ -41,6 +44,25 @@ struct ReshardPlanningOptions : public mlir::PassPipelineOptions<Derived> {
   Option<int64_t> maxPeakBytes{*this, "max-peak-bytes",
                                llvm::cl::desc("Per-device peak bytes limit"),
                                llvm::cl::init(0)};
+
+  Option<std::string> chooser{
+      *this, "chooser",
+      llvm::cl::desc("How dist-partition chooses layouts: joint, per-op or "
+                     "keep-larger"),
+      llvm::cl::init("joint")};
+
+  /// The dist-partition options these amount to (the same cost model, so
+  /// that layouts are chosen by the costs the reshards are then planned at).
+  DistPartitionOptions toPartitionOptions() const {
+    DistPartitionOptions options;
+    options.topology = topology;
+    options.alpha.assign(alpha.begin(), alpha.end());
+    options.beta.assign(beta.begin(), beta.end());
+    options.strategy = strategy;
+    options.cacheDir = cacheDir;
+    options.chooser = chooser;
+    return options;
+  }
 
   /// The dist-lower-reshard pass options these amount to.
   DistLowerReshardOptions toLowerReshardOptions() const {

@@ -63,4 +63,74 @@ def DistLowerReshard : Pass<"dist-lower-reshard"> {
   ];
 }
 
+def DistPartition : Pass<"dist-partition", "::mlir::ModuleOp"> {
+  let summary = "Give global-view compute its sharded form and its layouts";
+  let description = [{
+    A function written in the global view may hold compute between its
+    sharded arguments and results: linalg structured ops (`linalg.matmul`,
+    `linalg.batch_matmul`, `linalg.generic`, `linalg.map`, `linalg.reduce`,
+    `linalg.transpose`, `linalg.broadcast`, `linalg.fill`, ...), elementwise
+    `arith` and `math` ops on tensors, `tensor.empty` and splat constants.
+    Tensors without a `#dist.sharding` encoding are *free*; this pass gives
+    every one of them a layout and inserts `dist.reshard` where an operand
+    must move, so that `dist-lower-reshard` can plan the moves and
+    `dist-localize` can give each op its per-device form.
+
+    Every op is described by one rule derived from its indexing maps: each
+    loop dimension may be split by mesh axes, an operand dimension indexed by
+    a loop dimension is split like it, a split reduction dimension leaves the
+    result `partial` with the kind of the op's combiner (sum for add, max for
+    max, ...), and partial operands flow through the op where that is exact
+    (see docs/partitioning.md). The layouts are chosen to minimise the total
+    modelled cost of every reshard the program needs, priced by the planner
+    with the same cost model as `dist-lower-reshard`.
+
+    ```mlir
+    dist.mesh @m = <["tp"=4]>
+    func.func @mlp(%x: tensor<8x16xf32, #dist.sharding<@m, [{}, {} ]>>,
+                   %w: tensor<16x32xf32, #dist.sharding<@m, [{}, {"tp"} ]>>)
+        -> tensor<8x32xf32, #dist.sharding<@m, [{}, {"tp"} ]>> {
+      %zero = arith.constant 0.0 : f32
+      %e = tensor.empty() : tensor<8x32xf32>
+      %f = linalg.fill ins(%zero : f32) outs(%e : tensor<8x32xf32>) -> tensor<8x32xf32>
+      %y = linalg.matmul ins(%x, %w : tensor<8x16xf32, #dist.sharding<@m, [{}, {} ]>>,
+                                       tensor<16x32xf32, #dist.sharding<@m, [{}, {"tp"} ]>>)
+                         outs(%f : tensor<8x32xf32>) -> tensor<8x32xf32, #dist.sharding<@m, [{}, {"tp"} ]>>
+      return %y : tensor<8x32xf32, #dist.sharding<@m, [{}, {"tp"} ]>>
+    }
+    // The matmul's column loop is split by "tp": no reshard is needed, and
+    // the fill and the empty tensor take the layout [{}, {"tp"} ] too.
+    ```
+
+    `chooser` selects how layouts are chosen: `joint` (the default) solves
+    for the whole program at once; `per-op` decides op by op in program
+    order, each op taking the layouts its operands already have when that is
+    cheapest (what an eager runtime such as DTensor does at dispatch); and
+    `keep-larger` makes each op keep its largest operand's layout (the rule
+    of Shardy's explicit-reshard insertion). The last two are baselines for
+    the benchmark.
+  }];
+  let dependentDialects = [
+    "::dist::DistDialect", "::mlir::linalg::LinalgDialect",
+    "::mlir::tensor::TensorDialect", "::mlir::arith::ArithDialect"
+  ];
+  let options = [
+    Option<"topology", "topology", "std::string", /*default=*/"\"\"",
+           "JSON file with per-axis cost parameters (as dist-lower-reshard)">,
+    ListOption<"alpha", "alpha", "std::string",
+               "Per-axis latency overrides, AXIS=SECONDS">,
+    ListOption<"beta", "beta", "std::string",
+               "Per-axis inverse bandwidth overrides, AXIS=SECONDS_PER_BYTE">,
+    Option<"strategy", "strategy", "std::string", /*default=*/"\"optimal\"",
+           "How reshards are planned, and so priced: optimal or greedy">,
+    Option<"cacheDir", "cache-dir", "std::string", /*default=*/"\"\"",
+           "Directory of the persistent plan cache (empty: in memory only)">,
+    Option<"chooser", "chooser", "std::string", /*default=*/"\"joint\"",
+           "How layouts are chosen: joint, per-op or keep-larger">,
+    Option<"remarks", "remarks", "bool", /*default=*/"false",
+           "Report the chosen layouts and their modelled cost as remarks "
+           "(also -dist-remarks)">
+  ];
+}
+
 #endif // DIST_DIALECT_DIST_TRANSFORMS_PASSES_TD

@@ -1,0 +1,167 @@
+//===- Normalize.cpp - bring global-view compute into one form ------------===//
+
+#include "Normalize.h"
+
+#include "dist/Dialect/Dist/IR/DistOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Builders.h"
+
+using namespace mlir;
+using namespace dist;
+
+static bool isTensor(Type type) { return isa<RankedTensorType>(type); }
+
+static bool touchesTensors(Operation *op) {
+  return llvm::any_of(op->getOperandTypes(), isTensor) ||
+         llvm::any_of(op->getResultTypes(), isTensor);
+}
+
+/// arith/math elementwise op on tensors -> linalg.generic over the result's
+/// iteration space, the op itself (on scalars) as the body. Scalar operands
+/// (the condition of a select) are used in the body directly.
+static LogicalResult rewriteElementwise(Operation *op) {
+  if (op->getNumResults() != 1)
+    return op->emitOpError("cannot be partitioned: an elementwise op with ")
+           << op->getNumResults() << " results";
+  auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+  if (!resultType.hasStaticShape())
+    return op->emitOpError("cannot be partitioned: dynamic shapes are not "
+                           "supported");
+  OpBuilder b(op);
+  Location loc = op->getLoc();
+  SmallVector<Value> inputs;
+  for (Value operand : op->getOperands())
+    if (isTensor(operand.getType()))
+      inputs.push_back(operand);
+  Value init = tensor::EmptyOp::create(b, loc, resultType.getShape(),
+                                       resultType.getElementType(),
+                                       resultType.getEncoding());
+  unsigned rank = resultType.getRank();
+  SmallVector<AffineMap> maps(inputs.size() + 1,
+                              b.getMultiDimIdentityMap(rank));
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::parallel);
+  auto generic = linalg::GenericOp::create(
+      b, loc, TypeRange{resultType}, inputs, ValueRange{init}, maps, iterators,
+      [&](OpBuilder &nb, Location nl, ValueRange args) {
+        SmallVector<Value> scalarOperands;
+        unsigned next = 0;
+        for (Value operand : op->getOperands())
+          scalarOperands.push_back(isTensor(operand.getType()) ? args[next++]
+                                                               : operand);
+        OperationState state(nl, op->getName());
+        state.addOperands(scalarOperands);
+        state.addTypes(resultType.getElementType());
+        state.addAttributes(op->getAttrs());
+        Operation *scalar = nb.create(state);
+        linalg::YieldOp::create(nb, nl, scalar->getResult(0));
+      });
+  op->replaceAllUsesWith(generic->getResults());
+  op->erase();
+  return success();
+}
+
+/// Gives each use of `op`'s single result its own copy of `op`.
+static void clonePerUse(Operation *op) {
+  Value result = op->getResult(0);
+  SmallVector<OpOperand *> uses;
+  for (OpOperand &use : result.getUses())
+    uses.push_back(&use);
+  for (OpOperand *use : llvm::drop_begin(uses)) {
+    OpBuilder b(use->getOwner());
+    IRMapping mapping;
+    // A fill's empty destination is cloned with it.
+    for (Value operand : op->getOperands())
+      if (Operation *def = operand.getDefiningOp<tensor::EmptyOp>())
+        mapping.map(operand, b.clone(*def)->getResult(0));
+    use->set(b.clone(*op, mapping)->getResult(0));
+  }
+}
+
+LogicalResult dist::partition::normalizeForPartitioning(func::FuncOp func) {
+  if (!func.getBody().hasOneBlock())
+    return func.emitOpError("cannot be partitioned: its body has several "
+                            "blocks");
+  SmallVector<Operation *> ops = llvm::map_to_vector(
+      func.getBody().front(), [](Operation &op) { return &op; });
+  bool ok = true;
+  for (Operation *op : ops) {
+    if (!touchesTensors(op))
+      continue;
+    if (isa<linalg::LinalgOp, tensor::EmptyOp, func::ReturnOp, func::CallOp>(op) ||
+        op->getDialect() == op->getContext()->getLoadedDialect<DistDialect>())
+      continue;
+    if (auto constant = dyn_cast<arith::ConstantOp>(op)) {
+      auto splat = dyn_cast<SplatElementsAttr>(constant.getValue());
+      auto type = dyn_cast<RankedTensorType>(constant.getType());
+      if (!splat || !type) {
+        op->emitOpError("cannot be partitioned: only splat tensor constants "
+                        "are supported (pass other constants as arguments)");
+        ok = false;
+        continue;
+      }
+      OpBuilder b(op);
+      Value scalar = arith::ConstantOp::create(
+          b, op->getLoc(), cast<TypedAttr>(splat.getSplatValue<Attribute>()));
+      Value empty = tensor::EmptyOp::create(b, op->getLoc(), type.getShape(),
+                                            type.getElementType(),
+                                            type.getEncoding());
+      Value fill =
+          linalg::FillOp::create(b, op->getLoc(), scalar, empty).getResult(0);
+      op->getResult(0).replaceAllUsesWith(fill);
+      op->erase();
+      continue;
+    }
+    bool elementwise = op->hasTrait<OpTrait::Elementwise>() &&
+                       isa<arith::ArithDialect, math::MathDialect>(
+                           op->getDialect()) &&
+                       llvm::all_of(op->getResultTypes(), isTensor);
+    if (elementwise) {
+      if (failed(rewriteElementwise(op)))
+        ok = false;
+      continue;
+    }
+    op->emitOpError("cannot be partitioned: dist-partition handles linalg "
+                    "structured ops, elementwise arith/math ops on tensors, "
+                    "tensor.empty and splat constants");
+    ok = false;
+  }
+  if (!ok)
+    return failure();
+
+  // Free sources: one copy per use.
+  SmallVector<Operation *> sources;
+  for (Operation &op : func.getBody().front()) {
+    if (isa<tensor::EmptyOp>(op))
+      sources.push_back(&op);
+    else if (auto fill = dyn_cast<linalg::FillOp>(op);
+             fill && fill.hasPureTensorSemantics() &&
+             fill.getOutputs()[0].getDefiningOp<tensor::EmptyOp>())
+      sources.push_back(&op);
+  }
+  // Fills first, so that the empties they clone are then split per use too.
+  for (Operation *op : llvm::reverse(sources))
+    clonePerUse(op);
+  // A constant has the same global value in every layout, so a layout
+  // written on one (linalg needs an init typed like the result it binds) is
+  // no constraint: each copy is computed directly in the layout its use
+  // needs, instead of being resharded there.
+  for (Operation &op : func.getBody().front()) {
+    bool freeSource =
+        isa<tensor::EmptyOp>(op) ||
+        (isa<linalg::FillOp>(op) &&
+         cast<linalg::FillOp>(op).hasPureTensorSemantics() &&
+         op.getOperand(1).getDefiningOp<tensor::EmptyOp>());
+    if (!freeSource)
+      continue;
+    Value result = op.getResult(0);
+    auto type = cast<RankedTensorType>(result.getType());
+    result.setType(
+        RankedTensorType::get(type.getShape(), type.getElementType()));
+  }
+  return success();
+}

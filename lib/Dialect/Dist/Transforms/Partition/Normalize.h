@@ -1,0 +1,32 @@
+//===- Normalize.h - bring global-view compute into one form -----*- C++ -*-===//
+//
+// Before layouts are chosen, every compute op is made a linalg structured op
+// with a single use of each free source, so that one rule (OpRule) covers
+// all of them:
+//
+//  - an elementwise arith/math op on tensors becomes a linalg.generic with
+//    identity maps and the op (on scalars) as its body;
+//  - a splat tensor constant becomes linalg.fill of the scalar into a
+//    tensor.empty (a constant costs no communication in any layout);
+//  - tensor.empty and linalg.fill of a scalar into one are cloned per use
+//    and lose any layout written on them (a constant has the same value in
+//    every layout),
+//    so that each use can take the layout it wants at no cost.
+//
+// Anything else on tensors that is not a dist op, a call or a return is a
+// located error naming the op.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DIST_LIB_DIALECT_DIST_TRANSFORMS_PARTITION_NORMALIZE_H
+#define DIST_LIB_DIALECT_DIST_TRANSFORMS_PARTITION_NORMALIZE_H
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+namespace dist::partition {
+
+mlir::LogicalResult normalizeForPartitioning(mlir::func::FuncOp func);
+
+} // namespace dist::partition
+
+#endif

@@ -1,0 +1,221 @@
+//===- OpRule.cpp - how one op may be partitioned, from its indexing maps -===//
+
+#include "OpRule.h"
+#include "PartialAlgebra.h"
+
+#include "mlir/IR/AffineExpr.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <algorithm>
+#include <functional>
+
+using namespace mlir;
+using namespace dist;
+using namespace dist::partition;
+
+/// The combiner of result `r`: its yielded value must be `combine(acc, v)`
+/// where `acc` is the result's own block argument, used nowhere else.
+static std::optional<planner::ReductionKind>
+findCombiner(linalg::LinalgOp op, unsigned result) {
+  OpOperand *init = op.getDpsInitOperand(result);
+  BlockArgument acc = op.getMatchingBlockArgument(init);
+  auto yield = cast<linalg::YieldOp>(op.getBlock()->getTerminator());
+  Operation *combine = yield.getOperand(result).getDefiningOp();
+  if (!combine || combine->getNumOperands() != 2 || !acc.hasOneUse() ||
+      combine->getBlock() != op.getBlock() ||
+      !llvm::is_contained(combine->getOperands(), Value(acc)))
+    return std::nullopt;
+  return combinerKind(combine);
+}
+
+llvm::Expected<OpRule> OpRule::get(linalg::LinalgOp op) {
+  auto fail = [](const llvm::Twine &why) {
+    return llvm::createStringError(why);
+  };
+  if (!op.hasPureTensorSemantics())
+    return fail("it works on buffers; dist-partition handles tensors");
+  OpRule rule;
+  rule.op = op;
+  rule.numLoops = op.getNumLoops();
+  rule.numInputs = op.getNumDpsInputs();
+  for (int64_t extent : op.getStaticLoopRanges()) {
+    if (ShapedType::isDynamic(extent))
+      return fail("its iteration space is dynamic; dist-partition needs "
+                  "static shapes");
+    rule.loopExtents.push_back(extent);
+  }
+  for (utils::IteratorType type : op.getIteratorTypesArray())
+    rule.isReduction.push_back(type == utils::IteratorType::reduction);
+  rule.splittable.assign(rule.numLoops, true);
+
+  for (OpOperand &operand : op->getOpOperands()) {
+    auto tensor = dyn_cast<RankedTensorType>(operand.get().getType());
+    rule.operandIsTensor.push_back(static_cast<bool>(tensor));
+    SmallVector<int64_t> dimLoops;
+    if (tensor) {
+      AffineMap map = op.getMatchingIndexingMap(&operand);
+      for (AffineExpr expr : map.getResults()) {
+        if (auto dim = dyn_cast<AffineDimExpr>(expr)) {
+          dimLoops.push_back(dim.getPosition());
+          continue;
+        }
+        dimLoops.push_back(-1);
+        // A window (d0 + d1, 2 * d0, ...): a device's block of this operand
+        // would need its neighbours' elements, so none of these loops may
+        // be split.
+        expr.walk([&](AffineExpr sub) {
+          if (auto dim = dyn_cast<AffineDimExpr>(sub))
+            rule.splittable[dim.getPosition()] = false;
+        });
+      }
+    }
+    rule.operandDimLoops.push_back(std::move(dimLoops));
+  }
+
+  bool allCombine = true;
+  for (unsigned r = 0; r < op->getNumResults(); ++r) {
+    rule.combiners.push_back(findCombiner(op, r));
+    allCombine &= rule.combiners.back().has_value();
+  }
+  if (!allCombine)
+    for (unsigned loop = 0; loop < rule.numLoops; ++loop)
+      if (rule.isReduction[loop])
+        rule.splittable[loop] = false;
+  return rule;
+}
+
+std::optional<StrategyLayouts> partition::layoutsOf(const OpRule &rule,
+                                                    const planner::Mesh &mesh,
+                                                    const Strategy &strategy) {
+  StrategyLayouts out;
+  std::vector<unsigned> reductionAxes;
+  out.localWork = 1;
+  for (unsigned loop = 0; loop < rule.numLoops; ++loop) {
+    int64_t parts = 1;
+    for (unsigned axis : strategy.loopAxes[loop]) {
+      parts *= mesh.getAxisSize(axis);
+      if (rule.isReduction[loop])
+        reductionAxes.push_back(axis);
+    }
+    out.localWork *= static_cast<double>(
+        (rule.loopExtents[loop] + parts - 1) / std::max<int64_t>(parts, 1));
+  }
+  llvm::sort(reductionAxes);
+
+  auto dimsOf = [&](unsigned operand) {
+    planner::Layout layout;
+    for (int64_t loop : rule.operandDimLoops[operand]) {
+      layout.dimAxes.emplace_back();
+      if (loop >= 0)
+        layout.dimAxes.back().assign(strategy.loopAxes[loop].begin(),
+                                     strategy.loopAxes[loop].end());
+    }
+    return layout;
+  };
+
+  unsigned numResults = rule.combiners.size();
+  for (unsigned r = 0; r < numResults; ++r) {
+    planner::Layout layout = dimsOf(rule.numInputs + r);
+    if (!reductionAxes.empty()) {
+      if (!rule.combiners[r])
+        return std::nullopt;
+      if (strategy.partial && strategy.partial->kind != *rule.combiners[r])
+        return std::nullopt;
+      layout.partialKind = *rule.combiners[r];
+      layout.partialAxes = reductionAxes;
+    } else if (strategy.partial) {
+      layout.partialKind = strategy.partial->kind;
+    }
+    if (strategy.partial)
+      layout.partialAxes.insert(layout.partialAxes.end(),
+                                strategy.partial->axes.begin(),
+                                strategy.partial->axes.end());
+    layout.canonicalize();
+    out.results.push_back(std::move(layout));
+  }
+
+  for (unsigned o = 0; o < rule.operandIsTensor.size(); ++o) {
+    if (!rule.operandIsTensor[o]) {
+      out.operands.emplace_back();
+      continue;
+    }
+    if (o >= rule.numInputs) {
+      out.operands.push_back(out.results[o - rule.numInputs]);
+      continue;
+    }
+    planner::Layout layout = dimsOf(o);
+    if (strategy.partial && (strategy.partialInputs >> o) & 1) {
+      layout.partialKind = strategy.partial->kind;
+      layout.partialAxes = strategy.partial->axes;
+    }
+    out.operands.push_back(std::move(layout));
+  }
+
+  if (strategy.partial) {
+    // The init arguments are partial too (they carry the result's layout).
+    linalg::LinalgOp op = rule.op;
+    Block *body = op.getBlock();
+    SmallVector<bool> argIsPartial;
+    for (OpOperand &operand : rule.op->getOpOperands()) {
+      unsigned o = operand.getOperandNumber();
+      argIsPartial.push_back(o >= rule.numInputs ||
+                             ((strategy.partialInputs >> o) & 1));
+    }
+    if (argIsPartial.size() != body->getNumArguments() ||
+        !yieldsPartial(*body, strategy.partial->kind, argIsPartial))
+      return std::nullopt;
+  }
+  return out;
+}
+
+std::vector<SmallVector<SmallVector<unsigned, 2>>>
+partition::enumerateAssignments(const OpRule &rule, const planner::Mesh &mesh,
+                                ArrayRef<unsigned> excluded, size_t limit) {
+  SmallVector<unsigned> axes;
+  for (unsigned axis = 0; axis < mesh.getNumAxes(); ++axis)
+    if (mesh.getAxisSize(axis) > 1 && !llvm::is_contained(excluded, axis))
+      axes.push_back(axis);
+  SmallVector<unsigned> loops;
+  for (unsigned loop = 0; loop < rule.numLoops; ++loop)
+    if (rule.splittable[loop] && rule.loopExtents[loop] > 1)
+      loops.push_back(loop);
+
+  std::vector<SmallVector<SmallVector<unsigned, 2>>> result;
+  SmallVector<SmallVector<unsigned, 2>> current(rule.numLoops);
+  SmallVector<int64_t> parts(rule.numLoops, 1);
+  bool anyOrder = true;
+  // Axis by axis (mesh order): leave it replicating, or insert it into a
+  // loop's list at any position (only at the end once `anyOrder` is off).
+  // Splitting a loop into more parts than it has iterations only creates
+  // empty blocks, so such assignments are skipped.
+  std::function<void(size_t)> visit = [&](size_t i) {
+    if (result.size() >= limit)
+      return;
+    if (i == axes.size()) {
+      result.push_back(current);
+      return;
+    }
+    visit(i + 1);
+    unsigned axis = axes[i];
+    for (unsigned loop : loops) {
+      int64_t p = parts[loop] * mesh.getAxisSize(axis);
+      if (p > rule.loopExtents[loop])
+        continue;
+      size_t first = anyOrder ? 0 : current[loop].size();
+      for (size_t pos = first; pos <= current[loop].size(); ++pos) {
+        current[loop].insert(current[loop].begin() + pos, axis);
+        parts[loop] = p;
+        visit(i + 1);
+        parts[loop] /= mesh.getAxisSize(axis);
+        current[loop].erase(current[loop].begin() + pos);
+      }
+    }
+  };
+  visit(0);
+  if (result.size() >= limit) {
+    result.clear();
+    anyOrder = false;
+    visit(0);
+  }
+  return result;
+}

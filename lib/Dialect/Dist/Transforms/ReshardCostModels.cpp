@@ -1,0 +1,120 @@
+//===- ReshardCostModels.cpp - cost options -> per-mesh cost models -------===//
+
+#include "ReshardCostModels.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace dist;
+
+/// Parses `AXIS=NUMBER` items of the alpha/beta options.
+static LogicalResult
+parseAxisValues(StringRef passName, ArrayRef<std::string> items,
+                StringRef option, std::map<std::string, double> &values,
+                function_ref<InFlightDiagnostic()> emitError) {
+  for (StringRef item : items) {
+    auto [axis, number] = item.split('=');
+    double value = 0;
+    if (axis.empty() || number.empty() || number.getAsDouble(value) ||
+        !std::isfinite(value) || value < 0)
+      return emitError() << passName << ": bad " << option << " entry '"
+                         << item
+                         << "' (expected AXIS=VALUE with a finite VALUE >= 0)";
+    values[axis.str()] = value;
+  }
+  return success();
+}
+
+LogicalResult ReshardCostModels::initialize(
+    StringRef name, StringRef topologyFile, ArrayRef<std::string> alpha,
+    ArrayRef<std::string> beta, function_ref<InFlightDiagnostic()> emitError) {
+  passName = name.str();
+  if (failed(parseAxisValues(passName, alpha, "alpha", alphaOverrides,
+                             emitError)) ||
+      failed(parseAxisValues(passName, beta, "beta", betaOverrides, emitError)))
+    return failure();
+  if (topologyFile.empty())
+    return success();
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> file =
+      llvm::MemoryBuffer::getFile(topologyFile);
+  if (!file)
+    return emitError() << passName << ": cannot read topology file '"
+                       << topologyFile << "': " << file.getError().message();
+  llvm::Expected<planner::Topology> parsed =
+      planner::Topology::parseJSON((*file)->getBuffer());
+  if (!parsed)
+    return emitError() << passName << ": topology file '" << topologyFile
+                       << "': " << llvm::toString(parsed.takeError());
+  fileTopology = std::move(*parsed);
+  return success();
+}
+
+LogicalResult ReshardCostModels::checkAxesExist(Operation *root) const {
+  llvm::StringSet<> known;
+  root->walk([&](MeshOp mesh) {
+    for (StringRef axis : mesh.getAxisNames().getAsValueRange<StringAttr>())
+      known.insert(axis);
+  });
+  auto check = [&](StringRef axis, StringRef where) -> LogicalResult {
+    if (known.contains(axis) || known.empty())
+      return success();
+    return root->emitError(passName)
+           << ": " << where << " names axis \"" << axis
+           << "\", which no mesh in this module has";
+  };
+  for (auto &[axis, value] : alphaOverrides)
+    if (failed(check(axis, "option 'alpha'")))
+      return failure();
+  for (auto &[axis, value] : betaOverrides)
+    if (failed(check(axis, "option 'beta'")))
+      return failure();
+  if (fileTopology)
+    for (auto &[axis, params] : fileTopology->axes)
+      if (failed(check(axis, "the topology file")))
+        return failure();
+  return success();
+}
+
+FailureOr<const planner::AlphaBetaCostModel *>
+ReshardCostModels::get(MeshOp mesh, const planner::Mesh &plannerMesh) {
+  std::shared_ptr<planner::AlphaBetaCostModel> &model = models[mesh];
+  if (model)
+    return model.get();
+  planner::Topology topology;
+  if (fileTopology)
+    topology.defaults = fileTopology->defaults;
+  for (StringRef axis : mesh.getAxisNames().getAsValueRange<StringAttr>()) {
+    planner::AxisCostParams params = topology.defaults;
+    if (std::optional<std::pair<double, double>> own = mesh.getAxisCost(axis))
+      params = {own->first, own->second};
+    if (fileTopology) {
+      auto it = fileTopology->axes.find(axis.str());
+      if (it != fileTopology->axes.end())
+        params = it->second;
+    }
+    if (auto it = alphaOverrides.find(axis.str()); it != alphaOverrides.end())
+      params.alpha = it->second;
+    if (auto it = betaOverrides.find(axis.str()); it != betaOverrides.end())
+      params.beta = it->second;
+    topology.axes[axis.str()] = params;
+  }
+  llvm::Expected<planner::AlphaBetaCostModel> built =
+      planner::AlphaBetaCostModel::create(plannerMesh, topology);
+  if (!built)
+    return mesh.emitError("cannot build the cost model: ")
+           << llvm::toString(built.takeError());
+  model = std::make_shared<planner::AlphaBetaCostModel>(std::move(*built));
+  return model.get();
+}
+
+std::optional<int64_t> dist::getElementBytes(Type type) {
+  if (auto integer = dyn_cast<IntegerType>(type))
+    return (integer.getWidth() + 7) / 8;
+  if (auto floating = dyn_cast<FloatType>(type))
+    return (floating.getWidth() + 7) / 8;
+  return std::nullopt;
+}

@@ -1,0 +1,61 @@
+//===- ReshardCostModels.h - cost options -> per-mesh cost models -*- C++ -*-===//
+//
+// The passes that price reshards (dist-lower-reshard plans them,
+// dist-partition chooses layouts by their cost) read the same options in the
+// same order of precedence: the SPEC defaults, the topology file's default,
+// the mesh's own `cost`, the file's entry for the axis, then the per-axis
+// alpha/beta overrides. This class parses those options once and builds
+// (and keeps) one cost model per mesh, so the two passes can never price a
+// reshard differently.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DIST_LIB_DIALECT_DIST_TRANSFORMS_RESHARDCOSTMODELS_H
+#define DIST_LIB_DIALECT_DIST_TRANSFORMS_RESHARDCOSTMODELS_H
+
+#include "dist/Dialect/Dist/IR/DistOps.h"
+#include "dist/Planner/CostModel.h"
+#include "dist/Planner/Mesh.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "llvm/ADT/DenseMap.h"
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace dist {
+
+class ReshardCostModels {
+public:
+  /// Parses the options; errors are reported through `emitError` and name
+  /// `passName`.
+  mlir::LogicalResult
+  initialize(llvm::StringRef passName, llvm::StringRef topologyFile,
+             llvm::ArrayRef<std::string> alpha, llvm::ArrayRef<std::string> beta,
+             llvm::function_ref<mlir::InFlightDiagnostic()> emitError);
+
+  /// With the whole module in view, an override for an axis no mesh has is
+  /// a typo: reports it on `root`.
+  mlir::LogicalResult checkAxesExist(mlir::Operation *root) const;
+
+  /// The cost model of `mesh` (built on first use, then kept).
+  mlir::FailureOr<const planner::AlphaBetaCostModel *>
+  get(MeshOp mesh, const planner::Mesh &plannerMesh);
+
+private:
+  std::string passName;
+  std::optional<planner::Topology> fileTopology;
+  std::map<std::string, double> alphaOverrides, betaOverrides;
+  llvm::DenseMap<mlir::Operation *,
+                 std::shared_ptr<planner::AlphaBetaCostModel>>
+      models;
+};
+
+/// Bytes per element as the runtime stores them (i1 takes a byte).
+std::optional<int64_t> getElementBytes(mlir::Type type);
+
+} // namespace dist
+
+#endif // DIST_LIB_DIALECT_DIST_TRANSFORMS_RESHARDCOSTMODELS_H
