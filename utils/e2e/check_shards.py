@@ -49,7 +49,8 @@ Comparison
       atol = rtol * max(1, max |want| over the whole global result),
   NaN matching NaN and infinities matching themselves.
 - Partial results: the dumps of the devices that differ only in the partial
-  axes are reduced (sum, max, min, prod, avg; in float64 for floats) and
+  axes are reduced (sum, max, min, prod, avg; in float64 for floats; integer
+  sums and products wrap to the width, as the runtime's do) and
   compared with the global value. Layout-change results allow for floats the
   rounding error of that reduction; EXPECT results use the rule above.
 
@@ -565,6 +566,11 @@ def check_result(k, tensor, global_value, dump_dir, errors, computed=False):
     for ranks in groups.values():
         stack = np.stack([local[r][0] for r in ranks])
         got = reduce_group(tensor.partial_kind, stack, tensor.element)
+        if (tensor.partial_kind in ("sum", "prod")
+                and tensor.element in ("i8", "i16", "i32", "i64")):
+            # The runtime reduces in the element type: sums and products
+            # wrap (int64 arithmetic keeps the low bits right).
+            got = to_element(got, tensor.element)
         want, ranges = local[ranks[0]][1], local[ranks[0]][3]
         what = (f"result {k}, partial {tensor.partial_kind} over ranks "
                 f"{sorted(ranks)} (group of {describe_rank(tensor, ranks[0])})"
