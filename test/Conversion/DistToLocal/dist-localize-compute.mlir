@@ -1,0 +1,75 @@
+// RUN: dist-opt %s --dist-localize | FileCheck %s
+// RUN: dist-opt %s --dist-localize | dist-opt --verify-roundtrip > /dev/null
+
+dist.mesh @m = <["x"=4]>
+
+// Partitioned compute runs unchanged on the local blocks: only the types
+// change (10 columns over 4 devices: blocks of 3).
+// CHECK-LABEL: func @elementwise
+// CHECK-SAME: (%[[A:.*]]: tensor<3x3xf32>) -> tensor<3x3xf32>
+// CHECK: %[[E:.*]] = tensor.empty() : tensor<3x3xf32>
+// CHECK: linalg.generic {{.*}} ins(%[[A]] : tensor<3x3xf32>) outs(%[[E]] : tensor<3x3xf32>)
+// CHECK: math.exp
+// CHECK-NOT: dist.local.shard_index
+func.func @elementwise(%a: tensor<3x10xf32, #dist.sharding<@m, [{}, {"x"}]>>)
+    -> tensor<3x10xf32, #dist.sharding<@m, [{}, {"x"}]>> {
+  %e = tensor.empty() : tensor<3x10xf32, #dist.sharding<@m, [{}, {"x"}]>>
+  %x = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%a : tensor<3x10xf32, #dist.sharding<@m, [{}, {"x"}]>>)
+      outs(%e : tensor<3x10xf32, #dist.sharding<@m, [{}, {"x"}]>>) {
+    ^bb0(%in: f32, %out: f32):
+      %r = math.exp %in : f32
+      linalg.yield %r : f32
+  } -> tensor<3x10xf32, #dist.sharding<@m, [{}, {"x"}]>>
+  return %x : tensor<3x10xf32, #dist.sharding<@m, [{}, {"x"}]>>
+}
+
+// A reduction over the unevenly split dim skips the padded iterations:
+// valid = clamp(10 - s * 3, 0, 3) with s this device's shard index, and the
+// body keeps its accumulator past it.
+// CHECK-LABEL: func @masked_sum
+// CHECK: %[[S:.*]] = dist.local.shard_index on @m axes = ["x"] : index
+// CHECK: %[[START:.*]] = arith.muli %[[S]], %{{.*}} : index
+// CHECK: %[[LEFT:.*]] = arith.subi %{{.*}}, %[[START]] : index
+// CHECK: %[[UP:.*]] = arith.minsi %[[LEFT]], %{{.*}} : index
+// CHECK: %[[VALID:.*]] = arith.maxsi %[[UP]], %{{.*}} : index
+// CHECK: linalg.generic
+// CHECK: ^bb0(%[[IN:.*]]: f32, %[[ACC:.*]]: f32):
+// CHECK: %[[SUM:.*]] = arith.addf %[[ACC]], %[[IN]] : f32
+// CHECK: %[[I:.*]] = linalg.index 1 : index
+// CHECK: %[[INSIDE:.*]] = arith.cmpi slt, %[[I]], %[[VALID]] : index
+// CHECK: %[[KEEP:.*]] = arith.select %[[INSIDE]], %[[SUM]], %[[ACC]] : f32
+// CHECK: linalg.yield %[[KEEP]] : f32
+// CHECK: } -> tensor<3xf32>
+func.func @masked_sum(%a: tensor<3x10xf32, #dist.sharding<@m, [{}, {"x"}]>>,
+                      %init: tensor<3xf32, #dist.sharding<@m, [{}], partial = sum {"x"}>>)
+    -> tensor<3xf32, #dist.sharding<@m, [{}], partial = sum {"x"}>> {
+  %s = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>],
+                       iterator_types = ["parallel", "reduction"]}
+      ins(%a : tensor<3x10xf32, #dist.sharding<@m, [{}, {"x"}]>>)
+      outs(%init : tensor<3xf32, #dist.sharding<@m, [{}], partial = sum {"x"}>>) {
+    ^bb0(%in: f32, %acc: f32):
+      %r = arith.addf %acc, %in : f32
+      linalg.yield %r : f32
+  } -> tensor<3xf32, #dist.sharding<@m, [{}], partial = sum {"x"}>>
+  return %s : tensor<3xf32, #dist.sharding<@m, [{}], partial = sum {"x"}>>
+}
+
+// A named contraction over an unevenly split dim is generalized to be
+// masked.
+// CHECK-LABEL: func @masked_matmul
+// CHECK: dist.local.shard_index on @m axes = ["x"]
+// CHECK: linalg.generic
+// CHECK: linalg.index 2 : index
+// CHECK: arith.select
+// CHECK: } -> tensor<2x2xf32>
+func.func @masked_matmul(%a: tensor<2x6xf32, #dist.sharding<@m, [{}, {"x"}]>>,
+                         %b: tensor<6x2xf32, #dist.sharding<@m, [{"x"}, {}]>>,
+                         %c: tensor<2x2xf32, #dist.sharding<@m, [{}, {}], partial = sum {"x"}>>)
+    -> tensor<2x2xf32, #dist.sharding<@m, [{}, {}], partial = sum {"x"}>> {
+  %r = linalg.matmul ins(%a, %b : tensor<2x6xf32, #dist.sharding<@m, [{}, {"x"}]>>, tensor<6x2xf32, #dist.sharding<@m, [{"x"}, {}]>>)
+                     outs(%c : tensor<2x2xf32, #dist.sharding<@m, [{}, {}], partial = sum {"x"}>>)
+                     -> tensor<2x2xf32, #dist.sharding<@m, [{}, {}], partial = sum {"x"}>>
+  return %r : tensor<2x2xf32, #dist.sharding<@m, [{}, {}], partial = sum {"x"}>>
+}

@@ -1,0 +1,40 @@
+// RUN: not dist-opt %s --dist-partition="chooser=best" 2>&1 | FileCheck %s --check-prefix=CHOOSER
+// RUN: not dist-opt %s --dist-partition="strategy=fastest" 2>&1 | FileCheck %s --check-prefix=STRATEGY
+// RUN: not dist-opt %s --dist-partition="alpha=q=1e-5" 2>&1 | FileCheck %s --check-prefix=UNKNOWN-AXIS
+// The baselines and the joint chooser on a program where they differ: the
+// per-op chooser keeps the first matmul's operands where they are (its
+// cheapest choice on its own), which forces a dearer move later.
+// RUN: dist-opt %s --dist-partition="chooser=joint" -dist-remarks -mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s --check-prefix=JOINT
+// RUN: dist-opt %s --dist-partition="chooser=per-op" -dist-remarks -mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s --check-prefix=PEROP
+// RUN: dist-opt %s --dist-partition="chooser=keep-larger" -dist-remarks -mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s --check-prefix=LARGER
+// The summary is printed also when nothing needs planning.
+// RUN: dist-opt %s --dist-reshard-pipeline -dist-remarks -mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s --check-prefix=PIPELINE
+
+// CHOOSER: dist-partition: unknown chooser 'best' (expected joint, per-op or keep-larger)
+// STRATEGY: dist-partition: unknown strategy 'fastest' (expected optimal or greedy)
+// UNKNOWN-AXIS: dist-partition: option 'alpha' names axis "q", which no mesh in this module has
+
+// JOINT: remark: dist-partition: 6 ops partitioned (chooser joint), 3 reshards inserted, modelled cost 6.002e-05 s
+// PEROP: remark: dist-partition: 6 ops partitioned (chooser per-op), 2 reshards inserted, modelled cost 6.027e-05 s
+// LARGER: remark: dist-partition: 6 ops partitioned (chooser keep-larger), 5 reshards inserted, modelled cost 1.500e-04 s
+// PIPELINE: remark: dist-partition: 6 ops partitioned (chooser joint), 3 reshards inserted, modelled cost 6.002e-05 s
+// PIPELINE: remark: dist-lower-reshard: 3 reshards lowered, {{.*}} modelled cost 6.002e-05 s
+
+dist.mesh @tp = <["tp"=4]>
+func.func @megatron_mlp(%x: tensor<16x64xf32, #dist.sharding<@tp, [{"tp"}, {}]>>,
+                        %w1: tensor<64x256xf32, #dist.sharding<@tp, [{}, {"tp"}]>>,
+                        %w2: tensor<256x64xf32, #dist.sharding<@tp, [{"tp"}, {}]>>)
+    -> tensor<16x64xf32, #dist.sharding<@tp, [{"tp"}, {}]>> {
+  %zero = arith.constant 0.0 : f32
+  %e1 = tensor.empty() : tensor<16x256xf32>
+  %f1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<16x256xf32>) -> tensor<16x256xf32>
+  %h = linalg.matmul ins(%x, %w1 : tensor<16x64xf32, #dist.sharding<@tp, [{"tp"}, {}]>>, tensor<64x256xf32, #dist.sharding<@tp, [{}, {"tp"}]>>)
+                     outs(%f1 : tensor<16x256xf32>) -> tensor<16x256xf32>
+  %zeros = arith.constant dense<0.0> : tensor<16x256xf32>
+  %r = arith.maximumf %h, %zeros : tensor<16x256xf32>
+  %e2 = tensor.empty() : tensor<16x64xf32, #dist.sharding<@tp, [{"tp"}, {}]>>
+  %f2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<16x64xf32, #dist.sharding<@tp, [{"tp"}, {}]>>) -> tensor<16x64xf32, #dist.sharding<@tp, [{"tp"}, {}]>>
+  %y = linalg.matmul ins(%r, %w2 : tensor<16x256xf32>, tensor<256x64xf32, #dist.sharding<@tp, [{"tp"}, {}]>>)
+                     outs(%f2 : tensor<16x64xf32, #dist.sharding<@tp, [{"tp"}, {}]>>) -> tensor<16x64xf32, #dist.sharding<@tp, [{"tp"}, {}]>>
+  return %y : tensor<16x64xf32, #dist.sharding<@tp, [{"tp"}, {}]>>
+}
