@@ -148,3 +148,15 @@ func.func @free_chain(%a: tensor<8x8xf64, #dist.sharding<@dp_tp, [{"dp"}, {"tp"}
                      outs(%e2 : tensor<8x8xf64, #dist.sharding<@dp_tp, [{"dp"}, {"tp"}]>>)
   return %out : tensor<8x8xf64, #dist.sharding<@dp_tp, [{"dp"}, {"tp"}]>>
 }
+
+// Constants nothing uses are dropped (and never crash the pass).
+// CHECK-LABEL: func @dead_fill
+// CHECK-NOT: linalg.fill
+// CHECK: dist.reshard
+func.func @dead_fill(%a: tensor<4xf32, #dist.sharding<@m, [{"x"}]>>) -> tensor<4xf32, #dist.sharding<@m, [{}]>> {
+  %zf = arith.constant 0.0 : f32
+  %e0 = tensor.empty() : tensor<4xf32>
+  %dead = linalg.fill ins(%zf : f32) outs(%e0 : tensor<4xf32>) -> tensor<4xf32>
+  %b = dist.reshard %a : tensor<4xf32, #dist.sharding<@m, [{"x"}]>> -> tensor<4xf32, #dist.sharding<@m, [{}]>>
+  return %b : tensor<4xf32, #dist.sharding<@m, [{}]>>
+}

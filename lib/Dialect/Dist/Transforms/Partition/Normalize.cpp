@@ -71,6 +71,8 @@ static void clonePerUse(Operation *op) {
   SmallVector<OpOperand *> uses;
   for (OpOperand &use : result.getUses())
     uses.push_back(&use);
+  if (uses.size() < 2)
+    return;
   for (OpOperand *use : llvm::drop_begin(uses)) {
     OpBuilder b(use->getOwner());
     IRMapping mapping;
@@ -144,8 +146,13 @@ LogicalResult dist::partition::normalizeForPartitioning(func::FuncOp func) {
       sources.push_back(&op);
   }
   // Fills first, so that the empties they clone are then split per use too.
-  for (Operation *op : llvm::reverse(sources))
-    clonePerUse(op);
+  // A source nothing uses is dropped.
+  for (Operation *op : llvm::reverse(sources)) {
+    if (op->use_empty())
+      op->erase();
+    else
+      clonePerUse(op);
+  }
   // A constant has the same global value in every layout, so a layout
   // written on one (linalg needs an init typed like the result it binds) is
   // no constraint: each copy is computed directly in the layout its use
