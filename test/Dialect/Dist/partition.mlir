@@ -160,3 +160,27 @@ func.func @dead_fill(%a: tensor<4xf32, #dist.sharding<@m, [{"x"}]>>) -> tensor<4
   %b = dist.reshard %a : tensor<4xf32, #dist.sharding<@m, [{"x"}]>> -> tensor<4xf32, #dist.sharding<@m, [{}]>>
   return %b : tensor<4xf32, #dist.sharding<@m, [{}]>>
 }
+
+// A value read by three ops that all want it gathered is gathered once: the
+// model prices one move (a hub), and the program has one.
+// CHECK-LABEL: func @shared_gather
+// CHECK-COUNT-1: dist.reshard %arg0
+// CHECK-NOT: dist.reshard %arg0
+// CHECK: return
+func.func @shared_gather(%x: tensor<16x64xf32, #dist.sharding<@tp, [{"tp"}, {}]>>,
+                         %wq: tensor<64x256xf32, #dist.sharding<@tp, [{}, {"tp"}]>>,
+                         %wk: tensor<64x256xf32, #dist.sharding<@tp, [{}, {"tp"}]>>,
+                         %wv: tensor<64x256xf32, #dist.sharding<@tp, [{}, {"tp"}]>>)
+    -> (tensor<16x256xf32, #dist.sharding<@tp, [{}, {"tp"}]>>, tensor<16x256xf32, #dist.sharding<@tp, [{}, {"tp"}]>>,
+        tensor<16x256xf32, #dist.sharding<@tp, [{}, {"tp"}]>>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<16x256xf32, #dist.sharding<@tp, [{}, {"tp"}]>>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<16x256xf32, #dist.sharding<@tp, [{}, {"tp"}]>>) -> tensor<16x256xf32, #dist.sharding<@tp, [{}, {"tp"}]>>
+  %q = linalg.matmul ins(%x, %wq : tensor<16x64xf32, #dist.sharding<@tp, [{"tp"}, {}]>>, tensor<64x256xf32, #dist.sharding<@tp, [{}, {"tp"}]>>)
+                     outs(%f : tensor<16x256xf32, #dist.sharding<@tp, [{}, {"tp"}]>>) -> tensor<16x256xf32, #dist.sharding<@tp, [{}, {"tp"}]>>
+  %k = linalg.matmul ins(%x, %wk : tensor<16x64xf32, #dist.sharding<@tp, [{"tp"}, {}]>>, tensor<64x256xf32, #dist.sharding<@tp, [{}, {"tp"}]>>)
+                     outs(%f : tensor<16x256xf32, #dist.sharding<@tp, [{}, {"tp"}]>>) -> tensor<16x256xf32, #dist.sharding<@tp, [{}, {"tp"}]>>
+  %v = linalg.matmul ins(%x, %wv : tensor<16x64xf32, #dist.sharding<@tp, [{"tp"}, {}]>>, tensor<64x256xf32, #dist.sharding<@tp, [{}, {"tp"}]>>)
+                     outs(%f : tensor<16x256xf32, #dist.sharding<@tp, [{}, {"tp"}]>>) -> tensor<16x256xf32, #dist.sharding<@tp, [{}, {"tp"}]>>
+  return %q, %k, %v : tensor<16x256xf32, #dist.sharding<@tp, [{}, {"tp"}]>>, tensor<16x256xf32, #dist.sharding<@tp, [{}, {"tp"}]>>, tensor<16x256xf32, #dist.sharding<@tp, [{}, {"tp"}]>>
+}

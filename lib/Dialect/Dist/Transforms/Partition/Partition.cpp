@@ -50,19 +50,39 @@ ShardingAttr getSharding(Type type) {
 }
 
 /// One node of the layout problem and what its strategies mean.
+///
+/// A *hub* stands for a value used several times: its strategy is the one
+/// layout the value is moved into once, and every use moves on from there.
+/// Priced that way, gathering a tensor once for three consumers costs one
+/// gather, as the emitted program does.
 struct NodeInfo {
-  enum Kind { Compute, Source, Sink } kind;
+  enum Kind { Compute, Source, Sink, Hub } kind;
   Operation *op = nullptr;
   std::optional<OpRule> rule;
   std::vector<Strategy> strategies;
   std::vector<StrategyLayouts> layouts; // per strategy
+  /// The value a hub stands for.
+  Value value;
 };
 
-/// Where a tensor value comes from: result `result` of node `node`.
+/// Where a tensor value comes from: result `result` of info `info`.
 struct Producer {
-  unsigned node;
+  unsigned info;
   unsigned result;
 };
+
+/// Operand `operand` of info `consumer` (its strategy s needs
+/// layouts[s].operands[operand]) reads `value`.
+struct Use {
+  Value value;
+  Producer producer;
+  unsigned consumer;
+  unsigned operand;
+};
+
+uint64_t keyOf(Producer producer) {
+  return (uint64_t(producer.info) << 32) | producer.result;
+}
 
 class FunctionPartitioner {
 public:
@@ -75,6 +95,7 @@ public:
       : func(func), mesh(mesh), plannerMesh(plannerMesh),
         reshardCost(reshardCost) {}
 
+  /// Describes every op (strategies, layouts) and every use.
   LogicalResult build();
   /// Solves and rewrites. Returns the modelled cost and counts.
   LogicalResult apply(Chooser chooser, double &cost, unsigned &reshards,
@@ -85,11 +106,15 @@ private:
   LogicalResult addFixedOp(Operation *op);
   unsigned addSource(Operation *op, const planner::Layout &layout);
   unsigned addSink(Operation *op, const planner::Layout &layout);
-  /// Connects operand `operandIndex` of `node` (whose strategy s needs
-  /// `needed(s)`) to the operand's producer.
-  LogicalResult connect(unsigned node, Value value,
-                        llvm::function_ref<const planner::Layout &(unsigned)>
-                            needed);
+  /// Records that operand `operand` of `consumer` reads `value`.
+  LogicalResult addUse(unsigned consumer, unsigned operand, Value value);
+  /// Adds hubs, then the nodes (in program order, each hub right after its
+  /// value's producer) and the priced edges of the layout problem.
+  void buildProblem();
+  /// Prices every pair of layouts and adds the edge.
+  void addEdge(unsigned from, llvm::function_ref<const planner::Layout &(unsigned)> given,
+               unsigned to, llvm::function_ref<const planner::Layout &(unsigned)> needed,
+               RankedTensorType type);
   FailureOr<planner::Layout> layoutOfType(Type type, Operation *where);
   RankedTensorType withLayout(RankedTensorType type,
                               const planner::Layout &layout);
@@ -104,8 +129,15 @@ private:
   LayoutProblem problem;
   std::vector<NodeInfo> infos;
   DenseMap<Value, Producer> producers;
-  /// Per compute op's operand: the node of the sink a return/fixed op uses.
-  DenseMap<Operation *, unsigned> nodeOfOp;
+  std::vector<Use> uses;
+  /// The hub info of a produced value used several times (keyOf).
+  DenseMap<uint64_t, unsigned> hubs;
+  /// A compute result with a binding type: the source its uses read.
+  DenseMap<Value, unsigned> bindingSource;
+  /// Info index -> node of the problem.
+  std::vector<unsigned> nodeOfInfo;
+  /// Compute op -> its info.
+  DenseMap<Operation *, unsigned> infoOfOp;
 };
 
 FailureOr<planner::Layout> FunctionPartitioner::layoutOfType(Type type,
@@ -127,7 +159,7 @@ unsigned FunctionPartitioner::addSource(Operation *op,
   info.layouts.emplace_back();
   info.layouts.back().results.push_back(layout);
   infos.push_back(std::move(info));
-  return problem.addNode({0.0});
+  return infos.size() - 1;
 }
 
 unsigned FunctionPartitioner::addSink(Operation *op,
@@ -136,15 +168,12 @@ unsigned FunctionPartitioner::addSink(Operation *op,
   info.layouts.emplace_back();
   info.layouts.back().operands.push_back(layout);
   infos.push_back(std::move(info));
-  return problem.addNode({0.0});
+  return infos.size() - 1;
 }
 
-LogicalResult FunctionPartitioner::connect(
-    unsigned node, Value value,
-    llvm::function_ref<const planner::Layout &(unsigned)> needed) {
-  auto type = cast<RankedTensorType>(value.getType());
-  auto it = producers.find(value);
-  if (it == producers.end()) {
+LogicalResult FunctionPartitioner::addUse(unsigned consumer, unsigned operand,
+                                          Value value) {
+  if (!producers.count(value)) {
     // An empty tensor has no contents to move: it takes whatever layout its
     // (single, after normalization) use needs.
     if (value.getDefiningOp<tensor::EmptyOp>())
@@ -152,8 +181,14 @@ LogicalResult FunctionPartitioner::connect(
     return emitError(value.getLoc(), "dist-partition: internal error: a "
                                      "tensor with no known producer");
   }
-  Producer producer = it->second;
-  const NodeInfo &from = infos[producer.node];
+  uses.push_back({value, producers.lookup(value), consumer, operand});
+  return success();
+}
+
+void FunctionPartitioner::addEdge(
+    unsigned from, function_ref<const planner::Layout &(unsigned)> given,
+    unsigned to, function_ref<const planner::Layout &(unsigned)> needed,
+    RankedTensorType type) {
   // Distinct layouts on each side, so that each pair is priced once.
   std::vector<planner::Layout> fromLayouts, toLayouts;
   auto intern = [](std::vector<planner::Layout> &list,
@@ -165,9 +200,9 @@ LogicalResult FunctionPartitioner::connect(
     return static_cast<unsigned>(list.size() - 1);
   };
   std::vector<unsigned> fromIndex, toIndex;
-  for (const StrategyLayouts &layouts : from.layouts)
-    fromIndex.push_back(intern(fromLayouts, layouts.results[producer.result]));
-  for (unsigned s = 0; s < problem.numStrategies(node); ++s)
+  for (unsigned s = 0; s < infos[from].layouts.size(); ++s)
+    fromIndex.push_back(intern(fromLayouts, given(s)));
+  for (unsigned s = 0; s < infos[to].layouts.size(); ++s)
     toIndex.push_back(intern(toLayouts, needed(s)));
   std::vector<double> table;
   table.reserve(fromLayouts.size() * toLayouts.size());
@@ -177,10 +212,87 @@ LogicalResult FunctionPartitioner::connect(
   double bytes = static_cast<double>(type.getNumElements()) *
                  std::max<int64_t>(
                      1, (type.getElementTypeBitWidth() + 7) / 8);
-  problem.addEdge(producer.node, node, std::move(fromIndex),
+  problem.addEdge(nodeOfInfo[from], nodeOfInfo[to], std::move(fromIndex),
                   std::move(toIndex), toLayouts.size(), std::move(table),
                   bytes);
-  return success();
+}
+
+void FunctionPartitioner::buildProblem() {
+  // Hubs for the values used more than once; their candidate layouts are
+  // every layout the producer may give and every layout a use may need.
+  DenseMap<uint64_t, unsigned> useCounts;
+  for (const Use &use : uses)
+    ++useCounts[keyOf(use.producer)];
+  DenseMap<unsigned, SmallVector<unsigned>> hubsAfter; // producer -> hubs
+  unsigned numInfos = infos.size();
+  for (const Use &first : uses) {
+    uint64_t key = keyOf(first.producer);
+    if (useCounts[key] < 2 || hubs.count(key))
+      continue;
+    std::vector<planner::Layout> candidates;
+    auto note = [&](const planner::Layout &layout) {
+      if (!llvm::is_contained(candidates, layout))
+        candidates.push_back(layout);
+    };
+    Producer producer = first.producer;
+    for (const StrategyLayouts &layouts : infos[producer.info].layouts)
+      note(layouts.results[producer.result]);
+    for (const Use &use : uses)
+      if (keyOf(use.producer) == key)
+        for (const StrategyLayouts &layouts : infos[use.consumer].layouts)
+          note(layouts.operands[use.operand]);
+    NodeInfo hub{NodeInfo::Hub, nullptr, std::nullopt, {}, {}, first.value};
+    for (planner::Layout &layout : candidates) {
+      hub.strategies.emplace_back();
+      hub.layouts.emplace_back();
+      hub.layouts.back().operands.push_back(layout);
+      hub.layouts.back().results.push_back(std::move(layout));
+    }
+    infos.push_back(std::move(hub));
+    hubs[key] = infos.size() - 1;
+    hubsAfter[producer.info].push_back(infos.size() - 1);
+  }
+
+  // Nodes in program order, each hub right after its producer.
+  nodeOfInfo.assign(infos.size(), 0);
+  auto addNode = [&](unsigned info) {
+    std::vector<double> work;
+    for (const StrategyLayouts &layouts : infos[info].layouts)
+      work.push_back(layouts.localWork);
+    nodeOfInfo[info] = problem.addNode(std::move(work));
+  };
+  for (unsigned info = 0; info < numInfos; ++info) {
+    addNode(info);
+    for (unsigned hub : hubsAfter.lookup(info))
+      addNode(hub);
+  }
+
+  auto producedLayout = [&](Producer producer) {
+    return [this, producer](unsigned s) -> const planner::Layout & {
+      return infos[producer.info].layouts[s].results[producer.result];
+    };
+  };
+  for (auto [key, hub] : hubs) {
+    Producer producer{unsigned(key >> 32), unsigned(key & 0xffffffffu)};
+    addEdge(producer.info, producedLayout(producer), hub,
+            [&, hub = hub](unsigned s) -> const planner::Layout & {
+              return infos[hub].layouts[s].operands[0];
+            },
+            cast<RankedTensorType>(infos[hub].value.getType()));
+  }
+  for (const Use &use : uses) {
+    auto needed = [&](unsigned s) -> const planner::Layout & {
+      return infos[use.consumer].layouts[s].operands[use.operand];
+    };
+    auto type = cast<RankedTensorType>(use.value.getType());
+    auto hub = hubs.find(keyOf(use.producer));
+    if (hub != hubs.end())
+      addEdge(hub->second, producedLayout({hub->second, 0}), use.consumer,
+              needed, type);
+    else
+      addEdge(use.producer.info, producedLayout(use.producer), use.consumer,
+              needed, type);
+  }
 }
 
 LogicalResult FunctionPartitioner::addFixedOp(Operation *op) {
@@ -198,10 +310,7 @@ LogicalResult FunctionPartitioner::addFixedOp(Operation *op) {
     FailureOr<planner::Layout> layout = layoutOfType(declared, op);
     if (failed(layout))
       return failure();
-    unsigned sink = addSink(op, *layout);
-    if (failed(connect(sink, operand.get(), [&](unsigned) -> const planner::Layout & {
-          return infos[sink].layouts[0].operands[0];
-        })))
+    if (failed(addUse(addSink(op, *layout), 0, operand.get())))
       return failure();
   }
   for (OpResult result : op->getResults()) {
@@ -232,7 +341,7 @@ LogicalResult FunctionPartitioner::addComputeOp(linalg::LinalgOp op) {
     auto it = producers.find(op->getOperand(i));
     if (!rule->operandIsTensor[i] || it == producers.end())
       continue;
-    for (const StrategyLayouts &layouts : infos[it->second.node].layouts) {
+    for (const StrategyLayouts &layouts : infos[it->second.info].layouts) {
       const planner::Layout &layout = layouts.results[it->second.result];
       if (!layout.hasPartial())
         continue;
@@ -272,21 +381,14 @@ LogicalResult FunctionPartitioner::addComputeOp(linalg::LinalgOp op) {
   if (info.strategies.empty())
     return op->emitOpError("cannot be partitioned: no layout is valid for it");
 
-  std::vector<double> work;
-  for (const StrategyLayouts &layouts : info.layouts)
-    work.push_back(layouts.localWork);
-  unsigned node = problem.addNode(std::move(work));
   infos.push_back(std::move(info));
-  nodeOfOp[op] = node;
+  unsigned node = infos.size() - 1;
+  infoOfOp[op] = node;
 
   for (OpOperand &operand : op->getOpOperands()) {
     if (!infos[node].rule->operandIsTensor[operand.getOperandNumber()])
       continue;
-    unsigned index = operand.getOperandNumber();
-    if (failed(connect(node, operand.get(),
-                       [&](unsigned s) -> const planner::Layout & {
-                         return infos[node].layouts[s].operands[index];
-                       })))
+    if (failed(addUse(node, operand.getOperandNumber(), operand.get())))
       return failure();
   }
   for (OpResult result : op->getResults()) {
@@ -299,12 +401,10 @@ LogicalResult FunctionPartitioner::addComputeOp(linalg::LinalgOp op) {
     FailureOr<planner::Layout> layout = layoutOfType(result.getType(), op);
     if (failed(layout))
       return failure();
-    unsigned sink = addSink(op, *layout);
-    if (failed(connect(sink, result, [&](unsigned) -> const planner::Layout & {
-          return infos[sink].layouts[0].operands[0];
-        })))
+    if (failed(addUse(addSink(op, *layout), 0, result)))
       return failure();
     producers[result] = {addSource(op, *layout), 0};
+    bindingSource[result] = producers[result].info;
   }
   return success();
 }
@@ -336,6 +436,7 @@ LogicalResult FunctionPartitioner::build() {
     if (touchesTensors && failed(addFixedOp(&op)))
       return failure();
   }
+  buildProblem();
   return success();
 }
 
@@ -392,12 +493,39 @@ LogicalResult FunctionPartitioner::apply(Chooser chooser, double &cost,
     return cached;
   };
 
+  // A value with a hub is moved once into the hub's layout, before its
+  // first use; every use moves on from there.
+  DenseMap<Value, Value> hubbed;
+  // The producer each value the rewritten ops read stands for (a binding
+  // result is read through its reshard, which stands for the source).
+  DenseMap<Value, Producer> live = producers;
+  auto source = [&](Value value, Operation *user) -> FailureOr<Value> {
+    auto producer = live.find(value);
+    if (producer == live.end())
+      return value;
+    auto hub = hubs.find(keyOf(producer->second));
+    if (hub == hubs.end())
+      return value;
+    Value &moved = hubbed[value];
+    if (!moved) {
+      const planner::Layout &layout =
+          infos[hub->second].layouts[choice[nodeOfInfo[hub->second]]].results[0];
+      FailureOr<Value> placed = moveTo(
+          value, typeFor(cast<RankedTensorType>(value.getType()), layout), user);
+      if (failed(placed))
+        return failure();
+      moved = *placed;
+    }
+    return moved;
+  };
+
   for (Operation &op : llvm::make_early_inc_range(func.getBody().front())) {
-    auto it = nodeOfOp.find(&op);
-    if (it != nodeOfOp.end()) {
+    auto it = infoOfOp.find(&op);
+    if (it != infoOfOp.end()) {
       ++computeOps;
       const NodeInfo &info = infos[it->second];
-      const StrategyLayouts &layouts = info.layouts[choice[it->second]];
+      const StrategyLayouts &layouts =
+          info.layouts[choice[nodeOfInfo[it->second]]];
       SmallVector<RankedTensorType> declared, resultTypes;
       for (OpResult result : op.getResults()) {
         declared.push_back(cast<RankedTensorType>(result.getType()));
@@ -414,7 +542,10 @@ LogicalResult FunctionPartitioner::apply(Chooser chooser, double &cost,
                 ? resultTypes[o - numInputs]
                 : typeFor(cast<RankedTensorType>(operand.get().getType()),
                           layouts.operands[o]);
-        FailureOr<Value> placed = moveTo(operand.get(), target, &op);
+        FailureOr<Value> from = source(operand.get(), &op);
+        if (failed(from))
+          return failure();
+        FailureOr<Value> placed = moveTo(*from, target, &op);
         if (failed(placed))
           return failure();
         operand.set(*placed);
@@ -422,14 +553,18 @@ LogicalResult FunctionPartitioner::apply(Chooser chooser, double &cost,
       for (OpResult result : op.getResults()) {
         unsigned r = result.getResultNumber();
         result.setType(resultTypes[r]);
-        if (!getSharding(declared[r]) || declared[r] == resultTypes[r])
+        if (!getSharding(declared[r]) || declared[r] == resultTypes[r]) {
+          if (bindingSource.count(result))
+            live[result] = {bindingSource.lookup(result), 0};
           continue;
+        }
         // A binding type the op does not compute in: move into it after.
         OpBuilder b(op.getContext());
         b.setInsertionPointAfter(&op);
         auto reshard = ReshardOp::create(b, op.getLoc(), declared[r], result);
         ++reshards;
         result.replaceAllUsesExcept(reshard.getResult(), reshard);
+        live[reshard.getResult()] = {bindingSource.lookup(result), 0};
       }
       continue;
     }
@@ -446,8 +581,11 @@ LogicalResult FunctionPartitioner::apply(Chooser chooser, double &cost,
         return op.emitOpError("cannot be partitioned: operand #")
                << operand.getOperandNumber()
                << " needs a tensor type with a #dist.sharding encoding";
+      FailureOr<Value> from = source(operand.get(), &op);
+      if (failed(from))
+        return failure();
       FailureOr<Value> placed =
-          moveTo(operand.get(), cast<RankedTensorType>(declared), &op);
+          moveTo(*from, cast<RankedTensorType>(declared), &op);
       if (failed(placed))
         return failure();
       operand.set(*placed);
