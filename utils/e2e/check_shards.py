@@ -487,9 +487,11 @@ COMPUTE_RTOL = {"f16": 2e-2, "bf16": 2e-2, "f32": 1e-4, "f64": 1e-4}
 def evaluate_expectation(k, expression, tensor, inputs):
     """The global value of result k from its EXPECT expression: float64 for
     float types, int64 (wrapped to the width) or bool for integer ones."""
+    # One namespace, so that lambdas in the expression see the arguments.
     names = {f"arg{i}": value.copy() for i, value in enumerate(inputs)}
+    names.update({"np": np, "__builtins__": builtins})
     try:
-        value = eval(expression, {"np": np, "__builtins__": builtins}, names)
+        value = eval(expression, names)
         value = np.asarray(value)
     except Exception as e:  # the case's expression: report, don't crash
         raise CaseError(f"EXPECT result{k} = {expression}: "
