@@ -499,7 +499,12 @@ LogicalResult FunctionPartitioner::apply(Chooser chooser, double &cost,
   // The producer each value the rewritten ops read stands for (a binding
   // result is read through its reshard, which stands for the source).
   DenseMap<Value, Producer> live = producers;
-  auto source = [&](Value value, Operation *user) -> FailureOr<Value> {
+  auto source = [&](Value value, RankedTensorType target,
+                    Operation *user) -> FailureOr<Value> {
+    // A use that wants the value as it is reads it directly (slicing the
+    // hub's gathered copy instead would be free, but wasteful).
+    if (value.getType() == target)
+      return value;
     auto producer = live.find(value);
     if (producer == live.end())
       return value;
@@ -542,7 +547,7 @@ LogicalResult FunctionPartitioner::apply(Chooser chooser, double &cost,
                 ? resultTypes[o - numInputs]
                 : typeFor(cast<RankedTensorType>(operand.get().getType()),
                           layouts.operands[o]);
-        FailureOr<Value> from = source(operand.get(), &op);
+        FailureOr<Value> from = source(operand.get(), target, &op);
         if (failed(from))
           return failure();
         FailureOr<Value> placed = moveTo(*from, target, &op);
@@ -581,7 +586,8 @@ LogicalResult FunctionPartitioner::apply(Chooser chooser, double &cost,
         return op.emitOpError("cannot be partitioned: operand #")
                << operand.getOperandNumber()
                << " needs a tensor type with a #dist.sharding encoding";
-      FailureOr<Value> from = source(operand.get(), &op);
+      FailureOr<Value> from =
+          source(operand.get(), cast<RankedTensorType>(declared), &op);
       if (failed(from))
         return failure();
       FailureOr<Value> placed =
