@@ -247,11 +247,7 @@ void DistLowerReshardPass::runOnOperation() {
     return signalPassFailure();
 
   MLIRContext *context = &getContext();
-  planner::PlanCache &cache =
-      context->getLoadedDialect<DistDialect>()->getPlanCache(
-          cacheDir, [context](StringRef warning) {
-            mlir::emitWarning(UnknownLoc::get(context)) << warning;
-          });
+  planner::PlanCache &cache = getPlanCache(context, cacheDir);
 
   SmallVector<ReshardOp> reshards;
   root->walk([&](ReshardOp op) { reshards.push_back(op); });

@@ -2,6 +2,8 @@
 
 #include "ReshardCostModels.h"
 
+#include "dist/Dialect/Dist/IR/DistDialect.h"
+
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -117,4 +119,12 @@ std::optional<int64_t> dist::getElementBytes(Type type) {
   if (auto floating = dyn_cast<FloatType>(type))
     return (floating.getWidth() + 7) / 8;
   return std::nullopt;
+}
+
+planner::PlanCache &dist::getPlanCache(MLIRContext *context,
+                                       StringRef directory) {
+  return context->getLoadedDialect<DistDialect>()->getPlanCache(
+      directory, [context](StringRef warning) {
+        mlir::emitWarning(UnknownLoc::get(context)) << warning;
+      });
 }

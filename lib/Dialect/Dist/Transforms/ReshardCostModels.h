@@ -16,6 +16,7 @@
 #include "dist/Dialect/Dist/IR/DistOps.h"
 #include "dist/Planner/CostModel.h"
 #include "dist/Planner/Mesh.h"
+#include "dist/Planner/PlanCache.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/DenseMap.h"
@@ -52,6 +53,11 @@ private:
                  std::shared_ptr<planner::AlphaBetaCostModel>>
       models;
 };
+
+/// The context's plan cache for `directory` (empty: memory only); warnings
+/// about its entries become unlocated MLIR warnings.
+planner::PlanCache &getPlanCache(mlir::MLIRContext *context,
+                                 llvm::StringRef directory);
 
 /// Bytes per element as the runtime stores them (i1 takes a byte).
 std::optional<int64_t> getElementBytes(mlir::Type type);

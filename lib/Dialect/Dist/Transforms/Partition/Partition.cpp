@@ -641,11 +641,7 @@ void DistPartitionPass::runOnOperation() {
   if (failed(costModels.checkAxesExist(module)))
     return signalPassFailure();
   MLIRContext *context = &getContext();
-  planner::PlanCache &cache =
-      context->getLoadedDialect<DistDialect>()->getPlanCache(
-          cacheDir, [context](StringRef warning) {
-            mlir::emitWarning(UnknownLoc::get(context)) << warning;
-          });
+  planner::PlanCache &cache = getPlanCache(context, cacheDir);
 
   double totalCost = 0;
   unsigned totalReshards = 0, totalOps = 0;
