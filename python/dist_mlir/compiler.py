@@ -38,7 +38,7 @@ def read_program(program: str | os.PathLike) -> tuple[str, str]:
 
 
 def compile(module: str | os.PathLike,
-            pipeline: str = "dist-lower-reshard") -> str:
+            pipeline: str = "dist-partition,dist-lower-reshard") -> str:
     """Parses ``module``, runs ``pipeline`` on it and returns the printed result.
 
     Every dist dialect, pass and pipeline is registered, as in ``dist-opt``,
@@ -46,7 +46,9 @@ def compile(module: str | os.PathLike,
 
     Args:
         module: MLIR text, or a path (see :func:`program_path`).
-        pipeline: a pass pipeline as the pass flags spell it, e.g.
+        pipeline: a pass pipeline as the pass flags spell it. The default
+            partitions the compute of a global-view program (a no-op where
+            there is none) and plans every reshard. Others, e.g.
             ``"dist-lower-reshard"``,
             ``"dist-lower-reshard{strategy=greedy cache-dir=/tmp/plans}"``,
             ``"canonicalize,dist-lower-reshard,cse"``, ``"dist-to-llvm"``;

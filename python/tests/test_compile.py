@@ -70,6 +70,20 @@ def test_empty_pipeline_round_trips() -> None:
     assert dist_mlir.compile(printed, "") == printed
 
 
+def test_partitions_compute_by_default() -> None:
+    # The global-view Megatron MLP: compute between the sharded arguments is
+    # partitioned, then every reshard planned, as dist-opt does it.
+    path = EXAMPLES / "megatron_mlp.mlir"
+    lowered = dist_mlir.compile(path)
+    assert "dist.reshard" not in lowered
+    assert lowered.count("dist.all_gather") == 1
+    assert lowered.count("dist.reduce_scatter") == 1
+    reference = run_tool("dist-opt", str(path), "--dist-partition",
+                         "--dist-lower-reshard")
+    assert reference.returncode == 0, reference.stderr
+    assert lowered == reference.stdout
+
+
 def test_lowers_to_llvm() -> None:
     llvm = dist_mlir.compile(EXAMPLES / "transpose_2d.mlir", "dist-to-llvm")
     assert "llvm.func @transpose" in llvm

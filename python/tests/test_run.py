@@ -117,3 +117,21 @@ def test_array_input_errors() -> None:
         dist_mlir.run(TWO_ARGS, 2, inputs=[a, b.astype(complex)])
     with pytest.raises(ValueError, match=r"inputs\[0\]: expected an array"):
         dist_mlir.run(TWO_ARGS, 2, inputs=["iota"])
+
+
+def test_partitioned_compute_on_four_ranks() -> None:
+    # The global-view Megatron MLP of examples/: run() partitions its
+    # compute (dist-run's pipeline starts with dist-partition) and every
+    # rank's shard of the result equals NumPy's on the global arrays.
+    from conftest import EXAMPLES
+
+    rng = numpy.random.default_rng(0)
+    x = rng.standard_normal((16, 24)).astype(numpy.float32)
+    w1 = rng.standard_normal((24, 96)).astype(numpy.float32)
+    w2 = rng.standard_normal((96, 24)).astype(numpy.float32)
+    results = dist_mlir.run(EXAMPLES / "megatron_mlp.mlir", 4,
+                            inputs=[x, w1, w2], timeout=300)
+    y = numpy.maximum(x.astype(numpy.float64) @ w1, 0) @ w2
+    for rank in range(4):
+        numpy.testing.assert_allclose(results[0][rank], y[4 * rank:4 * rank + 4],
+                                      rtol=1e-4, atol=1e-4 * numpy.abs(y).max())
