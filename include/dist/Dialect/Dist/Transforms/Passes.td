@@ -102,6 +102,11 @@ def DistPartition : Pass<"dist-partition", "::mlir::ModuleOp"> {
     // the fill and the empty tensor take the layout [{}, {"tp"} ] too.
     ```
 
+    The steps can be inspected one at a time: `stop-after=normalize` only
+    rewrites the compute into the single form the rules read (elementwise
+    ops to `linalg.generic`, splat constants to `linalg.fill`, one copy of a
+    constant per use).
+
     `chooser` selects how layouts are chosen: `joint` (the default) solves
     for the whole program at once; `per-op` decides op by op in program
     order, each op taking the layouts its operands already have when that is
@@ -127,6 +132,10 @@ def DistPartition : Pass<"dist-partition", "::mlir::ModuleOp"> {
            "Directory of the persistent plan cache (empty: in memory only)">,
     Option<"chooser", "chooser", "std::string", /*default=*/"\"joint\"",
            "How layouts are chosen: joint, per-op or keep-larger">,
+    Option<"stopAfter", "stop-after", "std::string",
+           /*default=*/"\"partition\"",
+           "Last step to run: normalize (compute rewritten to linalg ops, "
+           "constants to fills, no layout chosen) or partition (everything)">,
     Option<"remarks", "remarks", "bool", /*default=*/"false",
            "Report the chosen layouts and their modelled cost as remarks "
            "(also -dist-remarks)">

@@ -153,6 +153,10 @@ LogicalResult dist::partition::normalizeForPartitioning(func::FuncOp func) {
     else
       clonePerUse(op);
   }
+  return success();
+}
+
+void dist::partition::forgetConstantLayouts(func::FuncOp func) {
   // A constant has the same global value in every layout, so a layout
   // written on one (linalg needs an init typed like the result it binds) is
   // no constraint: each copy is computed directly in the layout its use
@@ -170,5 +174,4 @@ LogicalResult dist::partition::normalizeForPartitioning(func::FuncOp func) {
     result.setType(
         RankedTensorType::get(type.getShape(), type.getElementType()));
   }
-  return success();
 }

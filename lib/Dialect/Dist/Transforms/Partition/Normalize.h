@@ -8,9 +8,7 @@
 //    identity maps and the op (on scalars) as its body;
 //  - a splat tensor constant becomes linalg.fill of the scalar into a
 //    tensor.empty (a constant costs no communication in any layout);
-//  - tensor.empty and linalg.fill of a scalar into one are cloned per use
-//    and lose any layout written on them (a constant has the same value in
-//    every layout),
+//  - tensor.empty and linalg.fill of a scalar into one are cloned per use,
 //    so that each use can take the layout it wants at no cost.
 //
 // Anything else on tensors that is not a dist op, a call or a return is a
@@ -26,6 +24,12 @@
 namespace dist::partition {
 
 mlir::LogicalResult normalizeForPartitioning(mlir::func::FuncOp func);
+
+/// Drops the layouts written on empty tensors and constant fills: a constant
+/// has the same global value in every layout, so each copy is computed in
+/// the layout its use needs. Leaves types that only the partitioner's
+/// rewrite makes consistent again (a linalg init typed unlike its result).
+void forgetConstantLayouts(mlir::func::FuncOp func);
 
 } // namespace dist::partition
 

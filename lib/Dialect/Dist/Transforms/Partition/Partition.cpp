@@ -621,6 +621,9 @@ struct DistPartitionPass
       return emitError() << "dist-partition: unknown chooser '" << chooser
                          << "' (expected joint, per-op or keep-larger)";
     parsedChooserValue = *parsedChooser;
+    if (stopAfter != "normalize" && stopAfter != "partition")
+      return emitError() << "dist-partition: unknown stop-after step '"
+                         << stopAfter << "' (expected normalize or partition)";
     return costModels.initialize("dist-partition", topology, alpha, beta,
                                  emitError);
   }
@@ -714,6 +717,9 @@ void DistPartitionPass::runOnOperation() {
       failedAny = true;
       continue;
     }
+    if (stopAfter == "normalize")
+      continue;
+    forgetConstantLayouts(func);
 
     // Reshard costs, priced once per distinct request.
     std::map<std::string, double> prices;

@@ -1,0 +1,45 @@
+// RUN: dist-opt %s --dist-partition=stop-after=normalize | FileCheck %s
+// RUN: dist-opt %s --dist-partition=stop-after=normalize | dist-opt --verify-roundtrip > /dev/null
+// RUN: not dist-opt %s --dist-partition=stop-after=plan 2>&1 | FileCheck %s --check-prefix=BAD
+// The first step alone: the compute in the one form the rules read, with no
+// layout chosen yet.
+
+// BAD: dist-partition: unknown stop-after step 'plan' (expected normalize or partition)
+
+dist.mesh @m = <["x"=4]>
+
+// Elementwise ops become linalg.generic on a fresh init; a splat constant
+// becomes a fill.
+// CHECK-LABEL: func @elementwise
+// CHECK: %[[E:.*]] = tensor.empty() : tensor<8xf32, #dist.sharding<@m, [{"x"}]>>
+// CHECK: %[[EXP:.*]] = linalg.generic {{.*}} ins(%arg0 : {{.*}}) outs(%[[E]] : {{.*}})
+// CHECK: math.exp %{{.*}} : f32
+// CHECK: %[[TWO:.*]] = linalg.fill ins(%{{.*}} : f32)
+// CHECK: linalg.generic {{.*}} ins(%[[EXP]], %[[TWO]] : {{.*}})
+// CHECK: arith.mulf %{{.*}}, %{{.*}} : f32
+// CHECK-NOT: dist.reshard
+func.func @elementwise(%a: tensor<8xf32, #dist.sharding<@m, [{"x"}]>>)
+    -> tensor<8xf32, #dist.sharding<@m, [{"x"}]>> {
+  %e = math.exp %a : tensor<8xf32, #dist.sharding<@m, [{"x"}]>>
+  %two = arith.constant dense<2.0> : tensor<8xf32, #dist.sharding<@m, [{"x"}]>>
+  %m = arith.mulf %e, %two : tensor<8xf32, #dist.sharding<@m, [{"x"}]>>
+  return %m : tensor<8xf32, #dist.sharding<@m, [{"x"}]>>
+}
+
+// A constant fill used twice gets one copy (with its own empty) per use.
+// CHECK-LABEL: func @fill_per_use
+// CHECK: %[[F1:.*]] = linalg.fill
+// CHECK: %[[F2:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<8xf32>)
+// CHECK: linalg.map { arith.addf } ins(%arg0, %[[F2]] :
+// CHECK: linalg.map { arith.mulf } ins(%{{.*}}, %[[F1]] :
+func.func @fill_per_use(%a: tensor<8xf32, #dist.sharding<@m, [{"x"}]>>)
+    -> tensor<8xf32, #dist.sharding<@m, [{"x"}]>> {
+  %one = arith.constant 1.0 : f32
+  %e = tensor.empty() : tensor<8xf32>
+  %f = linalg.fill ins(%one : f32) outs(%e : tensor<8xf32>) -> tensor<8xf32>
+  %e1 = tensor.empty() : tensor<8xf32>
+  %s = linalg.map { arith.addf } ins(%a, %f : tensor<8xf32, #dist.sharding<@m, [{"x"}]>>, tensor<8xf32>) outs(%e1 : tensor<8xf32>)
+  %e2 = tensor.empty() : tensor<8xf32, #dist.sharding<@m, [{"x"}]>>
+  %p = linalg.map { arith.mulf } ins(%s, %f : tensor<8xf32>, tensor<8xf32>) outs(%e2 : tensor<8xf32, #dist.sharding<@m, [{"x"}]>>)
+  return %p : tensor<8xf32, #dist.sharding<@m, [{"x"}]>>
+}
