@@ -1,12 +1,12 @@
 // RUN: not dist-opt %s --dist-partition="chooser=best" 2>&1 | FileCheck %s --check-prefix=CHOOSER
 // RUN: not dist-opt %s --dist-partition="strategy=fastest" 2>&1 | FileCheck %s --check-prefix=STRATEGY
 // RUN: not dist-opt %s --dist-partition="alpha=q=1e-5" 2>&1 | FileCheck %s --check-prefix=UNKNOWN-AXIS
-// The baselines and the joint chooser on a program where they differ: the
-// per-op chooser keeps the first matmul's operands where they are (its
-// cheapest choice on its own), which forces a dearer move later.
-// RUN: dist-opt %s --dist-partition="chooser=joint" -dist-remarks -mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s --check-prefix=JOINT
-// RUN: dist-opt %s --dist-partition="chooser=per-op" -dist-remarks -mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s --check-prefix=PEROP
-// RUN: dist-opt %s --dist-partition="chooser=keep-larger" -dist-remarks -mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s --check-prefix=LARGER
+// The baselines and the joint chooser on a program where they differ (the
+// transformer block of docs/tutorial-transformer.md): deciding op by op
+// costs two more collectives.
+// RUN: dist-opt %S/Inputs/transformer-block.mlir --dist-partition="chooser=joint" -dist-remarks -mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s --check-prefix=JOINT
+// RUN: dist-opt %S/Inputs/transformer-block.mlir --dist-partition="chooser=per-op" -dist-remarks -mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s --check-prefix=PEROP
+// RUN: dist-opt %S/Inputs/transformer-block.mlir --dist-partition="chooser=keep-larger" -dist-remarks -mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s --check-prefix=LARGER
 // The summary is printed also when nothing needs planning.
 // RUN: dist-opt %s --dist-reshard-pipeline -dist-remarks -mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s --check-prefix=PIPELINE
 
@@ -14,10 +14,10 @@
 // STRATEGY: dist-partition: unknown strategy 'fastest' (expected optimal or greedy)
 // UNKNOWN-AXIS: dist-partition: option 'alpha' names axis "q", which no mesh in this module has
 
-// JOINT: remark: dist-partition: 6 ops partitioned (chooser joint), 3 reshards inserted, modelled cost 6.002e-05 s
-// PEROP: remark: dist-partition: 6 ops partitioned (chooser per-op), 2 reshards inserted, modelled cost 6.027e-05 s
-// LARGER: remark: dist-partition: 6 ops partitioned (chooser keep-larger), 5 reshards inserted, modelled cost 1.500e-04 s
-// PIPELINE: remark: dist-partition: 6 ops partitioned (chooser joint), 3 reshards inserted, modelled cost 6.002e-05 s
+// JOINT: remark: dist-partition: 15 ops partitioned (chooser joint), 6 reshards inserted, modelled cost 1.200e-04 s
+// PEROP: remark: dist-partition: 15 ops partitioned (chooser per-op), 6 reshards inserted, modelled cost 1.800e-04 s
+// LARGER: remark: dist-partition: 15 ops partitioned (chooser keep-larger), 6 reshards inserted, modelled cost 1.800e-04 s
+// PIPELINE: remark: dist-partition: 3 ops partitioned (chooser joint), 3 reshards inserted, modelled cost 6.002e-05 s
 // PIPELINE: remark: dist-lower-reshard: 3 reshards lowered, {{.*}} modelled cost 6.002e-05 s
 
 dist.mesh @tp = <["tp"=4]>

@@ -219,3 +219,77 @@ partition::enumerateAssignments(const OpRule &rule, const planner::Mesh &mesh,
   }
   return result;
 }
+
+/// The assignment under which operand `operand` reads `layout` as it is, if
+/// there is one (each of its split dims indexed by a loop, no loop asked to
+/// take two different axis lists, no excluded or unsplittable loop split).
+static std::optional<Assignment>
+assignmentReading(const OpRule &rule, unsigned operand,
+                  const planner::Layout &layout, ArrayRef<unsigned> excluded) {
+  const SmallVector<int64_t> &dimLoops = rule.operandDimLoops[operand];
+  if (dimLoops.size() != layout.dimAxes.size())
+    return std::nullopt;
+  Assignment assignment(rule.numLoops);
+  for (auto [loop, axes] : llvm::zip(dimLoops, layout.dimAxes)) {
+    if (axes.empty())
+      continue;
+    if (loop < 0 || !rule.splittable[loop] || !assignment[loop].empty())
+      return std::nullopt;
+    for (unsigned axis : axes)
+      if (llvm::is_contained(excluded, axis))
+        return std::nullopt;
+    assignment[loop].assign(axes.begin(), axes.end());
+  }
+  return assignment;
+}
+
+/// Both assignments at once, if they use disjoint axes and loops.
+static std::optional<Assignment> merge(const Assignment &a,
+                                       const Assignment &b) {
+  Assignment merged = a;
+  for (unsigned loop = 0; loop < b.size(); ++loop) {
+    if (b[loop].empty())
+      continue;
+    if (!merged[loop].empty() && merged[loop] != b[loop])
+      return std::nullopt;
+    for (unsigned other = 0; other < a.size(); ++other)
+      if (other != loop)
+        for (unsigned axis : b[loop])
+          if (llvm::is_contained(a[other], axis))
+            return std::nullopt;
+    merged[loop] = b[loop];
+  }
+  return merged;
+}
+
+std::vector<Assignment> partition::candidateAssignments(
+    const OpRule &rule, const planner::Mesh &mesh, ArrayRef<unsigned> excluded,
+    ArrayRef<std::vector<planner::Layout>> offered, size_t budget) {
+  std::vector<Assignment> all =
+      enumerateAssignments(rule, mesh, excluded, budget + 1);
+  if (all.size() <= budget)
+    return all;
+
+  std::vector<Assignment> result;
+  auto add = [&](const Assignment &assignment) {
+    if (result.size() < budget && !llvm::is_contained(result, assignment))
+      result.push_back(assignment);
+  };
+  std::vector<Assignment> seeds;
+  for (unsigned operand = 0; operand < offered.size(); ++operand)
+    for (const planner::Layout &layout : offered[operand])
+      if (std::optional<Assignment> seed =
+              assignmentReading(rule, operand, layout, excluded))
+        if (!llvm::is_contained(seeds, *seed))
+          seeds.push_back(std::move(*seed));
+  for (const Assignment &seed : seeds)
+    add(seed);
+  for (size_t i = 0; i < seeds.size() && result.size() < budget; ++i)
+    for (size_t j = i + 1; j < seeds.size(); ++j)
+      if (std::optional<Assignment> both = merge(seeds[i], seeds[j]))
+        add(*both);
+  add(Assignment(rule.numLoops));
+  for (const Assignment &assignment : all)
+    add(assignment);
+  return result;
+}

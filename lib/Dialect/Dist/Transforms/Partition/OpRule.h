@@ -94,6 +94,22 @@ std::vector<llvm::SmallVector<llvm::SmallVector<unsigned, 2>>>
 enumerateAssignments(const OpRule &rule, const planner::Mesh &mesh,
                      llvm::ArrayRef<unsigned> excluded, size_t limit);
 
+using Assignment = llvm::SmallVector<llvm::SmallVector<unsigned, 2>>;
+
+/// The assignments worth trying for an op, at most `budget` of them: all of
+/// them when there are that few; otherwise (a mesh of many axes, where
+/// trying every assignment would price too many reshards) the ones that
+/// keep some operand where it is: for every layout an operand may arrive in
+/// (`offered`, per op operand), the assignment that reads it without a
+/// move, then compatible pairs of those, then the replicated assignment,
+/// then the enumeration's first ones up to the budget. Axes in `excluded`
+/// (a partial input's) are never assigned.
+std::vector<Assignment>
+candidateAssignments(const OpRule &rule, const planner::Mesh &mesh,
+                     llvm::ArrayRef<unsigned> excluded,
+                     llvm::ArrayRef<std::vector<planner::Layout>> offered,
+                     size_t budget);
+
 } // namespace dist::partition
 
 #endif

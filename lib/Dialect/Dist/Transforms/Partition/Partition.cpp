@@ -39,14 +39,31 @@ using namespace dist::partition;
 
 namespace {
 
-/// Per-op strategies beyond this are not enumerated (meshes of many axes).
-constexpr size_t kMaxAssignments = 2048;
-constexpr size_t kMaxStrategies = 8192;
+/// Per-op assignments of axes to loops that are tried: every one while there
+/// are this few (meshes of up to 3 axes of size > 1 and ops of up to 4
+/// loops stay under it), else the ones seeded from the operands' layouts
+/// (OpRule.h). Each edge prices at most budget^2 layout pairs, so this
+/// bounds the planner calls per edge.
+constexpr size_t kAssignmentBudget = 160;
+constexpr size_t kMaxStrategies = 1024;
 
 ShardingAttr getSharding(Type type) {
   auto tensor = dyn_cast<RankedTensorType>(type);
   return tensor ? dyn_cast_or_null<ShardingAttr>(tensor.getEncoding())
                 : ShardingAttr();
+}
+
+/// A constant: a scalar filled into an empty tensor (after normalization,
+/// each has one use). Like an empty tensor it is a free source: it is
+/// computed directly in the layout its use needs.
+bool isConstantFill(Operation *op) {
+  auto fill = dyn_cast_or_null<linalg::FillOp>(op);
+  return fill && fill.hasPureTensorSemantics() &&
+         fill.getOutputs()[0].getDefiningOp<tensor::EmptyOp>();
+}
+
+bool isFreeSource(Operation *op) {
+  return isa_and_nonnull<tensor::EmptyOp>(op) || isConstantFill(op);
 }
 
 /// One node of the layout problem and what its strategies mean.
@@ -176,7 +193,7 @@ LogicalResult FunctionPartitioner::addUse(unsigned consumer, unsigned operand,
   if (!producers.count(value)) {
     // An empty tensor has no contents to move: it takes whatever layout its
     // (single, after normalization) use needs.
-    if (value.getDefiningOp<tensor::EmptyOp>())
+    if (isFreeSource(value.getDefiningOp()))
       return success();
     return emitError(value.getLoc(), "dist-partition: internal error: a "
                                      "tensor with no known producer");
@@ -367,14 +384,36 @@ LogicalResult FunctionPartitioner::addComputeOp(linalg::LinalgOp op) {
     info.strategies.push_back(std::move(strategy));
     info.layouts.push_back(std::move(*layouts));
   };
-  for (auto &assignment :
-       enumerateAssignments(*info.rule, plannerMesh, {}, kMaxAssignments))
+  // The layouts each operand may arrive in (its producer's candidates, or a
+  // binding result's declared layout), which seed the assignments of ops
+  // whose full enumeration is too large.
+  std::vector<std::vector<planner::Layout>> offered(op->getNumOperands());
+  for (OpOperand &operand : op->getOpOperands()) {
+    auto it = producers.find(operand.get());
+    if (it == producers.end())
+      continue;
+    for (const StrategyLayouts &layouts : infos[it->second.info].layouts) {
+      const planner::Layout &layout = layouts.results[it->second.result];
+      if (!llvm::is_contained(offered[operand.getOperandNumber()], layout))
+        offered[operand.getOperandNumber()].push_back(layout);
+    }
+  }
+  for (OpResult result : op->getResults()) {
+    if (!getSharding(result.getType()))
+      continue;
+    FailureOr<planner::Layout> layout = layoutOfType(result.getType(), op);
+    if (failed(layout))
+      return failure();
+    offered[info.rule->numInputs + result.getResultNumber()].push_back(*layout);
+  }
+  for (auto &assignment : candidateAssignments(*info.rule, plannerMesh, {},
+                                               offered, kAssignmentBudget))
     tryStrategy(Strategy{assignment, std::nullopt, 0});
-  for (auto [spec, offered] : llvm::zip(specs, offeredBy)) {
-    auto assignments = enumerateAssignments(*info.rule, plannerMesh,
-                                            spec.axes, kMaxAssignments);
+  for (auto [spec, inputs] : llvm::zip(specs, offeredBy)) {
+    auto assignments = candidateAssignments(*info.rule, plannerMesh, spec.axes,
+                                            offered, kAssignmentBudget);
     // Every non-empty subset of the inputs that may arrive partial.
-    for (uint32_t mask = offered; mask; mask = (mask - 1) & offered)
+    for (uint32_t mask = inputs; mask; mask = (mask - 1) & inputs)
       for (auto &assignment : assignments)
         tryStrategy(Strategy{assignment, spec, mask});
   }
@@ -423,7 +462,7 @@ LogicalResult FunctionPartitioner::build() {
     producers[arg] = {addSource(nullptr, *layout), 0};
   }
   for (Operation &op : func.getBody().front()) {
-    if (isa<tensor::EmptyOp>(op))
+    if (isFreeSource(&op))
       continue;
     if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op)) {
       if (failed(addComputeOp(linalgOp)))
@@ -472,6 +511,25 @@ LogicalResult FunctionPartitioner::apply(Chooser chooser, double &cost,
       // Nothing to move: the empty tensor takes the layout.
       empty.getResult().setType(target);
       return value;
+    }
+    if (isConstantFill(value.getDefiningOp())) {
+      // The constant is computed in the layout, except that a partial
+      // constant holds the value on one device and the identity elsewhere:
+      // that is the (local) replicate_to_partial of the whole one.
+      FailureOr<planner::Layout> wanted = layoutOfType(target, user);
+      if (failed(wanted))
+        return failure();
+      planner::Layout whole = *wanted;
+      whole.partialAxes.clear();
+      RankedTensorType wholeType = typeFor(target, whole);
+      auto fill = cast<linalg::FillOp>(value.getDefiningOp());
+      fill.getOutputs()[0].setType(wholeType);
+      value.setType(wholeType);
+      if (wholeType == target)
+        return value;
+      OpBuilder b(user);
+      ++reshards;
+      return ReshardOp::create(b, user->getLoc(), target, value).getResult();
     }
     if (!getSharding(type))
       return user->emitOpError("dist-partition: internal error: operand "
@@ -573,7 +631,7 @@ LogicalResult FunctionPartitioner::apply(Chooser chooser, double &cost,
       }
       continue;
     }
-    if (isa<tensor::EmptyOp>(op))
+    if (isFreeSource(&op))
       continue;
     // Fixed ops: operands into their declared layouts.
     for (OpOperand &operand : op.getOpOperands()) {
@@ -597,9 +655,11 @@ LogicalResult FunctionPartitioner::apply(Chooser chooser, double &cost,
       operand.set(*placed);
     }
   }
-  // Empty tensors nothing uses any more.
-  for (Operation &op : llvm::make_early_inc_range(func.getBody().front()))
-    if (isa<tensor::EmptyOp>(op) && op.use_empty())
+  // Constants and empty tensors nothing uses any more (a fill before the
+  // empty it fills).
+  for (Operation &op : llvm::make_early_inc_range(
+           llvm::reverse(func.getBody().front())))
+    if (isFreeSource(&op) && op.use_empty())
       op.erase();
   return success();
 }
