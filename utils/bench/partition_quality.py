@@ -266,6 +266,22 @@ def main():
         print(f"| {name} | {joint * 1e6:.1f} | {per_op * 1e6:.1f} | {larger * 1e6:.1f} | {gain} |")
     print()
     print(f"{len(rows)} programs; the joint choice is worse than a baseline on {worse}.")
+    # The Megatron MLP with SP on 4 tp ranks: exactly one all-gather and one
+    # reduce-scatter (and the free replicate_to_partial of a zero init).
+    example = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                           "..", "examples", "megatron_mlp.mlir")
+    lowered = subprocess.run([dist_opt, example, "--dist-reshard-pipeline"],
+                             capture_output=True, text=True, timeout=600)
+    if lowered.returncode != 0:
+        raise RuntimeError(lowered.stderr)
+    ops = re.findall(r"= dist\.(\w+) ", lowered.stdout)
+    counts = ", ".join(f"{ops.count(o)} {o}" for o in sorted(set(ops)))
+    print()
+    print(f"Megatron MLP with SP on 4 tp ranks (examples/megatron_mlp.mlir, "
+          f"`dist-opt --dist-reshard-pipeline`): {counts or 'no collective'}.")
+    if ops.count("all_gather") != 1 or ops.count("reduce_scatter") != 1 or \
+            set(ops) - {"all_gather", "reduce_scatter", "replicate_to_partial"}:
+        worse += 1
     if a.data:
         with open(a.data, "w") as f:
             for i, (name, costs) in enumerate(rows):
