@@ -106,27 +106,27 @@ def generate(a):
             w(f"  %{name}_f = linalg.fill ins({init} : f32) outs(%{name}_e : {t}) -> {t}")
             return f"%{name}_f", t
 
-        hsd = f"{N}x{S}x{D}"
-        for p in "qkv":
-            f, t = fill(f"{p}{l}", hsd)
-            w(f"  %{p}{l} = linalg.generic {{indexing_maps = [#proj_x, #proj_w, #proj_o], "
-              f"iterator_types = [\"parallel\", \"parallel\", \"parallel\", \"reduction\"]}}")
-            w(f"      ins({x}, %w{p}{l} : {xt}, tensor<{N}x{H}x{D}xf32, {heads}>) outs({f} : {t}) {{")
+        def contraction(name, maps, iterators, a, at, b, bt, init):
+            """name = sum of a * b over the reduction loops, into init."""
+            f, t = fill(name, init)
+            w(f"  %{name} = linalg.generic {{indexing_maps = [{maps}], "
+              f"iterator_types = [{iterators}]}}")
+            w(f"      ins({a}, {b} : {at}, {bt}) outs({f} : {t}) {{")
             w("    ^bb0(%a: f32, %b: f32, %acc: f32):")
             w("      %m = arith.mulf %a, %b : f32")
             w("      %r = arith.addf %acc, %m : f32")
             w("      linalg.yield %r : f32")
             w(f"  }} -> {t}")
-        hss = f"{N}x{S}x{S}"
-        f, t = fill(f"s{l}", hss)
-        w(f"  %s{l} = linalg.generic {{indexing_maps = [#qk_q, #qk_k, #qk_s], "
-          f"iterator_types = [\"parallel\", \"parallel\", \"parallel\", \"reduction\"]}}")
-        w(f"      ins(%q{l}, %k{l} : tensor<{hsd}xf32>, tensor<{hsd}xf32>) outs({f} : {t}) {{")
-        w("    ^bb0(%a: f32, %b: f32, %acc: f32):")
-        w("      %m = arith.mulf %a, %b : f32")
-        w("      %r = arith.addf %acc, %m : f32")
-        w("      linalg.yield %r : f32")
-        w(f"  }} -> {t}")
+            return t
+
+        pppr = '"parallel", "parallel", "parallel", "reduction"'
+        hsd = f"{N}x{S}x{D}"
+        for p in "qkv":
+            contraction(f"{p}{l}", "#proj_x, #proj_w, #proj_o", pppr, x, xt,
+                        f"%w{p}{l}", f"tensor<{N}x{H}x{D}xf32, {heads}>", hsd)
+        t = contraction(f"s{l}", "#qk_q, #qk_k, #qk_s", pppr, f"%q{l}",
+                        f"tensor<{hsd}xf32>", f"%k{l}", f"tensor<{hsd}xf32>",
+                        f"{N}x{S}x{S}")
         hs = f"{N}x{S}"
         f, tm = fill(f"mx{l}", hs, "%ninf")
         w(f"  %mx{l} = linalg.reduce ins(%s{l} : {t}) outs({f} : {tm}) dimensions = [2]")
@@ -157,25 +157,13 @@ def generate(a):
         w("      %r = arith.divf %v, %z : f32")
         w("      linalg.yield %r : f32")
         w(f"  }} -> {t}")
-        f, tc = fill(f"c{l}", hsd)
-        w(f"  %c{l} = linalg.generic {{indexing_maps = [#pv_p, #pv_v, #pv_c], "
-          f"iterator_types = [\"parallel\", \"parallel\", \"parallel\", \"reduction\"]}}")
-        w(f"      ins(%p{l}, %v{l} : {t}, tensor<{hsd}xf32>) outs({f} : {tc}) {{")
-        w("    ^bb0(%a: f32, %b: f32, %acc: f32):")
-        w("      %m = arith.mulf %a, %b : f32")
-        w("      %r = arith.addf %acc, %m : f32")
-        w("      linalg.yield %r : f32")
-        w(f"  }} -> {tc}")
+        tc = contraction(f"c{l}", "#pv_p, #pv_v, #pv_c", pppr, f"%p{l}", t,
+                         f"%v{l}", f"tensor<{hsd}xf32>", hsd)
         sh = f"{S}x{H}"
-        f, ty = fill(f"o{l}", sh)
-        w(f"  %o{l} = linalg.generic {{indexing_maps = [#o_c, #o_w, #o_y], "
-          f"iterator_types = [\"parallel\", \"parallel\", \"reduction\", \"reduction\"]}}")
-        w(f"      ins(%c{l}, %wo{l} : {tc}, tensor<{N}x{D}x{H}xf32, {heads}>) outs({f} : {ty}) {{")
-        w("    ^bb0(%a: f32, %b: f32, %acc: f32):")
-        w("      %m = arith.mulf %a, %b : f32")
-        w("      %r = arith.addf %acc, %m : f32")
-        w("      linalg.yield %r : f32")
-        w(f"  }} -> {ty}")
+        ty = contraction(f"o{l}", "#o_c, #o_w, #o_y",
+                         '"parallel", "parallel", "reduction", "reduction"',
+                         f"%c{l}", tc, f"%wo{l}",
+                         f"tensor<{N}x{D}x{H}xf32, {heads}>", sh)
         w(f"  %r{l}_e = tensor.empty() : {ty}")
         w(f"  %r{l} = linalg.map {{ arith.addf }} ins({x}, %o{l} : {xt}, {ty}) outs(%r{l}_e : {ty})")
         f, th = fill(f"h{l}", f"{S}x{F}")

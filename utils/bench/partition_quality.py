@@ -50,9 +50,10 @@ class Program:
         self.body.append(f"  %f{self.n} = linalg.fill ins(%c{self.n} : f32) outs(%e{self.n} : {t}) -> {t}")
         return f"%f{self.n}", t
 
-    def einsum(self, spec, *ins, layout=None, combine="addf", pre=None,
-               init=None):
-        """out = combine-reduce of prod(ins) (or of pre(ins)) per spec."""
+    def _generic(self, spec, ins, layout, init, body):
+        """A linalg.generic over `spec` ("ab,bc->ac": loops in order of
+        appearance; loops missing from the output reduce). `body(lines,
+        args, acc)` appends the payload and returns the yielded value."""
         lhs, out = spec.split("->")
         operands = lhs.split(",")
         letters = []
@@ -65,8 +66,6 @@ class Program:
             for c, n in zip(s, self.types[v][0]):
                 sizes[c] = n
         shape = [sizes[c] for c in out]
-        if init is None:
-            init = {"addf": "0.0", "maximumf": "0xFF800000"}[combine]
         f, t = self._fresh(shape, layout, init)
         dims = ", ".join(letters)
         maps = ", ".join(f"affine_map<({dims}) -> ({', '.join(s)})>"
@@ -74,48 +73,39 @@ class Program:
         its = ", ".join('"parallel"' if c in out else '"reduction"' for c in letters)
         self.n += 1
         name = f"%v{self.n}"
-        args = ", ".join(f"%i{k}: f32" for k in range(len(ins)))
+        args = [f"%i{k}" for k in range(len(ins))]
+        acc = "%acc" if len(letters) > len(out) else "%o"
         self.body.append(f"  {name} = linalg.generic {{indexing_maps = [{maps}], iterator_types = [{its}]}}")
         self.body.append(f"      ins({', '.join(ins)} : {', '.join(self.types[v][1] for v in ins)}) outs({f} : {t}) {{")
-        self.body.append(f"    ^bb0({args}, %acc: f32):")
-        if pre:
-            value = pre(self.body, [f"%i{k}" for k in range(len(ins))])
-        elif len(ins) == 2:
-            self.body.append("      %p = arith.mulf %i0, %i1 : f32")
-            value = "%p"
-        else:
-            value = "%i0"
-        self.body.append(f"      %r = arith.{combine} %acc, {value} : f32")
-        self.body.append("      linalg.yield %r : f32")
-        self.body.append(f"  }} -> {t}")
-        self.types[name] = (shape, t)
-        return name
-
-    def map(self, spec, *ins, fn, layout=None):
-        """Elementwise over `spec`'s output, inputs broadcast by their maps."""
-        lhs, out = spec.split("->")
-        operands = lhs.split(",")
-        sizes = {}
-        for s, v in zip(operands, ins):
-            for c, n in zip(s, self.types[v][0]):
-                sizes[c] = n
-        shape = [sizes[c] for c in out]
-        f, t = self._fresh(shape, layout)
-        dims = ", ".join(out)
-        maps = ", ".join(f"affine_map<({dims}) -> ({', '.join(s)})>"
-                         for s in operands + [out])
-        its = ", ".join('"parallel"' for _ in out)
-        self.n += 1
-        name = f"%v{self.n}"
-        args = ", ".join(f"%i{k}: f32" for k in range(len(ins)))
-        self.body.append(f"  {name} = linalg.generic {{indexing_maps = [{maps}], iterator_types = [{its}]}}")
-        self.body.append(f"      ins({', '.join(ins)} : {', '.join(self.types[v][1] for v in ins)}) outs({f} : {t}) {{")
-        self.body.append(f"    ^bb0({args}, %o: f32):")
-        value = fn(self.body, [f"%i{k}" for k in range(len(ins))])
+        self.body.append(f"    ^bb0({', '.join(a + ': f32' for a in args)}, {acc}: f32):")
+        value = body(self.body, args, acc)
         self.body.append(f"      linalg.yield {value} : f32")
         self.body.append(f"  }} -> {t}")
         self.types[name] = (shape, t)
         return name
+
+    def einsum(self, spec, *ins, layout=None, combine="addf", pre=None,
+               init=None):
+        """out = combine-reduce of prod(ins) (or of pre(ins)) per spec."""
+        if init is None:
+            init = {"addf": "0.0", "maximumf": "0xFF800000"}[combine]
+
+        def body(lines, args, acc):
+            if pre:
+                value = pre(lines, args)
+            elif len(args) == 2:
+                lines.append("      %p = arith.mulf %i0, %i1 : f32")
+                value = "%p"
+            else:
+                value = "%i0"
+            lines.append(f"      %r = arith.{combine} {acc}, {value} : f32")
+            return "%r"
+        return self._generic(spec, ins, layout, init, body)
+
+    def map(self, spec, *ins, fn, layout=None):
+        """Elementwise over `spec`'s output, inputs broadcast by their maps."""
+        return self._generic(spec, ins, layout, "0.0",
+                             lambda lines, args, acc: fn(lines, args))
 
     def text(self, result):
         t = self.types[result][1]
