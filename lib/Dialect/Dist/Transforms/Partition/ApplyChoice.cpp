@@ -1,0 +1,203 @@
+//===- ApplyChoice.cpp - write a solved layout problem back into the IR ---===//
+//
+// Every compute op gets the layouts of its chosen strategy, constants and
+// empty tensors the layout of their one use, and a dist.reshard goes wherever
+// an operand (or a binding result) must move.
+//
+//===----------------------------------------------------------------------===//
+
+#include "FunctionPartitioner.h"
+
+#include "dist/Dialect/Dist/IR/PlannerInterop.h"
+
+#include "mlir/IR/Builders.h"
+
+using namespace mlir;
+using namespace dist;
+using namespace dist::partition;
+
+LogicalResult FunctionPartitioner::apply(Chooser chooser, double &cost,
+                                         unsigned &reshards,
+                                         unsigned &computeOps) {
+  Cost total;
+  std::vector<unsigned> choice = problem.solve(chooser, total);
+  if (std::isinf(total.comm))
+    return func.emitOpError("cannot be partitioned: no choice of layouts "
+                            "reaches the declared ones (some reshard has no "
+                            "plan)");
+  cost = total.comm;
+  reshards = 0;
+  computeOps = 0;
+
+  // The type of a tensor of `like`'s shape in `layout`: `like` itself when
+  // it already says that layout (a binding type is kept as written).
+  auto typeFor = [&](RankedTensorType like, const planner::Layout &layout) {
+    if (getSharding(like)) {
+      FailureOr<planner::Layout> own = layoutOfType(like, func);
+      if (succeeded(own) && *own == layout)
+        return like;
+    }
+    return withLayout(like, layout);
+  };
+  // Moves `value` into `target` before `user` (reusing an equal move).
+  DenseMap<std::pair<Value, Type>, Value> moved;
+  auto moveTo = [&](Value value, RankedTensorType target,
+                    Operation *user) -> FailureOr<Value> {
+    auto type = cast<RankedTensorType>(value.getType());
+    if (auto empty = value.getDefiningOp<tensor::EmptyOp>()) {
+      // Nothing to move: the empty tensor takes the layout.
+      empty.getResult().setType(target);
+      return value;
+    }
+    if (isConstantFill(value.getDefiningOp())) {
+      // The constant is computed in the layout, except that a partial
+      // constant holds the value on one device and the identity elsewhere:
+      // that is the (local) replicate_to_partial of the whole one.
+      FailureOr<planner::Layout> wanted = layoutOfType(target, user);
+      if (failed(wanted))
+        return failure();
+      planner::Layout whole = *wanted;
+      whole.partialAxes.clear();
+      RankedTensorType wholeType = typeFor(target, whole);
+      auto fill = cast<linalg::FillOp>(value.getDefiningOp());
+      fill.getOutputs()[0].setType(wholeType);
+      value.setType(wholeType);
+      if (wholeType == target)
+        return value;
+      OpBuilder b(user);
+      ++reshards;
+      return ReshardOp::create(b, user->getLoc(), target, value).getResult();
+    }
+    if (!getSharding(type))
+      return user->emitOpError("dist-partition: internal error: operand "
+                               "without a layout");
+    if (type == target)
+      return value;
+    FailureOr<planner::Layout> current = layoutOfType(type, user);
+    FailureOr<planner::Layout> wanted = layoutOfType(target, user);
+    if (failed(current) || failed(wanted))
+      return failure();
+    Value &cached = moved[{value, target}];
+    if (cached && cached.getDefiningOp()->isBeforeInBlock(user))
+      return cached;
+    OpBuilder b(user);
+    cached = ReshardOp::create(b, user->getLoc(), target, value);
+    // Equal layouts written differently need no move, only the type.
+    if (*current != *wanted)
+      ++reshards;
+    return cached;
+  };
+
+  // A value with a hub is moved once into the hub's layout, before its
+  // first use; every use moves on from there.
+  DenseMap<Value, Value> hubbed;
+  // The producer each value the rewritten ops read stands for (a binding
+  // result is read through its reshard, which stands for the source).
+  DenseMap<Value, Producer> live = producers;
+  auto source = [&](Value value, RankedTensorType target,
+                    Operation *user) -> FailureOr<Value> {
+    // A use that wants the value as it is reads it directly (slicing the
+    // hub's gathered copy instead would be free, but wasteful).
+    if (value.getType() == target)
+      return value;
+    auto producer = live.find(value);
+    if (producer == live.end())
+      return value;
+    auto hub = hubs.find(keyOf(producer->second));
+    if (hub == hubs.end())
+      return value;
+    Value &moved = hubbed[value];
+    if (!moved) {
+      const planner::Layout &layout =
+          infos[hub->second].layouts[choice[nodeOfInfo[hub->second]]].results[0];
+      FailureOr<Value> placed = moveTo(
+          value, typeFor(cast<RankedTensorType>(value.getType()), layout), user);
+      if (failed(placed))
+        return failure();
+      moved = *placed;
+    }
+    return moved;
+  };
+
+  for (Operation &op : llvm::make_early_inc_range(func.getBody().front())) {
+    auto it = infoOfOp.find(&op);
+    if (it != infoOfOp.end()) {
+      ++computeOps;
+      const NodeInfo &info = infos[it->second];
+      const StrategyLayouts &layouts =
+          info.layouts[choice[nodeOfInfo[it->second]]];
+      SmallVector<RankedTensorType> declared, resultTypes;
+      for (OpResult result : op.getResults()) {
+        declared.push_back(cast<RankedTensorType>(result.getType()));
+        resultTypes.push_back(
+            typeFor(declared.back(), layouts.results[result.getResultNumber()]));
+      }
+      unsigned numInputs = info.rule->numInputs;
+      for (OpOperand &operand : op.getOpOperands()) {
+        unsigned o = operand.getOperandNumber();
+        if (!isa<RankedTensorType>(operand.get().getType()))
+          continue;
+        RankedTensorType target =
+            o >= numInputs
+                ? resultTypes[o - numInputs]
+                : typeFor(cast<RankedTensorType>(operand.get().getType()),
+                          layouts.operands[o]);
+        FailureOr<Value> from = source(operand.get(), target, &op);
+        if (failed(from))
+          return failure();
+        FailureOr<Value> placed = moveTo(*from, target, &op);
+        if (failed(placed))
+          return failure();
+        operand.set(*placed);
+      }
+      for (OpResult result : op.getResults()) {
+        unsigned r = result.getResultNumber();
+        result.setType(resultTypes[r]);
+        if (!getSharding(declared[r]) || declared[r] == resultTypes[r]) {
+          if (bindingSource.count(result))
+            live[result] = {bindingSource.lookup(result), 0};
+          continue;
+        }
+        // A binding type the op does not compute in: move into it after.
+        OpBuilder b(op.getContext());
+        b.setInsertionPointAfter(&op);
+        auto reshard = ReshardOp::create(b, op.getLoc(), declared[r], result);
+        ++reshards;
+        result.replaceAllUsesExcept(reshard.getResult(), reshard);
+        live[reshard.getResult()] = {bindingSource.lookup(result), 0};
+      }
+      continue;
+    }
+    if (isFreeSource(&op))
+      continue;
+    // Fixed ops: operands into their declared layouts.
+    for (OpOperand &operand : op.getOpOperands()) {
+      if (!isa<RankedTensorType>(operand.get().getType()))
+        continue;
+      Type declared = operand.get().getType();
+      if (isa<func::ReturnOp>(op))
+        declared = func.getFunctionType().getResult(operand.getOperandNumber());
+      if (!getSharding(declared))
+        return op.emitOpError("cannot be partitioned: operand #")
+               << operand.getOperandNumber()
+               << " needs a tensor type with a #dist.sharding encoding";
+      FailureOr<Value> from =
+          source(operand.get(), cast<RankedTensorType>(declared), &op);
+      if (failed(from))
+        return failure();
+      FailureOr<Value> placed =
+          moveTo(*from, cast<RankedTensorType>(declared), &op);
+      if (failed(placed))
+        return failure();
+      operand.set(*placed);
+    }
+  }
+  // Constants and empty tensors nothing uses any more (a fill before the
+  // empty it fills).
+  for (Operation &op : llvm::make_early_inc_range(
+           llvm::reverse(func.getBody().front())))
+    if (isFreeSource(&op) && op.use_empty())
+      op.erase();
+  return success();
+}
+

@@ -1,0 +1,153 @@
+//===- FunctionPartitioner.h - one function's layout problem ---*- C++ -*-===//
+//
+// dist-partition works function by function: build() describes every op by
+// its rule and strategies and every use of a value (BuildProblem.cpp), the
+// layout problem is solved (LayoutSolver.h), and apply() writes the choice
+// back into the IR (ApplyChoice.cpp).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DIST_LIB_DIALECT_DIST_TRANSFORMS_PARTITION_FUNCTIONPARTITIONER_H
+#define DIST_LIB_DIALECT_DIST_TRANSFORMS_PARTITION_FUNCTIONPARTITIONER_H
+
+#include "LayoutSolver.h"
+#include "OpRule.h"
+
+#include "dist/Dialect/Dist/IR/DistOps.h"
+#include "dist/Planner/Layout.h"
+#include "dist/Planner/Mesh.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "llvm/ADT/DenseMap.h"
+
+#include <optional>
+#include <vector>
+
+namespace dist::partition {
+
+using mlir::DenseMap;
+using mlir::FailureOr;
+using mlir::LogicalResult;
+using mlir::Operation;
+using mlir::RankedTensorType;
+using mlir::Type;
+using mlir::Value;
+namespace func = mlir::func;
+namespace linalg = mlir::linalg;
+namespace tensor = mlir::tensor;
+
+inline ShardingAttr getSharding(mlir::Type type) {
+  auto tensor = llvm::dyn_cast<mlir::RankedTensorType>(type);
+  return tensor ? llvm::dyn_cast_or_null<ShardingAttr>(tensor.getEncoding())
+                : ShardingAttr();
+}
+
+/// A constant: a scalar filled into an empty tensor (after normalization,
+/// each has one use). Like an empty tensor it is a free source: it is
+/// computed directly in the layout its use needs.
+inline bool isConstantFill(mlir::Operation *op) {
+  auto fill = llvm::dyn_cast_or_null<linalg::FillOp>(op);
+  return fill && fill.hasPureTensorSemantics() &&
+         fill.getOutputs()[0].getDefiningOp<tensor::EmptyOp>();
+}
+
+inline bool isFreeSource(mlir::Operation *op) {
+  return llvm::isa_and_nonnull<tensor::EmptyOp>(op) || isConstantFill(op);
+}
+
+/// One node of the layout problem and what its strategies mean.
+///
+/// A *hub* stands for a value used several times: its strategy is the one
+/// layout the value is moved into once, and every use moves on from there.
+/// Priced that way, gathering a tensor once for three consumers costs one
+/// gather, as the emitted program does.
+struct NodeInfo {
+  enum Kind { Compute, Source, Sink, Hub } kind;
+  Operation *op = nullptr;
+  std::optional<OpRule> rule;
+  std::vector<Strategy> strategies;
+  std::vector<StrategyLayouts> layouts; // per strategy
+  /// The value a hub stands for.
+  Value value;
+};
+
+/// Where a tensor value comes from: result `result` of info `info`.
+struct Producer {
+  unsigned info;
+  unsigned result;
+};
+
+/// Operand `operand` of info `consumer` (its strategy s needs
+/// layouts[s].operands[operand]) reads `value`.
+struct Use {
+  Value value;
+  Producer producer;
+  unsigned consumer;
+  unsigned operand;
+};
+
+inline uint64_t keyOf(Producer producer) {
+  return (uint64_t(producer.info) << 32) | producer.result;
+}
+
+class FunctionPartitioner {
+public:
+  FunctionPartitioner(func::FuncOp func, MeshOp mesh,
+                      const planner::Mesh &plannerMesh,
+                      llvm::function_ref<double(const planner::Layout &,
+                                                const planner::Layout &,
+                                                RankedTensorType)>
+                          reshardCost)
+      : func(func), mesh(mesh), plannerMesh(plannerMesh),
+        reshardCost(reshardCost) {}
+
+  /// Describes every op (strategies, layouts) and every use.
+  LogicalResult build();
+  /// Solves and rewrites. Returns the modelled cost and counts.
+  LogicalResult apply(Chooser chooser, double &cost, unsigned &reshards,
+                      unsigned &computeOps);
+
+private:
+  LogicalResult addComputeOp(linalg::LinalgOp op);
+  LogicalResult addFixedOp(Operation *op);
+  unsigned addSource(Operation *op, const planner::Layout &layout);
+  unsigned addSink(Operation *op, const planner::Layout &layout);
+  /// Records that operand `operand` of `consumer` reads `value`.
+  LogicalResult addUse(unsigned consumer, unsigned operand, Value value);
+  /// Adds hubs, then the nodes (in program order, each hub right after its
+  /// value's producer) and the priced edges of the layout problem.
+  void buildProblem();
+  /// Prices every pair of layouts and adds the edge.
+  void addEdge(unsigned from, llvm::function_ref<const planner::Layout &(unsigned)> given,
+               unsigned to, llvm::function_ref<const planner::Layout &(unsigned)> needed,
+               RankedTensorType type);
+  FailureOr<planner::Layout> layoutOfType(Type type, Operation *where);
+  RankedTensorType withLayout(RankedTensorType type,
+                              const planner::Layout &layout);
+
+  func::FuncOp func;
+  MeshOp mesh;
+  const planner::Mesh &plannerMesh;
+  llvm::function_ref<double(const planner::Layout &, const planner::Layout &,
+                            RankedTensorType)>
+      reshardCost;
+
+  LayoutProblem problem;
+  std::vector<NodeInfo> infos;
+  DenseMap<Value, Producer> producers;
+  std::vector<Use> uses;
+  /// The hub info of a produced value used several times (keyOf).
+  DenseMap<uint64_t, unsigned> hubs;
+  /// A compute result with a binding type: the source its uses read.
+  DenseMap<Value, unsigned> bindingSource;
+  /// Info index -> node of the problem.
+  std::vector<unsigned> nodeOfInfo;
+  /// Compute op -> its info.
+  DenseMap<Operation *, unsigned> infoOfOp;
+};
+
+} // namespace dist::partition
+
+#endif
