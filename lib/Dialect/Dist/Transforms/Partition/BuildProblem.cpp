@@ -41,7 +41,7 @@ RankedTensorType FunctionPartitioner::withLayout(RankedTensorType type,
 
 unsigned FunctionPartitioner::addSource(Operation *op,
                                         const planner::Layout &layout) {
-  NodeInfo info{NodeInfo::Source, op, std::nullopt, {Strategy{}}, {}};
+  NodeInfo info{NodeInfo::Source, op, std::nullopt, {Strategy{}}, {}, Value()};
   info.layouts.emplace_back();
   info.layouts.back().results.push_back(layout);
   infos.push_back(std::move(info));
@@ -50,7 +50,7 @@ unsigned FunctionPartitioner::addSource(Operation *op,
 
 unsigned FunctionPartitioner::addSink(Operation *op,
                                       const planner::Layout &layout) {
-  NodeInfo info{NodeInfo::Sink, op, std::nullopt, {Strategy{}}, {}};
+  NodeInfo info{NodeInfo::Sink, op, std::nullopt, {Strategy{}}, {}, Value()};
   info.layouts.emplace_back();
   info.layouts.back().operands.push_back(layout);
   infos.push_back(std::move(info));
@@ -242,7 +242,7 @@ LogicalResult FunctionPartitioner::addComputeOp(linalg::LinalgOp op) {
     }
   }
 
-  NodeInfo info{NodeInfo::Compute, op, std::move(*rule), {}, {}};
+  NodeInfo info{NodeInfo::Compute, op, std::move(*rule), {}, {}, Value()};
   auto tryStrategy = [&](Strategy strategy) {
     if (info.strategies.size() >= kMaxStrategies)
       return;
