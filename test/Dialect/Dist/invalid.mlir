@@ -542,3 +542,21 @@ func.func @buffer_gather_too_big(%a: memref<4x8xf32>, %b: memref<4x40xf32>) {
   dist.buffer.all_gather %a, %b on @m axes = ["y"] dim = 1 : memref<4x8xf32>, memref<4x40xf32>
   return
 }
+
+// -----
+
+dist.mesh @m = <["x"=2]>
+func.func @shard_index_unknown_axis() -> index {
+  // expected-error @+1 {{'dist.local.shard_index' op mesh @m has no axis "q"}}
+  %s = dist.local.shard_index on @m axes = ["q"] : index
+  return %s : index
+}
+
+// -----
+
+dist.mesh @m = <["x"=2]>
+func.func @shard_index_twice() -> index {
+  // expected-error @+1 {{'dist.local.shard_index' op lists mesh axis "x" twice}}
+  %s = dist.local.shard_index on @m axes = ["x", "x"] : index
+  return %s : index
+}

@@ -182,6 +182,8 @@ func.func @local_collectives(%arg0: tensor<8x4xf32>, %arg1: tensor<16x16xbf16>) 
   %5 = dist.local.replicate_to_partial %4 on @m3 axes = ["z"] reduction = prod : tensor<16x16xbf16> -> tensor<16x16xbf16>
   // CHECK: dist.local.permute %{{.*}} on @ids sources = [0, 2, 1, 3] : tensor<8x4xf32> -> tensor<8x4xf32>
   %6 = dist.local.permute %arg0 on @ids sources = [0, 2, 1, 3] : tensor<8x4xf32> -> tensor<8x4xf32>
+  // CHECK: dist.local.shard_index on @m3 axes = ["x", "z"] : index
+  %7 = dist.local.shard_index on @m3 axes = ["x", "z"] : index
   return
 }
 
