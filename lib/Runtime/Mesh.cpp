@@ -14,7 +14,7 @@ namespace {
 } // namespace
 
 MeshSpec MeshSpec::create(int64_t numAxes, const int64_t *sizes,
-                          const int64_t *devices) {
+                          const int64_t *devices, int64_t worldSize) {
   if (numAxes < 1)
     invalid("a mesh needs at least one axis (got " + std::to_string(numAxes) +
             ")");
@@ -33,17 +33,40 @@ MeshSpec MeshSpec::create(int64_t numAxes, const int64_t *sizes,
       invalid("the mesh has more than 2^31 devices");
     m.sizes_.push_back(sizes[a]);
   }
-  m.devices_.resize(n);
-  m.linearOfRank_.assign(n, -1);
+  // Ranks first: in range of the job, not negative. The largest one names
+  // the job size the program needs.
+  int64_t maxRank = -1, maxAt = 0;
   for (int64_t l = 0; l < n; ++l) {
     int64_t r = devices ? devices[l] : l;
-    if (r < 0 || r >= n)
+    if (r < 0)
       invalid("devices[" + std::to_string(l) + "] = " + std::to_string(r) +
-              " is not a rank of a " + std::to_string(n) + "-device mesh");
+              " is not a rank (ranks are >= 0)");
+    if (r > maxRank) {
+      maxRank = r;
+      maxAt = l;
+    }
+  }
+  if (worldSize >= 0 && maxRank >= worldSize) {
+    std::string where =
+        devices ? "devices[" + std::to_string(maxAt) + "]"
+                : std::to_string(n) + " devices, no device table: ranks 0.." +
+                      std::to_string(n - 1);
+    invalid("the mesh names rank " + std::to_string(maxRank) + " (" + where +
+            ") but the job has only " + std::to_string(worldSize) +
+            " ranks; run with --np " + std::to_string(maxRank + 1) +
+            " or more");
+  }
+  if (maxRank >= (int64_t(1) << 31))
+    invalid("the mesh names rank " + std::to_string(maxRank) +
+            " (devices[" + std::to_string(maxAt) + "]); ranks are below 2^31");
+  m.devices_.resize(n);
+  m.linearOfRank_.assign(maxRank + 1, -1);
+  for (int64_t l = 0; l < n; ++l) {
+    int64_t r = devices ? devices[l] : l;
     if (m.linearOfRank_[r] != -1)
-      invalid("device table is not a permutation: rank " + std::to_string(r) +
-              " appears at positions " + std::to_string(m.linearOfRank_[r]) +
-              " and " + std::to_string(l));
+      invalid("the device table names rank " + std::to_string(r) +
+              " twice, at devices[" + std::to_string(m.linearOfRank_[r]) +
+              "] and devices[" + std::to_string(l) + "]");
     m.devices_[l] = r;
     m.linearOfRank_[r] = l;
   }
@@ -90,9 +113,15 @@ GroupSpec computeGroup(const MeshSpec &mesh, const std::vector<int64_t> &axes,
     inGroup[a] = true;
   }
   const std::vector<int64_t> &sizes = mesh.sizes();
+  GroupSpec g;
+  if (!mesh.contains(rank)) {
+    // Not a device of the mesh: a group of one that collectives skip.
+    g.color = -1;
+    g.members = {rank};
+    return g;
+  }
   std::vector<int64_t> coords = mesh.coordsOfRank(rank);
 
-  GroupSpec g;
   // Color: row-major index over the axes outside the group, in mesh order.
   for (int64_t a = 0; a < numAxes; ++a)
     if (!inGroup[a])
@@ -116,32 +145,32 @@ GroupSpec computeGroup(const MeshSpec &mesh, const std::vector<int64_t> &axes,
   return g;
 }
 
-void validatePermuteTable(int64_t worldSize, const int64_t *srcRank,
+void validatePermuteTable(int64_t tableSize, const int64_t *srcRank,
                           const int64_t *destOffsets, const int64_t *destList) {
   if (!srcRank || !destOffsets)
     invalid("permute table: srcRank and destOffsets must not be null");
   if (destOffsets[0] != 0)
     invalid("permute table: destOffsets[0] is " +
             std::to_string(destOffsets[0]) + ", expected 0");
-  for (int64_t r = 0; r < worldSize; ++r)
+  for (int64_t r = 0; r < tableSize; ++r)
     if (destOffsets[r + 1] < destOffsets[r])
       invalid("permute table: destOffsets decreases at rank " +
               std::to_string(r));
-  if (destOffsets[worldSize] > 0 && !destList)
+  if (destOffsets[tableSize] > 0 && !destList)
     invalid("permute table: destList is null but destOffsets lists " +
-            std::to_string(destOffsets[worldSize]) + " destinations");
-  for (int64_t r = 0; r < worldSize; ++r)
-    if (srcRank[r] < -1 || srcRank[r] >= worldSize)
+            std::to_string(destOffsets[tableSize]) + " destinations");
+  for (int64_t r = 0; r < tableSize; ++r)
+    if (srcRank[r] < -1 || srcRank[r] >= tableSize)
       invalid("permute table: srcRank[" + std::to_string(r) + "] = " +
               std::to_string(srcRank[r]) + " is not a rank (or -1) of a " +
-              std::to_string(worldSize) + "-rank world");
+              std::to_string(tableSize) + "-rank table");
   // Every listed send must be the receiver's declared source; count them so
   // that, with no duplicates, every declared source is matched by a send.
-  std::vector<int64_t> sendsTo(worldSize, 0);
-  for (int64_t s = 0; s < worldSize; ++s) {
+  std::vector<int64_t> sendsTo(tableSize, 0);
+  for (int64_t s = 0; s < tableSize; ++s) {
     for (int64_t k = destOffsets[s]; k < destOffsets[s + 1]; ++k) {
       int64_t d = destList[k];
-      if (d < 0 || d >= worldSize)
+      if (d < 0 || d >= tableSize)
         invalid("permute table: rank " + std::to_string(s) +
                 " sends to " + std::to_string(d) + ", which is not a rank");
       if (srcRank[d] != s)
@@ -155,12 +184,30 @@ void validatePermuteTable(int64_t worldSize, const int64_t *srcRank,
   }
   // A local copy (srcRank[r] == r) may or may not list r among r's
   // destinations; any other source must list its receiver.
-  for (int64_t r = 0; r < worldSize; ++r)
+  for (int64_t r = 0; r < tableSize; ++r)
     if (srcRank[r] >= 0 && srcRank[r] != r && sendsTo[r] == 0)
       invalid("permute table: srcRank[" + std::to_string(r) + "] = " +
               std::to_string(srcRank[r]) + " but rank " +
               std::to_string(srcRank[r]) + " does not list " +
               std::to_string(r) + " as a destination");
+}
+
+void validatePermuteTable(const MeshSpec &mesh, const int64_t *srcRank,
+                          const int64_t *destOffsets, const int64_t *destList) {
+  const int64_t size = permuteTableSize(mesh);
+  validatePermuteTable(size, srcRank, destOffsets, destList);
+  for (int64_t r = 0; r < size; ++r) {
+    if (mesh.contains(r))
+      continue;
+    if (srcRank[r] != -1)
+      invalid("permute table: rank " + std::to_string(r) +
+              " is not a device of the mesh but srcRank[" +
+              std::to_string(r) + "] = " + std::to_string(srcRank[r]) +
+              " (expected -1)");
+    if (destOffsets[r + 1] != destOffsets[r])
+      invalid("permute table: rank " + std::to_string(r) +
+              " is not a device of the mesh but lists destinations");
+  }
 }
 
 PermuteRole permuteRole(int64_t rank, const int64_t *srcRank,
@@ -172,7 +219,7 @@ PermuteRole permuteRole(int64_t rank, const int64_t *srcRank,
   return role;
 }
 
-uint64_t hashPermuteTable(int64_t worldSize, const int64_t *srcRank,
+uint64_t hashPermuteTable(int64_t tableSize, const int64_t *srcRank,
                           const int64_t *destOffsets, const int64_t *destList) {
   uint64_t h = 1469598103934665603ull;
   auto mix = [&h](int64_t v) {
@@ -181,11 +228,11 @@ uint64_t hashPermuteTable(int64_t worldSize, const int64_t *srcRank,
       h *= 1099511628211ull;
     }
   };
-  for (int64_t r = 0; r < worldSize; ++r)
+  for (int64_t r = 0; r < tableSize; ++r)
     mix(srcRank[r]);
-  for (int64_t r = 0; r <= worldSize; ++r)
+  for (int64_t r = 0; r <= tableSize; ++r)
     mix(destOffsets[r]);
-  for (int64_t k = 0; k < destOffsets[worldSize]; ++k)
+  for (int64_t k = 0; k < destOffsets[tableSize]; ++k)
     mix(destList[k]);
   return h;
 }

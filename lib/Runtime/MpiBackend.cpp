@@ -117,6 +117,8 @@ public:
   }
 
   void finalize() noexcept override {
+    scratch_.reset();
+    scratchBytes_ = 0;
     heaps_.finalize();
     int fin = 0;
     MPI_Finalized(&fin);
@@ -137,6 +139,8 @@ public:
 
   std::unique_ptr<BackendComm> createComm(MPI_Comm groupComm, int,
                                           int) override {
+    if (groupComm == MPI_COMM_NULL)
+      return nullptr; // not a device of the mesh: nothing to set up
     // A duplicate keeps data traffic apart from the core's control traffic
     // on the group communicator.
     MPI_Comm c;
@@ -266,6 +270,164 @@ public:
       std::memcpy(recv, staging.get(), bytes);
   }
 
+  // Point to point on the backend's world communicator, everything posted
+  // non-blocking before anything is waited for, so no order of ranks can
+  // deadlock. Per pair of ranks on one node whose sender's buffer is in its
+  // shared heap, the receiver copies the boxes straight out of the sender's
+  // buffer (one copy per element) and then tells the sender it is done;
+  // every other pair sends one message per box, in table order (MPI's
+  // non-overtaking rule matches them), each side describing its box to MPI
+  // as a subarray datatype, or sending/receiving in place when the box is
+  // one contiguous run, or staging it through contiguous scratch.
+  void exchange(const ExchangeCall &x, Stream) override {
+    const ExchangeRole &role = *x.role;
+    const size_t e = dtypeSize(x.dtype);
+    const int nd = x.numDims;
+    const MPI_Datatype base = dataType(x.dtype);
+    const char *send = static_cast<const char *>(x.send);
+    char *recv = static_cast<char *>(x.recv);
+
+    // Phase 1 (pairs on this node): each sender offers its send buffer,
+    // as an offset in its heap (-1: not there) and its shape.
+    struct Offer {
+      int64_t offset = -1;
+      int64_t shape[DIST_RT_MAX_COPY_DIMS] = {};
+    };
+    constexpr int kOfferWords = sizeof(Offer) / sizeof(int64_t);
+    const bool shm = x.mode == ExchangeMode::Auto && heaps_.shared();
+    auto onNode = [&](int64_t peer) {
+      char *b;
+      uint64_t n;
+      return shm && heaps_.peerHeap(static_cast<int>(peer), b, n);
+    };
+    Offer mine;
+    if (shm && !role.sends.empty()) {
+      for (int d = 0; d < nd; ++d)
+        mine.shape[d] = x.sendShape[d];
+      mine.offset = heaps_.ownOffset(x.send, tensorBytes(nd, x.sendShape, e));
+    }
+    std::vector<Offer> offers(role.recvs.size());
+    Requests reqs;
+    for (const ExchangePeer &p : role.sends)
+      if (onNode(p.rank))
+        checkMpi(MPI_Isend(&mine, kOfferWords, MPI_INT64_T,
+                           static_cast<int>(p.rank), kOfferTag, world_,
+                           reqs.add()),
+                 "MPI_Isend (exchange offer)");
+    for (size_t i = 0; i < role.recvs.size(); ++i)
+      if (onNode(role.recvs[i].rank))
+        checkMpi(MPI_Irecv(&offers[i], kOfferWords, MPI_INT64_T,
+                           static_cast<int>(role.recvs[i].rank), kOfferTag,
+                           world_, reqs.add()),
+                 "MPI_Irecv (exchange offer)");
+    reqs.waitAll("exchange offers");
+
+    // Phase 2: everything else, posted before anything is waited for.
+    scratchUsed_ = 0;
+    std::vector<Staged> unstage; // received into scratch, copied at the end
+    std::vector<MPI_Datatype> types;
+    struct FreeTypes {
+      std::vector<MPI_Datatype> &t;
+      ~FreeTypes() {
+        for (MPI_Datatype &d : t)
+          MPI_Type_free(&d);
+      }
+    } freeTypes{types};
+    // Sizes of the scratch needed, so that it is allocated once.
+    size_t scratchBytes = 0;
+    auto staged = [&](int64_t k, const int64_t *shape) {
+      ExchangeEntry en = x.entry(k);
+      return wire(en, e) == Wire::Chunks
+                 ? !boxIsContiguous(nd, shape, en.size())
+                 : boxMode(en, shape, x.mode) == BoxMode::Stage;
+    };
+    for (size_t i = 0; i < role.recvs.size(); ++i)
+      if (offers[i].offset < 0)
+        for (int64_t k : role.recvs[i].entries)
+          if (staged(k, x.recvShape))
+            scratchBytes += alignUp(x.entry(k).elements() * e);
+    auto pulled = [&](int64_t peer) { return mine.offset >= 0 && onNode(peer); };
+    for (const ExchangePeer &p : role.sends)
+      if (!pulled(p.rank))
+        for (int64_t k : p.entries)
+          if (staged(k, x.sendShape))
+            scratchBytes += alignUp(x.entry(k).elements() * e);
+    reserveScratch(scratchBytes);
+
+    int64_t doneFlag = 1;
+    std::vector<int64_t> doneIn(role.sends.size());
+    for (size_t i = 0; i < role.recvs.size(); ++i) {
+      if (offers[i].offset >= 0)
+        continue; // pulled below
+      const int peer = static_cast<int>(role.recvs[i].rank);
+      for (int64_t k : role.recvs[i].entries) {
+        ExchangeEntry en = x.entry(k);
+        postBox(k, en, x.recvShape, en.dstOffset(), recv, peer, x.mode, base,
+                e, /*sending=*/false, reqs, types, unstage);
+      }
+    }
+    for (size_t i = 0; i < role.sends.size(); ++i) {
+      const ExchangePeer &p = role.sends[i];
+      const int peer = static_cast<int>(p.rank);
+      if (pulled(p.rank)) {
+        checkMpi(MPI_Irecv(&doneIn[i], 1, MPI_INT64_T, peer, kDoneTag, world_,
+                           reqs.add()),
+                 "MPI_Irecv (exchange done)");
+        continue;
+      }
+      for (int64_t k : p.entries) {
+        ExchangeEntry en = x.entry(k);
+        postBox(k, en, x.sendShape, en.srcOffset(), const_cast<char *>(send),
+                peer, x.mode, base, e, /*sending=*/true, reqs, types,
+                unstage);
+      }
+    }
+    for (int64_t k : role.local) {
+      ExchangeEntry en = x.entry(k);
+      BoxCopy c = boxCopy(nd, en.size(), x.sendShape, en.srcOffset(), send,
+                          x.recvShape, en.dstOffset(), recv, e);
+      copyCpu(c.plan, c.src, c.dst);
+    }
+    for (size_t i = 0; i < role.recvs.size(); ++i) {
+      const Offer &o = offers[i];
+      if (o.offset < 0)
+        continue;
+      const int peer = static_cast<int>(role.recvs[i].rank);
+      char *heap = nullptr;
+      uint64_t heapBytes = 0;
+      heaps_.peerHeap(peer, heap, heapBytes);
+      const size_t bytes = tensorBytes(nd, o.shape, e);
+      if (static_cast<uint64_t>(o.offset) > heapBytes ||
+          bytes > heapBytes - static_cast<uint64_t>(o.offset))
+        throw Error(DIST_RT_ERR_BACKEND,
+                    "world rank " + std::to_string(peer) +
+                        " offered a send buffer outside its shared heap");
+      for (int64_t k : role.recvs[i].entries) {
+        ExchangeEntry en = x.entry(k);
+        for (int d = 0; d < nd; ++d)
+          if (en.srcOffset()[d] + en.size()[d] > o.shape[d])
+            throw Error(DIST_RT_ERR_BACKEND,
+                        "table entry " + std::to_string(k) +
+                            " reads past world rank " + std::to_string(peer) +
+                            "'s send buffer");
+        BoxCopy c = boxCopy(nd, en.size(), o.shape, en.srcOffset(),
+                            heap + o.offset, x.recvShape, en.dstOffset(),
+                            recv, e);
+        copyCpu(c.plan, c.src, c.dst);
+      }
+      checkMpi(MPI_Isend(&doneFlag, 1, MPI_INT64_T, peer, kDoneTag, world_,
+                         reqs.add()),
+               "MPI_Isend (exchange done)");
+    }
+    reqs.waitAll("exchange send/recv");
+    for (const Staged &st : unstage) {
+      ExchangeEntry en = x.entry(st.entry);
+      BoxCopy c = boxPackCopy(nd, x.recvShape, en.dstOffset(), en.size(), e,
+                              recv, st.data, /*toPacked=*/false);
+      copyCpu(c.plan, c.src, c.dst);
+    }
+  }
+
   void copy(const CopyPlan &plan, const void *src, void *dst,
             Stream) override {
     copyCpu(plan, src, dst);
@@ -294,6 +456,154 @@ public:
   void synchronize(Stream) override {}
 
 private:
+  // Tags of the exchange on world_ (permute uses 7).
+  static constexpr int kOfferTag = 11;
+  static constexpr int kBoxTag = 12;
+  static constexpr int kDoneTag = 13;
+  /// Boxes above this many bytes travel as several messages of this size.
+  static constexpr size_t kMaxMessageBytes = size_t(1) << 30;
+
+  /// Requests of one call, waited for together.
+  struct Requests {
+    std::vector<MPI_Request> reqs;
+    MPI_Request *add() {
+      reqs.push_back(MPI_REQUEST_NULL);
+      return &reqs.back();
+    }
+    void waitAll(const char *what) {
+      if (reqs.empty())
+        return;
+      std::vector<MPI_Status> statuses(reqs.size());
+      int rc = MPI_Waitall(static_cast<int>(reqs.size()), reqs.data(),
+                           statuses.data());
+      reqs.clear();
+      const std::string call = std::string("MPI_Waitall (") + what + ")";
+      if (rc == MPI_ERR_IN_STATUS)
+        for (const MPI_Status &st : statuses)
+          if (st.MPI_ERROR != MPI_SUCCESS && st.MPI_ERROR != MPI_ERR_PENDING)
+            checkMpi(st.MPI_ERROR, call.c_str());
+      checkMpi(rc, call.c_str());
+    }
+  };
+
+  /// A received box waiting in scratch to be copied into place.
+  struct Staged {
+    int64_t entry;
+    const char *data;
+  };
+
+  /// How a box travels: one message of its elements, or (large boxes)
+  /// several byte messages of a staged or contiguous copy. Decided from the
+  /// box alone, so both sides agree.
+  enum class Wire { Message, Chunks };
+  static Wire wire(const ExchangeEntry &en, size_t e) {
+    return static_cast<uint64_t>(en.elements()) * e > kMaxMessageBytes
+               ? Wire::Chunks
+               : Wire::Message;
+  }
+  /// How one side describes a single-message box to MPI; each side decides
+  /// on its own (the type signatures match either way: n elements).
+  enum class BoxMode { InPlace, Subarray, Stage };
+  static BoxMode boxMode(const ExchangeEntry &en, const int64_t *shape,
+                         ExchangeMode mode) {
+    const int nd = en.numDims;
+    if (boxIsContiguous(nd, shape, en.size()))
+      return BoxMode::InPlace;
+    if (mode == ExchangeMode::Pack)
+      return BoxMode::Stage;
+    for (int d = 0; d < nd; ++d)
+      if (shape[d] > INT_MAX)
+        return BoxMode::Stage;
+    return BoxMode::Subarray;
+  }
+
+  static size_t tensorBytes(int nd, const int64_t *shape, size_t e) {
+    size_t n = e;
+    for (int d = 0; d < nd; ++d)
+      n *= static_cast<size_t>(shape[d]);
+    return n;
+  }
+  static size_t alignUp(size_t bytes) { return (bytes + 63) / 64 * 64; }
+
+  void reserveScratch(size_t bytes) {
+    if (bytes <= scratchBytes_)
+      return;
+    scratch_.reset();
+    scratch_.reset(new char[bytes]);
+    scratchBytes_ = bytes;
+  }
+  char *takeScratch(size_t bytes) {
+    char *p = scratch_.get() + scratchUsed_;
+    scratchUsed_ += alignUp(bytes);
+    return p;
+  }
+
+  /// Posts the send or receive of one box with `peer`.
+  void postBox(int64_t k, const ExchangeEntry &en, const int64_t *shape,
+               const int64_t *offset, char *tensor, int peer,
+               ExchangeMode mode, MPI_Datatype base, size_t e, bool sending,
+               Requests &reqs, std::vector<MPI_Datatype> &types,
+               std::vector<Staged> &unstage) {
+    const int nd = en.numDims;
+    const int64_t n = en.elements();
+    const size_t bytes = static_cast<size_t>(n) * e;
+    char *box = tensor + rowMajorOffset(nd, shape, offset) * int64_t(e);
+    auto post = [&](void *buf, int count, MPI_Datatype type) {
+      if (sending)
+        checkMpi(MPI_Isend(buf, count, type, peer, kBoxTag, world_,
+                           reqs.add()),
+                 "MPI_Isend (exchange)");
+      else
+        checkMpi(MPI_Irecv(buf, count, type, peer, kBoxTag, world_,
+                           reqs.add()),
+                 "MPI_Irecv (exchange)");
+    };
+    auto stage = [&]() -> char * {
+      char *buf = takeScratch(bytes);
+      if (sending) {
+        BoxCopy c = boxPackCopy(nd, shape, offset, en.size(), e, tensor, buf,
+                                /*toPacked=*/true);
+        copyCpu(c.plan, c.src, c.dst);
+      } else {
+        unstage.push_back({k, buf});
+      }
+      return buf;
+    };
+    if (wire(en, e) == Wire::Chunks) {
+      char *data = boxIsContiguous(nd, shape, en.size()) ? box : stage();
+      for (size_t done = 0; done < bytes; done += kMaxMessageBytes)
+        post(data + done,
+             static_cast<int>(std::min(kMaxMessageBytes, bytes - done)),
+             MPI_BYTE);
+      return;
+    }
+    switch (boxMode(en, shape, mode)) {
+    case BoxMode::InPlace:
+      post(box, static_cast<int>(n), base);
+      return;
+    case BoxMode::Stage:
+      post(stage(), static_cast<int>(n), base);
+      return;
+    case BoxMode::Subarray: {
+      int sizes[DIST_RT_MAX_COPY_DIMS], sub[DIST_RT_MAX_COPY_DIMS],
+          starts[DIST_RT_MAX_COPY_DIMS];
+      for (int d = 0; d < nd; ++d) {
+        sizes[d] = static_cast<int>(shape[d]);
+        sub[d] = static_cast<int>(en.size()[d]);
+        starts[d] = static_cast<int>(offset[d]);
+      }
+      MPI_Datatype type;
+      checkMpi(MPI_Type_create_subarray(nd, sizes, sub, starts, MPI_ORDER_C,
+                                        base, &type),
+               "MPI_Type_create_subarray");
+      types.push_back(type);
+      checkMpi(MPI_Type_commit(&types.back()), "MPI_Type_commit");
+      post(tensor, 1, types.back());
+      return;
+    }
+    }
+  }
+
   static MPI_Comm comm(BackendComm &c) { return static_cast<MpiComm &>(c).comm; }
 
   static int commSize(BackendComm &c) {
@@ -427,6 +737,10 @@ private:
   MPI_Op bf16Ops_[4] = {MPI_OP_NULL, MPI_OP_NULL, MPI_OP_NULL, MPI_OP_NULL};
   std::map<std::vector<int64_t>, MPI_Datatype> chunkTypes_;
   NodeHeaps heaps_;
+  // Staging of exchange boxes, kept between calls (compiled code repeats
+  // the same exchanges).
+  std::unique_ptr<char[]> scratch_;
+  size_t scratchBytes_ = 0, scratchUsed_ = 0;
 };
 
 } // namespace

@@ -136,6 +136,15 @@ public:
 
   std::unique_ptr<BackendComm> createComm(MPI_Comm groupComm, int color,
                                           int key) override {
+    if (groupComm == MPI_COMM_NULL) {
+      // Not a device of the mesh: the split is collective over the world,
+      // so take part in it without a color.
+      ncclComm_t none = nullptr;
+      checkNccl(ncclCommSplit(world_, NCCL_SPLIT_NOCOLOR, key, &none,
+                              nullptr),
+                "ncclCommSplit", world_);
+      return nullptr;
+    }
     int size = 0, rank = 0;
     MPI_Comm_size(groupComm, &size);
     MPI_Comm_rank(groupComm, &rank);
@@ -278,6 +287,104 @@ public:
     }
   }
 
+  // Per peer, the boxes travel as one contiguous message in table order:
+  // packed by the copy kernel into a temporary (or sent/received in place
+  // when the peer's only box is one contiguous run), one ncclSend/ncclRecv
+  // per peer inside one ncclGroupStart/End on the world communicator (point
+  // to point: only the ranks of the exchange take part), unpacked by the
+  // copy kernel. Local copies are one kernel each. All on the stream.
+  void exchange(const ExchangeCall &x, Stream s) override {
+    cudaStream_t st = cuda(s);
+    const ExchangeRole &role = *x.role;
+    const size_t e = dtypeSize(x.dtype);
+    const int nd = x.numDims;
+    const char *send = static_cast<const char *>(x.send);
+    char *recv = static_cast<char *>(x.recv);
+    auto inPlace = [&](const ExchangePeer &p, const int64_t *shape,
+                       bool sending) -> char * {
+      if (p.entries.size() != 1)
+        return nullptr;
+      ExchangeEntry en = x.entry(p.entries[0]);
+      if (!boxIsContiguous(nd, shape, en.size()))
+        return nullptr;
+      const int64_t offset = rowMajorOffset(
+          nd, shape, sending ? en.srcOffset() : en.dstOffset());
+      return (sending ? const_cast<char *>(send) : recv) +
+             offset * static_cast<int64_t>(e);
+    };
+    // One temporary for every staged peer, freed in stream order.
+    std::vector<char *> sendBufs(role.sends.size()),
+        recvBufs(role.recvs.size());
+    size_t stageBytes = 0;
+    std::vector<size_t> sendAt(role.sends.size()), recvAt(role.recvs.size());
+    for (size_t i = 0; i < role.sends.size(); ++i) {
+      sendBufs[i] = inPlace(role.sends[i], x.sendShape, true);
+      sendAt[i] = stageBytes;
+      if (!sendBufs[i])
+        stageBytes += align(role.sends[i].elements * e);
+    }
+    std::vector<bool> recvStaged(role.recvs.size());
+    for (size_t i = 0; i < role.recvs.size(); ++i) {
+      recvBufs[i] = inPlace(role.recvs[i], x.recvShape, false);
+      recvAt[i] = stageBytes;
+      recvStaged[i] = !recvBufs[i];
+      if (recvStaged[i])
+        stageBytes += align(role.recvs[i].elements * e);
+    }
+    char *stage = nullptr;
+    if (stageBytes > 0)
+      checkCuda(cudaMallocAsync(reinterpret_cast<void **>(&stage),
+                                stageBytes, st),
+                "cudaMallocAsync");
+    for (size_t i = 0; i < role.sends.size(); ++i) {
+      if (sendBufs[i])
+        continue;
+      sendBufs[i] = stage + sendAt[i];
+      char *at = sendBufs[i];
+      for (int64_t k : role.sends[i].entries) {
+        ExchangeEntry en = x.entry(k);
+        BoxCopy c = boxPackCopy(nd, x.sendShape, en.srcOffset(), en.size(), e,
+                                send, at, /*toPacked=*/true);
+        launch(c, st);
+        at += en.elements() * e;
+      }
+    }
+    for (size_t i = 0; i < role.recvs.size(); ++i)
+      if (!recvBufs[i])
+        recvBufs[i] = stage + recvAt[i];
+    for (int64_t k : role.local) {
+      ExchangeEntry en = x.entry(k);
+      launch(boxCopy(nd, en.size(), x.sendShape, en.srcOffset(), send,
+                     x.recvShape, en.dstOffset(), recv, e),
+             st);
+    }
+    // Bytes on the wire: the element type does not matter for movement.
+    ncclResult_t r = ncclGroupStart();
+    for (size_t i = 0; r == ncclSuccess && i < role.recvs.size(); ++i)
+      r = ncclRecv(recvBufs[i], role.recvs[i].elements * e, ncclUint8,
+                   static_cast<int>(role.recvs[i].rank), world_, st);
+    for (size_t i = 0; r == ncclSuccess && i < role.sends.size(); ++i)
+      r = ncclSend(sendBufs[i], role.sends[i].elements * e, ncclUint8,
+                   static_cast<int>(role.sends[i].rank), world_, st);
+    ncclResult_t end = ncclGroupEnd();
+    checkNccl(r != ncclSuccess ? r : end, "ncclSend/ncclRecv (exchange)",
+              world_);
+    for (size_t i = 0; i < role.recvs.size(); ++i) {
+      if (!recvStaged[i])
+        continue; // received in place
+      const char *at = recvBufs[i];
+      for (int64_t k : role.recvs[i].entries) {
+        ExchangeEntry en = x.entry(k);
+        BoxCopy c = boxPackCopy(nd, x.recvShape, en.dstOffset(), en.size(), e,
+                                recv, at, /*toPacked=*/false);
+        launch(c, st);
+        at += en.elements() * e;
+      }
+    }
+    if (stage)
+      checkCuda(cudaFreeAsync(stage, st), "cudaFreeAsync");
+  }
+
   void copy(const CopyPlan &plan, const void *src, void *dst,
             Stream s) override {
     checkCuda(static_cast<cudaError_t>(
@@ -355,6 +462,15 @@ private:
   };
 
   static NcclComm &nccl(BackendComm &c) { return static_cast<NcclComm &>(c); }
+  static size_t align(size_t bytes) { return (bytes + 255) / 256 * 256; }
+
+  void launch(const BoxCopy &c, cudaStream_t st) {
+    if (c.plan.empty())
+      return;
+    checkCuda(static_cast<cudaError_t>(
+                  cuda::launchCopy(c.plan, c.src, c.dst, st, numSMs_)),
+              "copy kernel launch");
+  }
   static cudaStream_t cuda(Stream s) { return static_cast<cudaStream_t>(s); }
 
   // Type for reductions (the arithmetic matters). Booleans are bytes 0/1,

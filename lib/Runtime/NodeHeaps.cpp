@@ -94,6 +94,27 @@ void NodeHeaps::deallocate(void *ptr) {
     std::free(ptr);
 }
 
+int64_t NodeHeaps::ownOffset(const void *ptr, size_t bytes) const {
+  if (!shared_ || !heap_ || !ptr)
+    return -1;
+  return heap_->offsetOf(ptr, bytes);
+}
+
+bool NodeHeaps::peerHeap(int rank, char *&base, uint64_t &bytes) const {
+  if (!shared_)
+    return false;
+  if (rank == worldRank_) {
+    base = heap_->base();
+    bytes = heap_->bytes();
+    return true;
+  }
+  if (rank < 0 || static_cast<size_t>(rank) >= peers_.size() || !peers_[rank])
+    return false;
+  base = peers_[rank]->base();
+  bytes = peers_[rank]->bytes();
+  return true;
+}
+
 GroupHeaps NodeHeaps::groupHeaps(MPI_Comm group) const {
   GroupHeaps heaps;
   MPI_Group members, world;

@@ -63,6 +63,15 @@ public:
 
   bool shared() const { return shared_; }
 
+  /// Offset of [ptr, ptr + bytes) in this rank's heap, or -1 when it is not
+  /// entirely inside it or heaps are not shared.
+  int64_t ownOffset(const void *ptr, size_t bytes) const;
+
+  /// The heap of world rank `rank` as mapped here (this rank's own heap for
+  /// itself): false when heaps are not shared or the rank is on another
+  /// node. Symmetric: a and b see each other's heaps or neither does.
+  bool peerHeap(int rank, char *&base, uint64_t &bytes) const;
+
 private:
   MPI_Comm world_ = MPI_COMM_NULL;
   int worldRank_ = 0;

@@ -11,6 +11,7 @@
 #include "dist/Runtime/DistRuntime.h"
 
 #include "BlockCache.h"
+#include "dist/Runtime/Exchange.h"
 #include "dist/Runtime/Mesh.h"
 #include "dist/Runtime/Types.h"
 
@@ -37,12 +38,17 @@ namespace {
 
 struct MeshEntry {
   MeshSpec spec;
-  std::vector<int64_t> coords; // of this process
+  bool member = false;         // this process is a device of the mesh
+  std::vector<int64_t> coords; // of this process (zeros on a non-member)
+  // Control communicator over the mesh's ranks (by linear index), for the
+  // permute's signature check; created on first use, by the members only.
+  MPI_Comm comm = MPI_COMM_NULL;
 };
 
 struct GroupEntry {
   int64_t mesh = 0;
   std::vector<int64_t> axes;
+  bool member = true; // false: this rank is not a device of the mesh
   GroupSpec spec;
   MPI_Comm comm = MPI_COMM_NULL; // control: splits and signature checks
   std::unique_ptr<BackendComm> backendComm;
@@ -57,6 +63,7 @@ struct State {
   // Freed buffers kept for reuse (see BlockCache.h); created with the backend.
   std::unique_ptr<BlockCache> blocks;
   std::string backendName;
+  ExchangeMode exchange = ExchangeMode::Auto;
   MPI_Comm world = MPI_COMM_NULL;     // control communicator of the world
   MPI_Comm exitComm = MPI_COMM_NULL;  // only for the exit handler's barrier
   int rank = -1;
@@ -192,6 +199,9 @@ void releaseAll() noexcept {
     if (g->comm != MPI_COMM_NULL)
       MPI_Comm_free(&g->comm);
   }
+  for (MeshEntry &m : S.meshes)
+    if (m.comm != MPI_COMM_NULL && m.comm != S.world)
+      MPI_Comm_free(&m.comm);
   S.groups.clear();
   S.groupCache.clear();
   S.meshes.clear();
@@ -291,6 +301,25 @@ void doInit(const std::string &name) {
                       " is not a path of the " + name + " backend");
   }
 
+  ExchangeMode exchange = ExchangeMode::Auto;
+  if (const char *v = std::getenv("DIST_RT_EXCHANGE")) {
+    static const std::pair<const char *, ExchangeMode> modes[] = {
+        {"auto", ExchangeMode::Auto},
+        {"datatype", ExchangeMode::Datatype},
+        {"pack", ExchangeMode::Pack}};
+    bool known = !*v;
+    for (const auto &[text, mode] : modes)
+      if (std::strcmp(v, text) == 0) {
+        exchange = mode;
+        known = true;
+      }
+    if (!known)
+      throw Error(DIST_RT_ERR_INVALID_ARGUMENT,
+                  std::string("DIST_RT_EXCHANGE must be 'auto', 'datatype' "
+                              "or 'pack', not '") +
+                      v + "'");
+  }
+
   int init = 0, fin = 0;
   MPI_Initialized(&init);
   MPI_Finalized(&fin);
@@ -328,6 +357,7 @@ void doInit(const std::string &name) {
   S.backendName = name;
   S.validate = validate;
   S.stridedAllToAll = strided;
+  S.exchange = exchange;
   S.exitTimeoutS = exitTimeout;
   S.initialized = true;
   if (!S.exitHandlerRegistered) {
@@ -415,6 +445,7 @@ enum class OpCode : int64_t {
   ReduceScatter,
   AllReduce,
   Permute,
+  Exchange,
 };
 
 const char *opName(int64_t code) {
@@ -429,6 +460,8 @@ const char *opName(int64_t code) {
     return "all_reduce";
   case OpCode::Permute:
     return "permute";
+  case OpCode::Exchange:
+    return "exchange";
   }
   return "?";
 }
@@ -516,14 +549,119 @@ void agree(MPI_Comm comm, const std::vector<int64_t> &worldOfMember,
   }
 }
 
-const std::vector<int64_t> &worldMembers() {
-  static std::vector<int64_t> members;
-  if ((int)members.size() != S.size) {
-    members.resize(S.size);
-    for (int r = 0; r < S.size; ++r)
-      members[r] = r;
+/// The control communicator over a mesh's ranks, ordered by linear index
+/// (the world's when the mesh is the world in order). Created by the
+/// members only (MPI_Comm_create_group), on their first call that needs it;
+/// the members make such calls in the same order.
+MPI_Comm meshComm(MeshEntry &m) {
+  if (m.comm != MPI_COMM_NULL || !S.validate)
+    return m.comm;
+  const std::vector<int64_t> &devices = m.spec.devices();
+  bool identity = m.spec.coversWorld(S.size);
+  for (size_t l = 0; identity && l < devices.size(); ++l)
+    identity = devices[l] == static_cast<int64_t>(l);
+  if (identity) {
+    m.comm = S.world;
+    return m.comm;
   }
-  return members;
+  std::vector<int> ranks(devices.begin(), devices.end());
+  MPI_Group world, members;
+  checkMpi(MPI_Comm_group(S.world, &world), "MPI_Comm_group");
+  int rc = MPI_Group_incl(world, static_cast<int>(ranks.size()), ranks.data(),
+                          &members);
+  MPI_Group_free(&world);
+  checkMpi(rc, "MPI_Group_incl");
+  constexpr int kMeshCommTag = 3;
+  rc = MPI_Comm_create_group(S.world, members, kMeshCommTag, &m.comm);
+  MPI_Group_free(&members);
+  checkMpi(rc, "MPI_Comm_create_group");
+  checkMpi(MPI_Comm_set_errhandler(m.comm, MPI_ERRORS_RETURN),
+           "MPI_Comm_set_errhandler");
+  return m.comm;
+}
+
+/// The exchange's signature: what one rank expects of its exchange with one
+/// other rank.
+struct ExchangeSignature {
+  int64_t op;       // OpCode::Exchange
+  int64_t dtype;
+  int64_t toPeer;   // elements this rank sends to the peer
+  int64_t fromPeer; // elements this rank expects from the peer
+  int64_t hash;     // of the whole table
+  int64_t failed;   // status of this rank's local checks (return mode)
+};
+constexpr int kExchangeSigWords = sizeof(ExchangeSignature) / sizeof(int64_t);
+constexpr int kExchangeSigTag = 5; // point to point on S.world
+
+std::string dtypeText(int64_t v) {
+  return v >= 0 && v <= DIST_RT_I1 ? dtypeName(static_cast<DType>(v))
+                                   : "code " + std::to_string(v);
+}
+
+/// Every rank the table names exchanges its signature with every other one
+/// (not only the ranks it moves data with: tables that disagree on who
+/// exchanges with whom are caught too), point to point, so ranks the table
+/// does not name take no part. A disagreement is reported on both ranks of
+/// the pair as MISMATCH naming both; a peer whose own checks failed fails
+/// this rank too. `localCode` is this rank's own status, sent to the peers;
+/// the caller reports its own failure.
+void exchangeSignatures(const ExchangeRole &role, int32_t dtype,
+                        uint64_t hash, int32_t localCode) {
+  std::vector<int64_t> peers;
+  for (int64_t r : role.participants)
+    if (r != S.rank)
+      peers.push_back(r);
+  if (peers.empty())
+    return;
+  const size_t n = peers.size();
+  std::vector<ExchangeSignature> mine(n), theirs(n);
+  std::vector<MPI_Request> reqs(2 * n, MPI_REQUEST_NULL);
+  for (size_t i = 0; i < n; ++i) {
+    int64_t to = 0, from = 0;
+    exchangePairCounts(role, peers[i], to, from);
+    mine[i] = {int64_t(OpCode::Exchange), dtype, to, from,
+               static_cast<int64_t>(hash), localCode};
+    const int peer = static_cast<int>(peers[i]);
+    checkMpi(MPI_Irecv(&theirs[i], kExchangeSigWords, MPI_INT64_T, peer,
+                       kExchangeSigTag, S.world, &reqs[2 * i]),
+             "MPI_Irecv (argument check)");
+    checkMpi(MPI_Isend(&mine[i], kExchangeSigWords, MPI_INT64_T, peer,
+                       kExchangeSigTag, S.world, &reqs[2 * i + 1]),
+             "MPI_Isend (argument check)");
+  }
+  checkMpi(MPI_Waitall(static_cast<int>(reqs.size()), reqs.data(),
+                       MPI_STATUSES_IGNORE),
+           "MPI_Waitall (argument check)");
+  if (localCode != DIST_RT_OK)
+    return;
+  const std::string me = std::to_string(S.rank);
+  for (size_t i = 0; i < n; ++i) {
+    const ExchangeSignature &a = mine[i], &b = theirs[i];
+    const std::string peer = std::to_string(peers[i]);
+    if (b.failed != DIST_RT_OK)
+      throw Error(static_cast<int32_t>(b.failed),
+                  "world rank " + peer +
+                      " failed its checks of this exchange (status " +
+                      std::to_string(b.failed) + ")");
+    std::string reason;
+    if (b.op != a.op)
+      reason = "world rank " + peer + " is in another call";
+    else if (b.dtype != a.dtype)
+      reason = "dtype " + dtypeText(a.dtype) + " on rank " + me + ", " +
+               dtypeText(b.dtype) + " on rank " + peer;
+    else if (b.hash != a.hash)
+      reason = "rank " + me + "'s table differs from rank " + peer + "'s";
+    else if (b.fromPeer != a.toPeer || b.toPeer != a.fromPeer)
+      reason = "rank " + me + " sends " + std::to_string(a.toPeer) +
+               " elements to rank " + peer + ", which expects " +
+               std::to_string(b.fromPeer) + "; rank " + peer + " sends " +
+               std::to_string(b.toPeer) + ", rank " + me + " expects " +
+               std::to_string(a.fromPeer);
+    if (!reason.empty())
+      throw Error(DIST_RT_ERR_MISMATCH, "ranks " + me + " and " + peer +
+                                            " disagree on the exchange: " +
+                                            reason);
+  }
 }
 
 //===--------------------------------------------------------------------===//
@@ -741,16 +879,16 @@ int64_t distRtMeshCreate(int64_t numAxes, const int64_t *sizes,
                          const int64_t *devices) {
   return guardValue<int64_t>("mesh_create", -1, [&] {
     requireInit();
-    MeshSpec spec = MeshSpec::create(numAxes, sizes, devices);
-    if (spec.numDevices() != S.size)
-      invalid("the mesh has " + std::to_string(spec.numDevices()) +
-              " devices but the job has " + std::to_string(S.size) +
-              " ranks");
+    MeshSpec spec = MeshSpec::create(numAxes, sizes, devices, S.size);
     for (size_t i = 0; i < S.meshes.size(); ++i)
       if (S.meshes[i].spec == spec)
         return kMeshTag | static_cast<int64_t>(i);
-    std::vector<int64_t> coords = spec.coordsOfRank(S.rank);
-    S.meshes.push_back({std::move(spec), std::move(coords)});
+    MeshEntry m;
+    m.member = spec.contains(S.rank);
+    m.coords = m.member ? spec.coordsOfRank(S.rank)
+                        : std::vector<int64_t>(spec.numAxes(), 0);
+    m.spec = std::move(spec);
+    S.meshes.push_back(std::move(m));
     return kMeshTag | static_cast<int64_t>(S.meshes.size() - 1);
   });
 }
@@ -769,7 +907,14 @@ int64_t distRtMeshCoord(int64_t mesh, int64_t axis) {
     if (axis < 0 || axis >= m.spec.numAxes())
       invalid("unknown mesh axis " + std::to_string(axis) + " (the mesh has " +
               std::to_string(m.spec.numAxes()) + " axes)");
-    return m.coords[axis];
+    return m.coords[axis]; // 0 on a rank outside the mesh
+  });
+}
+
+int32_t distRtMeshContains(int64_t mesh) {
+  return guardValue<int32_t>("mesh_contains", -1, [&] {
+    requireInit();
+    return lookupMesh(mesh).member ? 1 : 0;
   });
 }
 
@@ -793,9 +938,21 @@ int64_t distRtGroup(int64_t mesh, int64_t numAxes, const int64_t *axes) {
     g->mesh = mesh;
     g->axes = axisList;
     g->spec = computeGroup(m.spec, axisList, S.rank);
-    checkMpi(MPI_Comm_split(S.world, static_cast<int>(g->spec.color),
+    g->member = m.member;
+    // The split is collective over the world; ranks outside the mesh take
+    // part with no color and get no communicator.
+    checkMpi(MPI_Comm_split(S.world,
+                            g->member ? static_cast<int>(g->spec.color)
+                                      : MPI_UNDEFINED,
                             static_cast<int>(g->spec.index), &g->comm),
              "MPI_Comm_split");
+    if (!g->member) {
+      g->backendComm = S.backend->createComm(MPI_COMM_NULL, -1, 0);
+      S.groups.push_back(std::move(g));
+      int64_t handle = kGroupTag | static_cast<int64_t>(S.groups.size() - 1);
+      S.groupCache.emplace(std::move(key), handle);
+      return handle;
+    }
     checkMpi(MPI_Comm_set_errhandler(g->comm, MPI_ERRORS_RETURN),
              "MPI_Comm_set_errhandler");
     // The split matches calls by order over the world: if the ranks created
@@ -849,6 +1006,8 @@ int32_t distRtAllGather(int64_t group, const void *send, void *recv,
   return guard("all_gather", [&] {
     requireInit();
     GroupEntry &g = lookupGroup(group);
+    if (!g.member)
+      return; // not a device of the mesh: nothing to move, nobody to wait
     const size_t p = g.spec.members.size();
     size_t n = 0;
     DType t = DType::F32;
@@ -879,6 +1038,8 @@ int32_t distRtAllToAll(int64_t group, const void *send, void *recv,
   return guard("all_to_all", [&] {
     requireInit();
     GroupEntry &g = lookupGroup(group);
+    if (!g.member)
+      return; // not a device of the mesh: nothing to move, nobody to wait
     const size_t p = g.spec.members.size();
     size_t n = 0;
     DType t = DType::F32;
@@ -912,6 +1073,8 @@ int32_t distRtAllToAllStrided(int64_t group, int64_t numDims,
   return guard("all_to_all", [&] {
     requireInit();
     GroupEntry &g = lookupGroup(group);
+    if (!g.member)
+      return; // not a device of the mesh: nothing to move, nobody to wait
     const int64_t p = static_cast<int64_t>(g.spec.members.size());
     // The element count per chunk is what the members must agree on; the
     // geometry of each side is this rank's own business.
@@ -996,6 +1159,8 @@ int32_t distRtReduceScatter(int64_t group, const void *send, void *recv,
   return guard("reduce_scatter", [&] {
     requireInit();
     GroupEntry &g = lookupGroup(group);
+    if (!g.member)
+      return; // not a device of the mesh: nothing to move, nobody to wait
     const size_t p = g.spec.members.size();
     size_t n = 0;
     DType t = DType::F32;
@@ -1027,6 +1192,8 @@ int32_t distRtAllReduce(int64_t group, const void *send, void *recv,
   return guard("all_reduce", [&] {
     requireInit();
     GroupEntry &g = lookupGroup(group);
+    if (!g.member)
+      return; // not a device of the mesh: nothing to move, nobody to wait
     size_t n = 0;
     DType t = DType::F32;
     RedOp op = RedOp::Sum;
@@ -1056,22 +1223,25 @@ int32_t distRtPermute(int64_t mesh, const void *send, void *recv,
                       void *stream) {
   return guard("permute", [&] {
     requireInit();
-    lookupMesh(mesh); // Meshes always span the world (checked at creation).
+    MeshEntry &m = lookupMesh(mesh);
+    if (!m.member)
+      return; // the mesh's ranks permute among themselves
     size_t n = 0;
     DType t = DType::F32;
     Stream s = nullptr;
     PermuteRole role;
-    agree(S.world, worldMembers(),
+    agree(meshComm(m), m.spec.devices(),
           {int64_t(OpCode::Permute), count, dtype, -1, 0, 0}, "count",
           [&](Signature &sig) {
             t = toDType(dtype);
             n = checkCount(count, "count");
             s = S.backend->resolveStream(stream);
-            validatePermuteTable(S.size, srcRank, destOffsets, destList);
+            validatePermuteTable(m.spec, srcRank, destOffsets, destList);
             // Hashed only once validated: a malformed table could make the
             // hash read past destList.
             sig.extra = static_cast<int64_t>(
-                hashPermuteTable(S.size, srcRank, destOffsets, destList));
+                hashPermuteTable(permuteTableSize(m.spec), srcRank,
+                                 destOffsets, destList));
             role = permuteRole(S.rank, srcRank, destOffsets, destList);
             size_t bytes = bytesOf(n, 1, t);
             bool sends = !role.dests.empty() || role.source == S.rank;
@@ -1087,6 +1257,75 @@ int32_t distRtPermute(int64_t mesh, const void *send, void *recv,
     std::vector<int> dests(role.dests.begin(), role.dests.end());
     S.backend->permute(send, recv, n, t, static_cast<int>(role.source), dests,
                        s);
+  });
+}
+
+int32_t distRtExchange(int64_t numDims, const int64_t *sendShape,
+                       const void *send, const int64_t *recvShape, void *recv,
+                       int64_t numTransfers, const int64_t *table,
+                       int32_t dtype, void *stream) {
+  return guard("exchange", [&] {
+    requireInit();
+    // The table is the same on every rank: a bad one fails everywhere alike,
+    // before anyone communicates.
+    validateExchangeTable(numDims, numTransfers, table, S.size);
+    ExchangeRole role = exchangeRole(numDims, numTransfers, table, S.rank);
+    if (!role.named)
+      return;
+    // This rank's own checks. With validation on and errors returned, a
+    // failure here is shared with the peers in the signature exchange, so
+    // they fail too instead of waiting for this rank.
+    int32_t localCode = DIST_RT_OK;
+    std::string localReason;
+    DType t = DType::F32;
+    Stream s = nullptr;
+    try {
+      t = toDType(dtype);
+      s = S.backend->resolveStream(stream);
+      checkExchangeBounds(numDims, numTransfers, table, S.rank, sendShape,
+                          recvShape);
+      auto tensorBytes = [&](const int64_t *shape, const char *name) {
+        int64_t n = shapeElementsOrNegative(numDims, shape);
+        if (n < 0)
+          invalid(std::string(name) + " has a negative size or overflows");
+        return bytesOf(static_cast<size_t>(n), 1, t);
+      };
+      size_t sendBytes = 0, recvBytes = 0;
+      if (role.sendsData()) {
+        sendBytes = tensorBytes(sendShape, "sendShape");
+        checkBuffer(send, sendBytes, "send");
+      }
+      if (role.receivesData()) {
+        recvBytes = tensorBytes(recvShape, "recvShape");
+        checkBuffer(recv, recvBytes, "recv");
+      }
+      if (overlaps(send, sendBytes, recv, recvBytes))
+        invalid("send and recv overlap");
+    } catch (const Error &e) {
+      if (S.abortOnError || !S.validate)
+        throw;
+      localCode = e.code();
+      localReason = e.what();
+    }
+    if (S.validate)
+      exchangeSignatures(role, dtype,
+                         hashExchangeTable(numDims, numTransfers, table),
+                         localCode);
+    if (localCode != DIST_RT_OK)
+      throw Error(localCode, localReason);
+    if (role.sends.empty() && role.recvs.empty() && role.local.empty())
+      return;
+    ExchangeCall call;
+    call.numDims = static_cast<int>(numDims);
+    call.table = table;
+    call.sendShape = sendShape;
+    call.recvShape = recvShape;
+    call.send = send;
+    call.recv = recv;
+    call.dtype = t;
+    call.role = &role;
+    call.mode = S.exchange;
+    S.backend->exchange(call, s);
   });
 }
 

@@ -11,6 +11,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -83,13 +84,24 @@ TEST_F(Api, MeshesAreDeduplicated) {
   EXPECT_NE(m3, m);
   EXPECT_EQ(distRtMeshNumAxes(m3), 3);
   EXPECT_EQ(distRtMeshCoord(m3, 2), 0);
+  EXPECT_EQ(distRtMeshContains(m), 1);
 }
 
 TEST_F(Api, MeshErrors) {
   int64_t sizes[2] = {2, 4};
   EXPECT_EQ(distRtMeshCreate(2, sizes, nullptr), -1);
   expectError(DIST_RT_ERR_INVALID_ARGUMENT, "mesh_create",
-              "the mesh has 8 devices but the job has 1 ranks");
+              "the mesh names rank 7 (8 devices, no device table: ranks "
+              "0..7) but the job has only 1 ranks; run with --np 8 or more");
+  int64_t two = 2, repeated[2] = {0, 0}, negative[2] = {0, -3};
+  EXPECT_EQ(distRtMeshCreate(1, &two, repeated), -1);
+  expectError(DIST_RT_ERR_INVALID_ARGUMENT, "mesh_create",
+              "names rank 0 twice");
+  EXPECT_EQ(distRtMeshCreate(1, &two, negative), -1);
+  expectError(DIST_RT_ERR_INVALID_ARGUMENT, "mesh_create",
+              "devices[1] = -3 is not a rank");
+  EXPECT_EQ(distRtMeshContains(12345), -1);
+  expectError(DIST_RT_ERR_BAD_HANDLE, "mesh_contains", "bad mesh handle");
   int64_t zero = 0;
   EXPECT_EQ(distRtMeshCreate(1, &zero, nullptr), -1);
   expectError(DIST_RT_ERR_INVALID_ARGUMENT, "mesh_create", "size 0");
@@ -293,6 +305,74 @@ TEST_F(Api, PermuteOnOneRank) {
             DIST_RT_ERR_INVALID_ARGUMENT);
   expectError(DIST_RT_ERR_INVALID_ARGUMENT, "permute",
               "srcRank[0] = 3 is not a rank");
+}
+
+TEST_F(Api, ExchangeOnOneRankIsLocalCopies) {
+  // A 3x4 i32 tensor: its transpose-free "reshard" into a 4x3 buffer as two
+  // boxes (rows 0..1 -> columns, row 2 -> last row), plus an empty box.
+  std::vector<int32_t> in(12), out(12, -1);
+  for (int i = 0; i < 12; ++i)
+    in[i] = i;
+  int64_t sendShape[2] = {3, 4}, recvShape[2] = {4, 3};
+  int64_t table[3 * 8] = {
+      0, 0, 0, 1, 1, 0, 2, 3, // in[0..1][1..3] -> out[1..2][0..2]
+      0, 0, 2, 0, 3, 0, 1, 3, // in[2][0..2]    -> out[3][0..2]
+      0, 0, 9, 9, 9, 9, 0, 5, // empty: never checked against the shapes
+  };
+  ASSERT_EQ(distRtExchange(2, sendShape, in.data(), recvShape, out.data(), 3,
+                           table, DIST_RT_I32, nullptr),
+            DIST_RT_OK)
+      << distRtLastErrorMessage();
+  EXPECT_EQ(out, (std::vector<int32_t>{-1, -1, -1, 1, 2, 3, 5, 6, 7, 8, 9,
+                                       10}));
+  // Nothing names this rank... there is only rank 0; no transfers at all.
+  EXPECT_EQ(distRtExchange(2, nullptr, nullptr, nullptr, nullptr, 0, nullptr,
+                           DIST_RT_I32, nullptr),
+            DIST_RT_OK);
+}
+
+TEST_F(Api, ExchangeErrors) {
+  int32_t a[4] = {}, b[4] = {};
+  int64_t shape[1] = {4};
+  auto call = [&](std::vector<int64_t> table, int64_t nd = 1) {
+    return distRtExchange(nd, shape, a, shape, b,
+                          static_cast<int64_t>(table.size()) /
+                              (2 + 3 * std::max<int64_t>(nd, 0)),
+                          table.data(), DIST_RT_I32, nullptr);
+  };
+  EXPECT_EQ(call({0, 1, 0, 0, 1}), DIST_RT_ERR_INVALID_ARGUMENT);
+  expectError(DIST_RT_ERR_INVALID_ARGUMENT, "exchange",
+              "table entry 0: dstRank = 1 is not a rank of the 1-rank job");
+  EXPECT_EQ(call({0, 0, 0, 0, 1, 0, 0, -1, 0, 1}),
+            DIST_RT_ERR_INVALID_ARGUMENT);
+  expectError(DIST_RT_ERR_INVALID_ARGUMENT, "exchange",
+              "table entry 1: srcOffset[0] = -1 is negative");
+  EXPECT_EQ(call({0, 0, 0, 0, -2}), DIST_RT_ERR_INVALID_ARGUMENT);
+  expectError(DIST_RT_ERR_INVALID_ARGUMENT, "exchange",
+              "table entry 0: size[0] = -2 is negative");
+  EXPECT_EQ(call({0, 0, 0, 2, 3}), DIST_RT_ERR_INVALID_ARGUMENT);
+  expectError(DIST_RT_ERR_INVALID_ARGUMENT, "exchange",
+              "table entry 0: dstOffset[0] + size[0] = 2 + 3 exceeds "
+              "recvShape[0] = 4");
+  EXPECT_EQ(call({0, 0}, 9), DIST_RT_ERR_INVALID_ARGUMENT);
+  expectError(DIST_RT_ERR_INVALID_ARGUMENT, "exchange",
+              "numDims 9 is outside [0, 8]");
+  EXPECT_EQ(distRtExchange(1, shape, a, shape, nullptr, 1,
+                           std::vector<int64_t>{0, 0, 0, 0, 1}.data(),
+                           DIST_RT_I32, nullptr),
+            DIST_RT_ERR_INVALID_ARGUMENT);
+  expectError(DIST_RT_ERR_INVALID_ARGUMENT, "exchange", "recv buffer is null");
+  EXPECT_EQ(distRtExchange(1, shape, a, shape, a + 1, 1,
+                           std::vector<int64_t>{0, 0, 0, 0, 1}.data(),
+                           DIST_RT_I32, nullptr),
+            DIST_RT_ERR_INVALID_ARGUMENT);
+  expectError(DIST_RT_ERR_INVALID_ARGUMENT, "exchange",
+              "send and recv overlap");
+  EXPECT_EQ(distRtExchange(1, shape, a, shape, b, 1,
+                           std::vector<int64_t>{0, 0, 0, 0, 1}.data(), 42,
+                           nullptr),
+            DIST_RT_ERR_INVALID_ARGUMENT);
+  distRtClearError();
 }
 
 TEST_F(Api, LocalDataMovement) {

@@ -2,7 +2,9 @@
  *
  * Compiled as C99 with -Wall -Wextra -pedantic: the header must be usable
  * from C (as from LLVM IR), with int64_t handles and int32_t status codes.
- * Runs an all_reduce over a 2-D mesh's second axis and checks the result.
+ * Runs an all_reduce over a 2-D mesh's second axis, and an exchange that
+ * passes each rank's 4 doubles to the next rank (a ring, as a table), and
+ * checks the results.
  *
  *===---------------------------------------------------------------------===*/
 #include "dist/Runtime/DistRuntime.h"
@@ -10,7 +12,8 @@
 #include <stdio.h>
 
 int main(void) {
-  int64_t rank, size, sizes[2], axis = 1, mesh, group, i;
+  int64_t rank, size, sizes[2], axis = 1, mesh, group, i, shape = 4;
+  int64_t table[5 * 64];
   double in[4], out[4], want;
   int32_t failures = 0;
   if (distRtInit() != DIST_RT_OK)
@@ -38,6 +41,24 @@ int main(void) {
     if (out[i] != want)
       ++failures;
   }
+  if (distRtMeshContains(mesh) != 1)
+    ++failures;
+  /* Exchange: rank r sends in[0..4) to rank (r+1) % size. */
+  if (size > 64) {
+    fprintf(stderr, "c-abi-check: at most 64 ranks\n");
+    return 2;
+  }
+  for (i = 0; i < size; ++i) {
+    table[5 * i + 0] = i;
+    table[5 * i + 1] = (i + 1) % size;
+    table[5 * i + 2] = 0;
+    table[5 * i + 3] = 0;
+    table[5 * i + 4] = 4;
+  }
+  distRtExchange(1, &shape, in, &shape, out, size, table, DIST_RT_F64, NULL);
+  for (i = 0; i < 4; ++i)
+    if (out[i] != (double)(((rank + size - 1) % size) * 10 + i))
+      ++failures;
   distRtFinalize();
   if (rank == 0)
     printf("c-abi-check: %d failures\n", (int)failures);

@@ -9,7 +9,13 @@
 //   mpi-error        the same with the argument check off: MPI's own error
 //                    code must still be reported, never wrong data
 //   unknown-axis     a group over an axis the mesh does not have
-//   mesh-size        a mesh whose size is not the world size
+//   mesh-size        a mesh (no device table) with more devices than ranks
+//   mesh-rank        a device table naming a rank the job does not have
+//   mesh-repeat      a device table naming a rank twice
+//   bad-exchange     an exchange table entry naming a rank the job lacks
+//   exchange-bounds  an exchange box past the end of one rank's buffer
+//   exchange-mismatch  rank 1 passes a different exchange table than rank 0
+//   exchange-dtype   rank 1 passes a different dtype than rank 0
 //   bad-handle       a collective on a handle that is no group
 //   bad-permute      a permute table that contradicts itself
 //   bad-backend      initialisation with an unknown backend
@@ -19,7 +25,9 @@
 // and two that must succeed:
 //   return-mode      with distRtSetAbortOnError(0) the same mismatch, and a
 //                    failure on one rank only, come back as error codes on
-//                    every rank, which then carry on in step
+//                    every rank, which then carry on in step; an exchange
+//                    mismatch between ranks 0 and 1 comes back as MISMATCH
+//                    on both, the ranks it does not name return OK
 //   forgot-finalize  every rank leaves without distRtFinalize: the exit
 //                    handler finalises quietly and the job succeeds
 //
@@ -52,6 +60,15 @@ int allGather(int64_t count) {
   std::vector<float> send(count + 1, 1.0f), recv((count + 1) * gSize);
   return distRtAllGather(gGroup, send.data(), recv.data(), count, DIST_RT_F32,
                          nullptr);
+}
+
+// Rank 1 sends `rows` rows of a 4x4 f32 tensor to rank 0.
+int exchangeOneToZero(int64_t rows, int32_t dtype) {
+  int64_t shape[2] = {4, 4};
+  int64_t table[8] = {1, 0, 0, 0, 0, 0, rows, 4};
+  std::vector<float> send(16, 1.0f), recv(16, 0.0f);
+  return distRtExchange(2, shape, send.data(), shape, recv.data(), 1, table,
+                        dtype, nullptr);
 }
 
 int expect(bool ok, const char *what) {
@@ -89,6 +106,24 @@ int returnMode() {
                        nullptr);
   expect(rc == DIST_RT_OK && b[3] == static_cast<double>(gSize),
          "collective after errors");
+  // An exchange between ranks 0 and 1 whose tables differ: MISMATCH on both,
+  // nothing on the others; then a correct exchange works.
+  distRtClearError();
+  rc = exchangeOneToZero(gRank == 1 ? 3 : 2, DIST_RT_F32);
+  if (gRank <= 1)
+    expect(rc == DIST_RT_ERR_MISMATCH &&
+               std::strstr(distRtLastErrorMessage(),
+                           gRank == 0 ? "rank 0: exchange: ranks 0 and 1 "
+                                        "disagree on the exchange"
+                                      : "rank 1: exchange: ranks 1 and 0 "
+                                        "disagree on the exchange") !=
+                   nullptr,
+           "exchange mismatch not reported as MISMATCH");
+  else
+    expect(rc == DIST_RT_OK, "exchange on a rank it does not name");
+  distRtClearError();
+  expect(exchangeOneToZero(2, DIST_RT_F32) == DIST_RT_OK,
+         "exchange after errors");
   distRtFinalize();
   if (gRank == 0)
     std::printf("return-mode: errors returned on all %lld ranks, still in "
@@ -123,6 +158,30 @@ int main(int argc, char **argv) {
   } else if (c == "mesh-size") {
     int64_t sizes[2] = {2, gSize};
     distRtMeshCreate(2, sizes, nullptr);
+  } else if (c == "mesh-rank") {
+    int64_t size = 2, devices[2] = {0, 7};
+    distRtMeshCreate(1, &size, devices);
+  } else if (c == "mesh-repeat") {
+    int64_t size = 3, devices[3] = {1, 2, 1};
+    distRtMeshCreate(1, &size, devices);
+  } else if (c == "bad-exchange") {
+    // Entry 1 sends from rank 0 to a rank past the job's last.
+    int64_t shape[1] = {4};
+    int64_t table[10] = {0, 1, 0, 0, 2, 0, gSize, 0, 0, 2};
+    float send[4] = {}, recv[4] = {};
+    distRtExchange(1, shape, send, shape, recv, 2, table, DIST_RT_F32,
+                   nullptr);
+  } else if (c == "exchange-bounds") {
+    // Rank 1's send buffer is shorter than the box it sends.
+    int64_t shape[1] = {4}, shortShape[1] = {2};
+    int64_t table[5] = {1, 0, 1, 0, 3};
+    float send[4] = {}, recv[4] = {};
+    distRtExchange(1, gRank == 1 ? shortShape : shape, send, shape, recv, 1,
+                   table, DIST_RT_F32, nullptr);
+  } else if (c == "exchange-mismatch") {
+    exchangeOneToZero(gRank == 1 ? 3 : 2, DIST_RT_F32);
+  } else if (c == "exchange-dtype") {
+    exchangeOneToZero(2, gRank == 1 ? DIST_RT_I32 : DIST_RT_F32);
   } else if (c == "bad-handle") {
     float x = 0, y = 0;
     distRtAllReduce(gMesh, &x, &y, 1, DIST_RT_F32, DIST_RT_SUM, nullptr);

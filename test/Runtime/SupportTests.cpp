@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "dist/Runtime/CopyPlan.h"
+#include "dist/Runtime/Exchange.h"
 #include "dist/Runtime/Mesh.h"
 #include "dist/Runtime/Types.h"
 
@@ -239,12 +240,56 @@ TEST(Mesh, RejectsInvalidMeshes) {
             std::string::npos);
   EXPECT_NE(errorText([] { mesh({2, 0}); }).find("axis 1 has size 0"),
             std::string::npos);
-  EXPECT_NE(errorText([] { mesh({2}, {0, 2}); }).find("devices[1] = 2"),
+  EXPECT_NE(errorText([] { mesh({2}, {0, -2}); })
+                .find("devices[1] = -2 is not a rank"),
             std::string::npos);
-  EXPECT_NE(errorText([] { mesh({3}, {0, 1, 1}); }).find("not a permutation"),
+  EXPECT_NE(errorText([] { mesh({3}, {0, 1, 1}); })
+                .find("names rank 1 twice, at devices[1] and devices[2]"),
+            std::string::npos);
+  // Ranks the job does not have: the message says what job size is needed.
+  EXPECT_EQ(errorText([] {
+              std::vector<int64_t> s{2}, d{0, 7};
+              MeshSpec::create(1, s.data(), d.data(), 4);
+            }),
+            "the mesh names rank 7 (devices[1]) but the job has only 4 ranks; "
+            "run with --np 8 or more");
+  EXPECT_NE(errorText([] {
+              std::vector<int64_t> s{8};
+              MeshSpec::create(1, s.data(), nullptr, 4);
+            }).find("no device table: ranks 0..7"),
             std::string::npos);
   EXPECT_EQ(errorCode([] { mesh({1 << 20, 1 << 20}); }),
             DIST_RT_ERR_INVALID_ARGUMENT);
+}
+
+TEST(Mesh, SubsetsOfTheWorld) {
+  // A pipeline stage on ranks 4..7 ordered [6, 4, 7, 5] (SPEC §1).
+  MeshSpec m = MeshSpec::create(2, std::vector<int64_t>{2, 2}.data(),
+                                std::vector<int64_t>{6, 4, 7, 5}.data(), 8);
+  EXPECT_EQ(m.numDevices(), 4);
+  EXPECT_EQ(m.maxRank(), 7);
+  EXPECT_EQ(permuteTableSize(m), 8);
+  EXPECT_FALSE(m.coversWorld(8));
+  for (int64_t r = 0; r < 4; ++r)
+    EXPECT_FALSE(m.contains(r));
+  EXPECT_TRUE(m.contains(5));
+  EXPECT_FALSE(m.contains(8));
+  EXPECT_EQ(m.coordsOfRank(7), (std::vector<int64_t>{1, 0}));
+  EXPECT_EQ(m.rankOfCoords({0, 1}), 4);
+  // Groups: members by world rank; a rank outside is a group of itself.
+  GroupSpec g = computeGroup(m, {1}, 7);
+  EXPECT_EQ(g.members, (std::vector<int64_t>{7, 5}));
+  EXPECT_EQ(g.index, 0);
+  GroupSpec outside = computeGroup(m, {0, 1}, 2);
+  EXPECT_EQ(outside.color, -1);
+  EXPECT_EQ(outside.index, 0);
+  EXPECT_EQ(outside.members, (std::vector<int64_t>{2}));
+  // Identity and permutation meshes still cover the world, with N-entry
+  // permute tables.
+  EXPECT_TRUE(mesh({2, 2}, {3, 2, 1, 0}).coversWorld(4));
+  EXPECT_EQ(permuteTableSize(mesh({4})), 4);
+  // The same ranks in another order are another mesh.
+  EXPECT_FALSE(mesh({2}, {2, 3}) == mesh({2}, {3, 2}));
 }
 
 // Independent reference: scan every device, keep those equal to `rank`'s
@@ -446,6 +491,160 @@ TEST(Permute, RejectsInconsistentTables) {
   // Listing yourself requires srcRank[r] == r.
   bad = {{-1, -1}, {0, 1, 1}, {0}};
   EXPECT_NE(validate(bad).find("rank 0 sends to 0"), std::string::npos);
+}
+
+TEST(Permute, TablesOfSubsetMeshes) {
+  // Mesh on ranks [3, 1]: tables have entries for ranks 0..3; 0 and 2 are
+  // not devices and must stay out.
+  MeshSpec m = MeshSpec::create(1, std::vector<int64_t>{2}.data(),
+                                std::vector<int64_t>{3, 1}.data(), 4);
+  Table swap = tableFrom({-1, 3, -1, 1}, false);
+  auto check = [&](const Table &t) {
+    return errorText([&] {
+      validatePermuteTable(m, t.src.data(), t.offsets.data(), t.dests.data());
+    });
+  };
+  EXPECT_EQ(check(swap), "");
+  EXPECT_NE(check(tableFrom({-1, 3, 2, 1}, true))
+                .find("rank 2 is not a device of the mesh but srcRank[2] = "
+                      "2 (expected -1)"),
+            std::string::npos);
+  EXPECT_NE(check(tableFrom({-1, 2, -1, 1}, false)).find("rank 2 is not a "
+                                                         "device"),
+            std::string::npos);
+}
+
+//===--------------------------------------------------------------------===//
+// Exchange tables
+//===--------------------------------------------------------------------===//
+
+std::string validateExchange(int64_t nd, const std::vector<int64_t> &table,
+                             int64_t world) {
+  return errorText([&] {
+    validateExchangeTable(nd, static_cast<int64_t>(table.size()) /
+                                  exchangeEntryWords(nd),
+                          table.data(), world);
+  });
+}
+
+TEST(Exchange, ValidatesEveryEntry) {
+  // 1-D entries: src, dst, srcOffset, dstOffset, size.
+  EXPECT_EQ(validateExchange(1, {0, 1, 0, 0, 4, 1, 1, 2, 3, 0}, 2), "");
+  EXPECT_EQ(validateExchange(1, {0, 2, 0, 0, 4}, 2),
+            "table entry 0: dstRank = 2 is not a rank of the 2-rank job");
+  EXPECT_EQ(validateExchange(1, {0, 1, 0, 0, 4, -1, 1, 0, 0, 1}, 2),
+            "table entry 1: srcRank = -1 is not a rank of the 2-rank job");
+  EXPECT_EQ(validateExchange(1, {0, 1, 0, -5, 4}, 2),
+            "table entry 0: dstOffset[0] = -5 is negative");
+  EXPECT_EQ(validateExchange(2, {0, 1, 0, 0, 0, 0, 2, -1}, 2),
+            "table entry 0: size[1] = -1 is negative");
+  EXPECT_NE(validateExchange(2, {0, 1, 0, 0, 0, 0, int64_t(1) << 40,
+                                 int64_t(1) << 40},
+                             2)
+                .find("overflows"),
+            std::string::npos);
+  EXPECT_NE(validateExchange(-1, {}, 2).find("numDims -1"),
+            std::string::npos);
+  EXPECT_NE(errorText([] { validateExchangeTable(1, 1, nullptr, 2); })
+                .find("null"),
+            std::string::npos);
+  // Bounds: only the entries that name the rank, against its own shapes;
+  // empty boxes never.
+  std::vector<int64_t> t{0, 1, 2, 1, 3, 1, 0, 9, 9, 0};
+  int64_t four = 4, three = 3;
+  EXPECT_EQ(errorText([&] {
+              checkExchangeBounds(1, 2, t.data(), 0, &four, nullptr);
+            }),
+            "table entry 0: srcOffset[0] + size[0] = 2 + 3 exceeds "
+            "sendShape[0] = 4");
+  EXPECT_EQ(errorText([&] {
+              checkExchangeBounds(1, 2, t.data(), 1, &three, &four);
+            }),
+            "");
+  EXPECT_EQ(errorText([&] {
+              checkExchangeBounds(1, 2, t.data(), 1, &three, &three);
+            }),
+            "table entry 0: dstOffset[0] + size[0] = 1 + 3 exceeds "
+            "recvShape[0] = 3");
+}
+
+TEST(Exchange, RolesGroupTransfersByPeerInTableOrder) {
+  // 1-D: rank 0 sends two boxes to 2 and one to 1, keeps one, gets one from
+  // 2; an empty box names rank 3; rank 4 is not named.
+  std::vector<int64_t> t{
+      0, 2, 0, 0, 2, //
+      0, 1, 2, 0, 1, //
+      2, 0, 0, 5, 3, //
+      0, 0, 3, 3, 1, //
+      0, 2, 4, 2, 2, //
+      3, 1, 0, 0, 0, //
+  };
+  ExchangeRole r = exchangeRole(1, 6, t.data(), 0);
+  EXPECT_TRUE(r.named);
+  EXPECT_EQ(r.participants, (std::vector<int64_t>{0, 1, 2, 3}));
+  ASSERT_EQ(r.sends.size(), 2u);
+  EXPECT_EQ(r.sends[0].rank, 1);
+  EXPECT_EQ(r.sends[0].entries, (std::vector<int64_t>{1}));
+  EXPECT_EQ(r.sends[1].rank, 2);
+  EXPECT_EQ(r.sends[1].entries, (std::vector<int64_t>{0, 4}));
+  EXPECT_EQ(r.sends[1].elements, 4);
+  ASSERT_EQ(r.recvs.size(), 1u);
+  EXPECT_EQ(r.recvs[0].rank, 2);
+  EXPECT_EQ(r.recvs[0].elements, 3);
+  EXPECT_EQ(r.local, (std::vector<int64_t>{3}));
+  int64_t to = 0, from = 0;
+  exchangePairCounts(r, 2, to, from);
+  EXPECT_EQ(to, 4);
+  EXPECT_EQ(from, 3);
+  // Rank 3 is named only by an empty box: it takes part, moves nothing.
+  ExchangeRole r3 = exchangeRole(1, 6, t.data(), 3);
+  EXPECT_TRUE(r3.named);
+  EXPECT_FALSE(r3.sendsData() || r3.receivesData());
+  EXPECT_FALSE(exchangeRole(1, 6, t.data(), 4).named);
+  // The hash sees every word.
+  std::vector<int64_t> u = t;
+  u[7] = 1;
+  EXPECT_NE(hashExchangeTable(1, 6, t.data()),
+            hashExchangeTable(1, 6, u.data()));
+  EXPECT_EQ(hashExchangeTable(1, 6, t.data()),
+            hashExchangeTable(1, 6, std::vector<int64_t>(t).data()));
+}
+
+TEST(Exchange, BoxesAndTheirCopies) {
+  int64_t shape[3] = {4, 5, 6};
+  EXPECT_TRUE(boxIsContiguous(3, shape, std::vector<int64_t>{2, 5, 6}.data()));
+  EXPECT_TRUE(boxIsContiguous(3, shape, std::vector<int64_t>{1, 3, 6}.data()));
+  EXPECT_TRUE(boxIsContiguous(3, shape, std::vector<int64_t>{1, 1, 4}.data()));
+  EXPECT_FALSE(boxIsContiguous(3, shape, std::vector<int64_t>{2, 3, 6}.data()));
+  EXPECT_FALSE(boxIsContiguous(3, shape, std::vector<int64_t>{1, 2, 5}.data()));
+  EXPECT_EQ(rowMajorOffset(3, shape, std::vector<int64_t>{1, 2, 3}.data()),
+            30 + 12 + 3);
+  // Pack the box [1..3) x [2..5) x [1..4) of a 4x5x6 i32 tensor, unpack it
+  // into a zeroed tensor, and copy it tensor to tensor at another offset.
+  std::vector<int32_t> t(120), packed(18, -1), back(120, 0), moved(120, 0);
+  std::iota(t.begin(), t.end(), 0);
+  int64_t off[3] = {1, 2, 1}, size[3] = {2, 3, 3}, to[3] = {0, 0, 3};
+  BoxCopy pack = boxPackCopy(3, shape, off, size, 4, t.data(), packed.data(),
+                             true);
+  copyCpu(pack.plan, pack.src, pack.dst);
+  EXPECT_EQ(packed[0], 30 + 12 + 1);
+  EXPECT_EQ(packed[17], 60 + 24 + 3);
+  BoxCopy unpack = boxPackCopy(3, shape, off, size, 4, back.data(),
+                               packed.data(), false);
+  copyCpu(unpack.plan, unpack.src, unpack.dst);
+  BoxCopy c = boxCopy(3, size, shape, off, t.data(), shape, to, moved.data(),
+                      4);
+  copyCpu(c.plan, c.src, c.dst);
+  for (int64_t i = 0; i < 4; ++i)
+    for (int64_t j = 0; j < 5; ++j)
+      for (int64_t k = 0; k < 6; ++k) {
+        const int64_t l = (i * 5 + j) * 6 + k;
+        const bool inBox = i >= 1 && i < 3 && j >= 2 && k >= 1 && k < 4;
+        EXPECT_EQ(back[l], inBox ? t[l] : 0) << l;
+        const bool inMoved = i < 2 && j < 3 && k >= 3;
+        const int64_t from = ((i + 1) * 5 + j + 2) * 6 + (k - 3 + 1);
+        EXPECT_EQ(moved[l], inMoved ? t[from] : 0) << l;
+      }
 }
 
 TEST(Permute, HashDistinguishesTables) {

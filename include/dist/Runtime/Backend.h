@@ -21,6 +21,7 @@
 #define DIST_RUNTIME_BACKEND_H
 
 #include "dist/Runtime/CopyPlan.h"
+#include "dist/Runtime/Exchange.h"
 #include "dist/Runtime/Types.h"
 
 #include <mpi.h>
@@ -49,6 +50,31 @@ struct ChunkBoxes {
   int64_t chunkStride = 0;
 };
 
+/// How distRtExchange moves boxes between ranks (DIST_RT_EXCHANGE).
+enum class ExchangeMode {
+  Auto,     ///< the backend's fastest path for each pair
+  Datatype, ///< mpi: no single copy between heaps; MPI walks the boxes
+  Pack,     ///< mpi: staged through contiguous buffers only
+};
+
+/// One rank's part of a distRtExchange, validated by the core: the table,
+/// this rank's buffers and shapes, and what it sends and receives.
+struct ExchangeCall {
+  int numDims = 0;
+  const int64_t *table = nullptr;
+  const int64_t *sendShape = nullptr; ///< null only when nothing is sent
+  const int64_t *recvShape = nullptr; ///< null only when nothing is received
+  const void *send = nullptr;
+  void *recv = nullptr;
+  DType dtype = DType::F32;
+  const ExchangeRole *role = nullptr; ///< role.named is true
+  ExchangeMode mode = ExchangeMode::Auto; ///< the same on every rank
+
+  ExchangeEntry entry(int64_t k) const {
+    return exchangeEntry(table, numDims, k);
+  }
+};
+
 /// How distRtAllToAllStrided moves its chunks (DIST_RT_STRIDED_ALLTOALL).
 enum class StridedAllToAllMode {
   Auto,         ///< the backend's fastest path that applies to the call
@@ -71,7 +97,10 @@ public:
 
   /// Backend state for this process's group. `groupComm` is the group's MPI
   /// communicator (members ordered by group index), `color`/`key` the split
-  /// that produced it. Collective over the world.
+  /// that produced it. Collective over the world. On a rank that is not a
+  /// device of the group's mesh, groupComm is MPI_COMM_NULL and color -1:
+  /// the backend takes its part in any world-collective setup and returns
+  /// null (the core never passes such a group to a collective).
   virtual std::unique_ptr<BackendComm> createComm(MPI_Comm groupComm,
                                                   int color, int key) = 0;
 
@@ -118,6 +147,12 @@ public:
   virtual void permute(const void *send, void *recv, size_t count, DType t,
                        int source, const std::vector<int> &dests,
                        Stream s) = 0;
+
+  /// This rank's part of distRtExchange: the local copies, and the boxes of
+  /// every transfer that names it sent to / received from the other ranks
+  /// (point to point over the world; only the ranks in `call.role` take
+  /// part). Transfers between a pair are matched in table order.
+  virtual void exchange(const ExchangeCall &call, Stream s) = 0;
 
   /// Local data movement on backend memory.
   virtual void copy(const CopyPlan &plan, const void *src, void *dst,

@@ -2,7 +2,8 @@
  *
  * The calls that code compiled by dist makes to move data between devices
  * (SPEC §1-§3): communicators over groups of mesh axes, the collectives of a
- * resharding plan, whole-buffer permutes, and the local data movement around
+ * resharding plan, whole-buffer permutes, point-to-point box exchanges
+ * (redistribute, also across meshes), and the local data movement around
  * them (strided copies, all-to-all chunk packing, zero padding).
  *
  * Designed to be called from LLVM IR: every argument is an int32_t, an int64_t
@@ -40,6 +41,12 @@
  *                            distRtAllToAllStrided moves its chunks (see
  *                            there); shm and datatype are mpi paths, and a
  *                            forced path that does not apply is an error
+ *   DIST_RT_EXCHANGE         auto (default) | datatype | pack: how the mpi
+ *                            backend moves distRtExchange's boxes: auto
+ *                            copies between shared heaps where it can and
+ *                            describes boxes as MPI datatypes elsewhere;
+ *                            datatype never uses the heaps; pack stages
+ *                            every non-contiguous box
  *   DIST_RT_SHARED_HEAP_MIB  address space (MiB) each mpi rank reserves for
  *                            host buffers its node can share (default 65536,
  *                            backed only as used; 0: plain malloc memory)
@@ -152,18 +159,29 @@ DIST_RT_API void distRtClearError(void);
 /*===---------------------------- Meshes ---------------------------------===*/
 
 /* Registers a mesh (SPEC §1): axis sizes (each >= 1) and optionally the
- * device table (`devices[L(c)]` is the world rank of coordinate c; a
- * permutation of 0..N-1; NULL = identity). The mesh size N must equal the
- * world size. Registering the same (sizes, devices) again returns the same
- * handle; an identity table and NULL are the same mesh. Local call. */
+ * device table (`devices[L(c)]` is the world rank of coordinate c: N distinct
+ * ranks in [0, worldSize), not necessarily 0..N-1; NULL = identity 0..N-1,
+ * which needs N <= worldSize). A mesh may cover only some of the world's
+ * ranks (pipeline stages live on disjoint rank sets); a negative or repeated
+ * rank, or one the job does not have, is DIST_RT_ERR_INVALID_ARGUMENT ("the
+ * mesh names rank 7 (devices[3]) but the job has only 4 ranks; run with
+ * --np 8 or more"). Registering the same (sizes, devices) again returns the
+ * same handle; an identity table and NULL are the same mesh. Local call; every
+ * rank registers every mesh, member or not. */
 DIST_RT_API int64_t distRtMeshCreate(int64_t numAxes, const int64_t *sizes,
                                      const int64_t *devices);
 
 /* Number of axes of a mesh. */
 DIST_RT_API int64_t distRtMeshNumAxes(int64_t mesh);
 
-/* This process's coordinate on `axis` of the mesh. */
+/* This process's coordinate on `axis` of the mesh. On a rank that is not a
+ * device of the mesh it is 0 (not an error): compiled code that computes
+ * slice offsets from coordinates stays in bounds there, and its results are
+ * never used. */
 DIST_RT_API int64_t distRtMeshCoord(int64_t mesh, int64_t axis);
+
+/* 1 when this process is a device of the mesh, 0 when not (-1: bad handle). */
+DIST_RT_API int32_t distRtMeshContains(int64_t mesh);
 
 /*===---------------------------- Groups ---------------------------------===*/
 
@@ -171,8 +189,11 @@ DIST_RT_API int64_t distRtMeshCoord(int64_t mesh, int64_t axis);
  * that differ from this one only on those axes, ordered by their combined
  * index over the axes (axes[0] most significant). numAxes == 0 gives the
  * group of this device alone. Collective over the world on first use of a
- * (mesh, axes) pair; later calls return the cached handle without
- * communicating. Every rank must create groups in the same order. */
+ * (mesh, axes) pair, ranks outside the mesh included; later calls return the
+ * cached handle without communicating. Every rank must create groups in the
+ * same order. On a rank that is not a device of the mesh the group has size
+ * 1 and rank 0, and every collective on it returns DIST_RT_OK at once
+ * without touching its buffers or communicating. */
 DIST_RT_API int64_t distRtGroup(int64_t mesh, int64_t numAxes,
                                 const int64_t *axes);
 
@@ -234,18 +255,57 @@ DIST_RT_API int32_t distRtAllReduce(int64_t group, const void *send,
                                     int32_t redop, void *stream);
 
 /* Whole-buffer permute over the world ranks of `mesh` (SPEC §3 permute).
- * The tables are the same on every rank and indexed by world rank:
+ * The tables are the same on every rank and indexed by world rank, with one
+ * entry per rank 0..M, M the largest rank the mesh names (M = N-1 when the
+ * mesh covers 0..N-1):
  *   srcRank[r]   the rank whose `send` buffer r receives into `recv`;
  *                r itself: local copy; -1: r's recv is left untouched.
  *   destList[destOffsets[r] .. destOffsets[r+1])  the ranks r sends to.
- * (srcRank has N entries, destOffsets N+1.) The tables must agree: s != r
+ * (srcRank has M+1 entries, destOffsets M+2.) The tables must agree: s != r
  * lists r as a destination exactly when srcRank[r] == s; r listing itself is
- * optional and then requires srcRank[r] == r. send == recv is allowed. */
+ * optional and then requires srcRank[r] == r. A rank in 0..M that is not a
+ * device of the mesh must have srcRank -1 and no destinations. Collective
+ * over the mesh's devices only: a rank outside the mesh returns at once.
+ * send == recv is allowed. */
 DIST_RT_API int32_t distRtPermute(int64_t mesh, const void *send, void *recv,
                                   int64_t count, int32_t dtype,
                                   const int64_t *srcRank,
                                   const int64_t *destOffsets,
                                   const int64_t *destList, void *stream);
+
+/* Point-to-point exchange of boxes between world ranks (SPEC §3 redistribute,
+ * within one mesh or from one mesh to another). `table` is identical on every
+ * rank and lists numTransfers transfers of 2 + 3*numDims int64 each:
+ *   srcRank, dstRank,                  world ranks
+ *   srcOffset[numDims]                 element coordinates of the box in the sender's `send`
+ *   dstOffset[numDims]                 element coordinates of the box in the receiver's `recv`
+ *   size[numDims]                      extents of the box (>= 0; an empty box moves nothing)
+ * `send` is a row-major contiguous tensor of sendShape, `recv` one of recvShape (numDims <=
+ * DIST_RT_MAX_COPY_DIMS). A transfer with srcRank == dstRank is a local copy on that rank. Every
+ * rank walks the whole table and does the transfers that name it; a rank named by none returns
+ * at once (ranks outside both meshes of a cross-mesh reshard). Elements of recv that no transfer
+ * writes are left untouched. send and recv must not overlap.
+ *
+ * Checks: every rank checks the whole table alike (ranks in [0, worldSize),
+ * offsets and sizes >= 0, numDims range), so a bad table fails on every rank
+ * that calls; each rank checks the boxes it sends against its sendShape and
+ * those it receives against its recvShape. sendShape/send may be NULL on a
+ * rank that sends nothing, recvShape/recv on one that receives nothing.
+ * While validation is on, every two ranks the table names exchange a small
+ * signature first (dtype, the element counts each expects of the other, a
+ * hash of the table): disagreeing ranks both fail with DIST_RT_ERR_MISMATCH
+ * naming both, and a rank whose own checks failed makes its peers fail
+ * instead of wait. Only ranks the table names take part.
+ * Transfers between a pair of ranks are matched in table order. "mpi":
+ * non-blocking point to point, all posted before any wait; between ranks of
+ * one node whose send buffer is runtime memory (distRtAlloc), the receiver
+ * copies the boxes straight out of the sender's buffer (one copy per
+ * element). "nccl": the boxes are packed on the stream, sent and received in
+ * one ncclGroupStart/End on the world communicator, and unpacked on the
+ * stream. DIST_RT_EXCHANGE=auto|datatype|pack picks the mpi path. */
+DIST_RT_API int32_t distRtExchange(int64_t numDims, const int64_t *sendShape, const void *send,
+                                   const int64_t *recvShape, void *recv, int64_t numTransfers,
+                                   const int64_t *table, int32_t dtype, void *stream);
 
 /*===---------------------- Local data movement --------------------------===*/
 /* Run on the backend's memory (CPU loops for "mpi", CUDA kernels for

@@ -14,19 +14,37 @@
 namespace dist::rt {
 
 /// A validated device mesh: axis sizes and the full device table (identity
-/// when the program gave none).
+/// when the program gave none). The table lists N distinct world ranks >= 0,
+/// not necessarily 0..N-1 (SPEC §1): meshes of pipeline stages cover
+/// disjoint sets of ranks, and a rank may belong to no mesh at all.
 class MeshSpec {
 public:
-  /// Validates and builds a mesh; `devices` may be null (identity). Throws
-  /// Error(INVALID_ARGUMENT) naming the problem: no axes, a size < 1, a
-  /// size product that overflows, a table that is not a permutation.
+  /// Validates and builds a mesh; `devices` may be null (identity 0..N-1).
+  /// `worldSize` >= 0 also requires every rank to be below it (-1: no
+  /// bound). Throws Error(INVALID_ARGUMENT) naming the problem: no axes, a
+  /// size < 1, a size product that overflows, a negative or repeated rank,
+  /// a rank the job does not have ("the mesh names rank 7 ... but the job
+  /// has only 4 ranks; run with --np 8 or more").
   static MeshSpec create(int64_t numAxes, const int64_t *sizes,
-                         const int64_t *devices);
+                         const int64_t *devices, int64_t worldSize = -1);
 
   int64_t numAxes() const { return static_cast<int64_t>(sizes_.size()); }
   int64_t numDevices() const { return static_cast<int64_t>(devices_.size()); }
   const std::vector<int64_t> &sizes() const { return sizes_; }
   const std::vector<int64_t> &devices() const { return devices_; }
+  /// The largest rank the mesh names (N-1 for an identity or permutation
+  /// table).
+  int64_t maxRank() const {
+    return static_cast<int64_t>(linearOfRank_.size()) - 1;
+  }
+  /// Whether `rank` is a device of the mesh.
+  bool contains(int64_t rank) const {
+    return rank >= 0 && rank <= maxRank() && linearOfRank_[rank] >= 0;
+  }
+  /// Whether the mesh's ranks are exactly 0..worldSize-1 (in any order).
+  bool coversWorld(int64_t worldSize) const {
+    return numDevices() == worldSize && maxRank() == worldSize - 1;
+  }
 
   /// Row-major linear index L(c) of a coordinate (axis 0 most significant).
   int64_t linearIndex(const std::vector<int64_t> &coords) const;
@@ -34,7 +52,8 @@ public:
   std::vector<int64_t> coordsOfLinear(int64_t linear) const;
   /// World rank of a coordinate: devices[L(c)].
   int64_t rankOfCoords(const std::vector<int64_t> &coords) const;
-  /// Coordinate of a world rank (inverse of rankOfCoords).
+  /// Coordinate of a world rank (inverse of rankOfCoords); `rank` must be a
+  /// device of the mesh (contains).
   std::vector<int64_t> coordsOfRank(int64_t rank) const;
 
   bool operator==(const MeshSpec &other) const {
@@ -44,7 +63,7 @@ public:
 private:
   std::vector<int64_t> sizes_;
   std::vector<int64_t> devices_;      // linear index -> rank
-  std::vector<int64_t> linearOfRank_; // rank -> linear index
+  std::vector<int64_t> linearOfRank_; // rank 0..maxRank -> linear index or -1
 };
 
 /// One process's view of the group over an ordered list of mesh axes.
@@ -62,7 +81,9 @@ struct GroupSpec {
 };
 
 /// Validates `axes` (in range, distinct) and computes the group of `rank`.
-/// Throws Error(INVALID_ARGUMENT) for an unknown or repeated axis.
+/// Throws Error(INVALID_ARGUMENT) for an unknown or repeated axis. For a rank
+/// that is not a device of the mesh the group is that rank alone (color -1,
+/// index 0, members {rank}): collectives on it do nothing.
 GroupSpec computeGroup(const MeshSpec &mesh, const std::vector<int64_t> &axes,
                        int64_t rank);
 
@@ -75,8 +96,22 @@ struct PermuteRole {
 /// Checks the whole permute table against itself (see distRtPermute): ranks
 /// in range, destOffsets non-decreasing from 0, no duplicate destination,
 /// and every (s -> r) send matched by srcRank[r] == s and vice versa. Throws
-/// Error(INVALID_ARGUMENT) describing the first inconsistency.
-void validatePermuteTable(int64_t worldSize, const int64_t *srcRank,
+/// Error(INVALID_ARGUMENT) describing the first inconsistency. `tableSize`
+/// is the number of ranks the table has entries for (srcRank has tableSize
+/// entries, destOffsets tableSize + 1).
+void validatePermuteTable(int64_t tableSize, const int64_t *srcRank,
+                          const int64_t *destOffsets, const int64_t *destList);
+
+/// Number of ranks a permute table over `mesh` has entries for: one per
+/// world rank 0..mesh.maxRank() (N when the mesh covers 0..N-1).
+inline int64_t permuteTableSize(const MeshSpec &mesh) {
+  return mesh.maxRank() + 1;
+}
+
+/// validatePermuteTable over permuteTableSize(mesh) ranks, and every rank of
+/// the table that is not a device of the mesh has srcRank -1 and no
+/// destinations.
+void validatePermuteTable(const MeshSpec &mesh, const int64_t *srcRank,
                           const int64_t *destOffsets, const int64_t *destList);
 
 /// The role of `rank` in a (validated) permute table.
@@ -85,7 +120,7 @@ PermuteRole permuteRole(int64_t rank, const int64_t *srcRank,
 
 /// A 64-bit FNV-1a hash of the table, so that ranks can cheaply check that
 /// they all execute the same permute.
-uint64_t hashPermuteTable(int64_t worldSize, const int64_t *srcRank,
+uint64_t hashPermuteTable(int64_t tableSize, const int64_t *srcRank,
                           const int64_t *destOffsets, const int64_t *destList);
 
 } // namespace dist::rt
