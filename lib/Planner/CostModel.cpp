@@ -78,9 +78,16 @@ Expected<Topology> Topology::parseJSON(llvm::StringRef text) {
   for (const auto &[key, value] : *object) {
     if (key == "default")
       continue;
+    if (key == "transfer") {
+      AxisCostParams transfer = topology.defaults;
+      if (Error e = readParams(value, "transfer", transfer))
+        return std::move(e);
+      topology.transfer = transfer;
+      continue;
+    }
     if (key != "axes")
       return fail("topology: unknown key \"" + key.str() +
-                  "\" (expected \"axes\" or \"default\")");
+                  "\" (expected \"axes\", \"default\" or \"transfer\")");
     const llvm::json::Object *axes = value.getAsObject();
     if (!axes)
       return fail("topology: \"axes\" must be an object keyed by axis name");
@@ -93,6 +100,15 @@ Expected<Topology> Topology::parseJSON(llvm::StringRef text) {
     }
   }
   return topology;
+}
+
+Topology Topology::restrictedTo(const Mesh &mesh) const {
+  Topology out = *this;
+  out.axes.clear();
+  for (const auto &[name, params] : axes)
+    if (mesh.findAxis(name))
+      out.axes[name] = params;
+  return out;
 }
 
 Error Topology::setFromList(llvm::StringRef list, bool alpha) {
@@ -192,8 +208,42 @@ double AlphaBetaCostModel::collectiveCost(MoveKind kind,
   case MoveKind::AllSlice:
   case MoveKind::ReplicateToPartial:
     return 0;
+  case MoveKind::Redistribute:
+    // Not a function of the group: the planner prices it from the exact
+    // exchange (computeExchange) and never asks here.
+    return 0;
   }
   return 0;
+}
+
+AxisCostParams
+AlphaBetaCostModel::pointToPointLink(llvm::ArrayRef<unsigned> axes) const {
+  AxisCostParams link{0, 0};
+  for (unsigned axis : axes) {
+    link.alpha = std::max(link.alpha, params[axis].alpha);
+    link.beta = std::max(link.beta, params[axis].beta);
+  }
+  return link;
+}
+
+AxisCostParams AlphaBetaCostModel::slowestLink() const {
+  AxisCostParams link{0, 0};
+  bool any = false;
+  for (unsigned a = 0; a < mesh.getNumAxes(); ++a) {
+    if (mesh.getAxisSize(a) == 1)
+      continue;
+    link.alpha = std::max(link.alpha, params[a].alpha);
+    link.beta = std::max(link.beta, params[a].beta);
+    any = true;
+  }
+  // A mesh of one device has no links; its configured parameters are the
+  // best guess for the link out of it.
+  if (!any)
+    for (const AxisCostParams &p : params) {
+      link.alpha = std::max(link.alpha, p.alpha);
+      link.beta = std::max(link.beta, p.beta);
+    }
+  return link;
 }
 
 double AlphaBetaCostModel::axisLatencyBound(unsigned axis) const {

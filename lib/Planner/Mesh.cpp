@@ -58,30 +58,37 @@ Expected<Mesh> Mesh::create(std::vector<MeshAxis> axes,
       return fail("mesh devices list has " + llvm::Twine(devices.size()) +
                   " entries but the mesh has " + llvm::Twine(numDevices) +
                   " devices");
-    std::vector<int64_t> inverse(numDevices, -1);
+    // Ranks are world ranks (SPEC §1): any distinct ranks >= 0, so that
+    // pipeline stages can live on disjoint sets of ranks.
+    std::vector<std::pair<int64_t, int64_t>> inverse;
+    inverse.reserve(devices.size());
     for (size_t i = 0; i < devices.size(); ++i) {
       int64_t id = devices[i];
-      if (id < 0 || id >= numDevices)
+      if (id < 0 || id >= kMaxMeshDevices)
         return fail("mesh device id " + llvm::Twine(id) + " (entry " +
-                    llvm::Twine(i) + ") is outside 0.." +
-                    llvm::Twine(numDevices - 1));
-      if (inverse[id] != -1)
-        return fail("mesh device id " + llvm::Twine(id) +
-                    " appears more than once; devices must be a permutation");
-      inverse[id] = i;
+                    llvm::Twine(i) + ") is not a rank in 0..2^31-1");
+      inverse.push_back({id, int64_t(i)});
     }
+    std::sort(inverse.begin(), inverse.end());
+    for (size_t i = 1; i < inverse.size(); ++i)
+      if (inverse[i].first == inverse[i - 1].first)
+        return fail("mesh device id " + llvm::Twine(inverse[i].first) +
+                    " appears more than once; devices must be distinct ranks");
     // An identity table carries no information; drop it so that equal
     // meshes compare (and hash, in the plan cache) equal.
     bool identity = true;
     for (size_t i = 0; i < devices.size() && identity; ++i)
       identity = devices[i] == int64_t(i);
     if (!identity) {
+      mesh.maxRank = inverse.back().first;
       mesh.devices = std::move(devices);
       mesh.rankToIndex = std::move(inverse);
     }
   }
   mesh.axes = std::move(axes);
   mesh.numDevices = numDevices;
+  if (mesh.devices.empty())
+    mesh.maxRank = numDevices - 1;
   return mesh;
 }
 
@@ -189,7 +196,12 @@ int64_t Mesh::rankOf(llvm::ArrayRef<int64_t> coord) const {
 }
 
 std::vector<int64_t> Mesh::coordinateOfRank(int64_t rank) const {
-  if (rank < 0 || rank >= numDevices)
+  if (rankToIndex.empty())
+    return rank >= 0 && rank < numDevices ? coordinateOf(rank)
+                                          : std::vector<int64_t>();
+  auto it = std::lower_bound(rankToIndex.begin(), rankToIndex.end(),
+                             std::pair<int64_t, int64_t>(rank, -1));
+  if (it == rankToIndex.end() || it->first != rank)
     return {};
-  return coordinateOf(rankToIndex.empty() ? rank : rankToIndex[rank]);
+  return coordinateOf(it->second);
 }

@@ -27,6 +27,8 @@ llvm::StringRef dist::planner::stringifyMoveKind(MoveKind kind) {
     return "permute";
   case MoveKind::ReplicateToPartial:
     return "replicate_to_partial";
+  case MoveKind::Redistribute:
+    return "redistribute";
   }
   return "all_gather";
 }
@@ -35,7 +37,7 @@ std::optional<MoveKind> dist::planner::parseMoveKind(llvm::StringRef text) {
   for (MoveKind kind :
        {MoveKind::AllGather, MoveKind::AllSlice, MoveKind::AllToAll,
         MoveKind::ReduceScatter, MoveKind::AllReduce, MoveKind::Permute,
-        MoveKind::ReplicateToPartial})
+        MoveKind::ReplicateToPartial, MoveKind::Redistribute})
     if (stringifyMoveKind(kind) == text)
       return kind;
   return std::nullopt;
@@ -87,6 +89,15 @@ Move Move::permute(const Mesh &mesh, const Layout &src, const Layout &target) {
   return m;
 }
 
+Move Move::redistribute(const Layout &target, bool crossMesh) {
+  Move m;
+  m.kind = MoveKind::Redistribute;
+  m.permuteTarget = target;
+  m.permuteTarget.canonicalize();
+  m.crossMesh = crossMesh;
+  return m;
+}
+
 bool Move::operator==(const Move &other) const {
   if (kind != other.kind || axes != other.axes)
     return false;
@@ -96,7 +107,9 @@ bool Move::operator==(const Move &other) const {
     return false;
   if (moveHasReduction(kind) && reduction != other.reduction)
     return false;
-  if (kind == MoveKind::Permute && permuteTarget != other.permuteTarget)
+  if (moveHasTarget(kind) && permuteTarget != other.permuteTarget)
+    return false;
+  if (kind == MoveKind::Redistribute && crossMesh != other.crossMesh)
     return false;
   return true;
 }
@@ -287,8 +300,16 @@ Expected<Layout> dist::planner::applyMove(const Mesh &mesh, const Layout &src,
   if (Error e = verifyLayout(mesh, src, rank))
     return check.fail("the operand layout is invalid: " +
                       llvm::toString(std::move(e)));
-  if (Error e = check.checkAxes(/*allowEmpty=*/move.kind == MoveKind::Permute))
+  if (move.kind == MoveKind::Redistribute) {
+    if (move.crossMesh)
+      return check.fail("a redistribute onto another mesh is not a move on "
+                        "one mesh");
+    if (!move.axes.empty())
+      return check.fail("a redistribute takes no axes");
+  } else if (Error e = check.checkAxes(/*allowEmpty=*/move.kind ==
+                                       MoveKind::Permute)) {
     return std::move(e);
+  }
   if (moveHasDim(move.kind))
     if (Error e = check.checkDim(move.dim, rank, "dim"))
       return std::move(e);
@@ -391,6 +412,26 @@ Expected<Layout> dist::planner::applyMove(const Mesh &mesh, const Layout &src,
     canonicalTarget.partialKind = src.partialKind;
     return canonicalTarget;
   }
+  case MoveKind::Redistribute: {
+    Layout target = move.permuteTarget;
+    if (Error e = verifyLayout(mesh, target, rank))
+      return check.fail("the target layout is invalid: " +
+                        llvm::toString(std::move(e)));
+    target.canonicalize();
+    if (target.partialAxes != result.partialAxes)
+      return check.fail("the partial axes " + check.set(result.partialAxes) +
+                        " of the operand differ from the target's " +
+                        check.set(target.partialAxes));
+    if (src.hasPartial() && target.partialKind != src.partialKind)
+      return check.fail("the target's partial kind " +
+                        stringifyReductionKind(target.partialKind) +
+                        " differs from the operand's " +
+                        stringifyReductionKind(src.partialKind));
+    target.partialKind = src.partialKind;
+    if (target == result)
+      return check.fail("the target layout equals the operand layout");
+    return target;
+  }
   }
   return check.fail("unknown move kind");
 }
@@ -461,7 +502,10 @@ std::string dist::planner::printMove(const Mesh &mesh, const Move &move) {
     out += " -> " + std::to_string(move.toDim);
   if (moveHasReduction(move.kind))
     out += " " + stringifyReductionKind(move.reduction).str();
-  if (move.kind == MoveKind::Permute)
+  if (move.kind == MoveKind::Permute ||
+      (move.kind == MoveKind::Redistribute && !move.crossMesh))
     out += " to " + printLayout(mesh, move.permuteTarget);
+  if (move.kind == MoveKind::Redistribute && move.crossMesh)
+    out += " to the target mesh";
   return out;
 }

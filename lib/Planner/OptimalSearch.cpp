@@ -19,8 +19,11 @@
 
 #include "AbstractBound.h"
 #include "LowerBound.h"
+#include "ReportedBound.h"
 #include "Search.h"
 #include "SearchSpace.h"
+
+#include "dist/Planner/Redistribute.h"
 
 #include <algorithm>
 #include <array>
@@ -229,7 +232,12 @@ struct Node {
   /// h includes the AbstractBound (once the search has built it).
   bool hAbstract = false;
   bool closed = false;
-  bool permutesDone[2] = {false, false};
+  /// [0], [1]: the permute tiers generated; [2]: the redistribute edges.
+  bool permutesDone[3] = {false, false, false};
+  /// With redistribute allowed: a bound on every plan from here (the
+  /// reported bound, which holds for point-to-point steps too); the
+  /// collective-only bound `h` is capped by it (see redistributeCap).
+  double hCap = std::numeric_limits<double>::infinity();
 };
 
 /// The edges of one expansion (see searchOptimal).
@@ -251,8 +259,10 @@ struct Entry {
   uint32_t node;
   uint32_t version;
   /// 0: expand `node`. 1 and 2: generate the permutes out of `node` to
-  /// layouts without (1) or with (2) misplaced axes.
+  /// layouts without (1) or with (2) misplaced axes. 3: bound its
+  /// redistribute edges; 4: price and relax redistribute edge `candidate`.
   uint8_t tier;
+  uint8_t candidate = 0;
   /// std::priority_queue pops the greatest; we want the smallest
   /// (f, stepBound, seq).
   bool operator<(const Entry &o) const {
@@ -364,13 +374,43 @@ dist::planner::detail::searchOptimal(const PlanRequest &request,
   StateIndex index;
   OpenQueue open(memory.open);
   uint32_t seq = 0;
+  // Redistribute (SPEC §3, point-to-point) goes from a state to the
+  // layouts redistributeCandidates names. The plans searched are the
+  // collective ones and those of the form: partial reductions
+  // (reduce_scatter, all_reduce), one redistribute, then any collectives.
+  // (Slices before a redistribute cannot make it cheaper: it sends only
+  // what each device lacks, from wherever it is held.) A state records whether
+  // a redistribute may still come (SearchState::pointToPointClosed). After
+  // it can't, only collectives remain and the collective bounds below
+  // (LowerBound, AbstractBound, the permute floors) hold as they are; before,
+  // they are capped by ExchangeCostEvaluator::planBound, which holds for any
+  // sequence of moves. The search is exact over that family.
+  const bool allowRedistribute = request.moves == MoveSet::All;
+  ExchangeCostEvaluator exchangeCosts(model, request.globalShape,
+                                      request.elementBytes);
+  std::vector<double> floors;
+
+  Layout targetLayout = request.target;
+  targetLayout.canonicalize();
+  const double inf = std::numeric_limits<double>::infinity();
+  auto redistributeCap = [&](const SearchState &state) {
+    if (!allowRedistribute || state.pointToPointClosed)
+      return inf;
+    // Inside a slice run the layout is not yet a real one (its nesting is
+    // checked when the run ends); assume nothing.
+    if (state.run.open)
+      return 0.0;
+    Layout layout = unpackLayout(state.layout, numAxes, rank);
+    return exchangeCosts.planBound(layout, targetLayout);
+  };
   auto push = [&](uint32_t id) {
     const Node &n = nodes[id];
     // At least one more step unless at the target, or in an open slice run
     // (extending it to the target adds no step).
     uint32_t stepBound =
         n.steps + (n.state.layout == target || n.state.run.open ? 0 : 1);
-    open.push({n.g + n.h, stepBound, seq++, id, n.version, 0});
+    open.push({n.g + std::min(n.h, n.hCap), stepBound, seq++, id, n.version,
+               0});
   };
   // Permutes are many (every layout with the same shard counts) and rarely
   // on the best path, so they are generated only when an entry that bounds
@@ -426,6 +466,7 @@ dist::planner::detail::searchOptimal(const PlanRequest &request,
     root.misplacedFloor = lat.misplacedFloor;
     root.classBandwidth = lat.classBandwidth;
   }
+  root.hCap = redistributeCap(root.state);
   nodes.push_back(root);
   {
     StateKey rootKey = keyOf(root.state);
@@ -443,11 +484,19 @@ dist::planner::detail::searchOptimal(const PlanRequest &request,
   // order (exactly as if each were relaxed when generated).
   std::vector<Pending> &pending = memory.pending;
   pending.clear();
+  // Whether the state being expanded is past its redistribute (the
+  // generators do not carry the flag).
+  bool expandingClosed = !allowRedistribute;
   auto collect = [&](const Edge &edge) {
     pending.emplace_back();
     Pending &p = pending.back();
     p.edge = edge;
     p.next = edge.next;
+    MoveKind kind = edge.move.kind;
+    p.next.pointToPointClosed =
+        allowRedistribute &&
+        (expandingClosed ||
+         !(kind == MoveKind::ReduceScatter || kind == MoveKind::AllReduce));
     p.relabel = symmetry.canonicalize(p.next.layout);
     p.key = keyOf(p.next);
     p.hash = hashOf(p.key);
@@ -491,6 +540,7 @@ dist::planner::detail::searchOptimal(const PlanRequest &request,
       child.classLatency = lat.classOnly;
       child.misplacedFloor = lat.misplacedFloor;
       child.classBandwidth = lat.classBandwidth;
+      child.hCap = redistributeCap(next);
       nodes.push_back(child);
       push(nodes.size() - 1);
       return;
@@ -529,6 +579,7 @@ dist::planner::detail::searchOptimal(const PlanRequest &request,
       child.bytes = edge.bytesAfter;
       child.closed = false;
       child.permutesDone[0] = child.permutesDone[1] = false;
+      child.permutesDone[2] = false;
       ++child.version;
       push(known.node);
     }
@@ -539,7 +590,9 @@ dist::planner::detail::searchOptimal(const PlanRequest &request,
     open.pop();
     Node &n = nodes[e.node];
     if (e.version != n.version ||
-        (e.tier ? n.permutesDone[e.tier - 1] : n.closed))
+        (e.tier == 4 ? false
+         : e.tier    ? n.permutesDone[e.tier - 1]
+                     : n.closed))
       continue;
     if (best != kNoNode) {
       if (costLess(bestCost, e.f))
@@ -549,10 +602,49 @@ dist::planner::detail::searchOptimal(const PlanRequest &request,
     }
     // Copy what expansion needs: `nodes` may grow (and move) inside it.
     const SearchState state = n.state;
+    expandingClosed = !allowRedistribute || state.pointToPointClosed;
     const double g = n.g;
     const uint16_t steps = n.steps;
     const int64_t bytes = n.bytes;
     const uint32_t id = e.node;
+    if (e.tier == 3) {
+      // Each candidate edge waits behind a cheap bound on its cost (a
+      // single exchange is a plan, so the reported bound holds for it); the
+      // exact exchange is priced only if that comes to the front.
+      n.permutesDone[2] = true;
+      Layout from = unpackLayout(state.layout, numAxes, rank);
+      std::vector<Layout> candidates =
+          redistributeCandidates(mesh, from, targetLayout);
+      if (candidates.size() > 256)
+        candidates.resize(256);
+      exchangeCosts.lowerBounds(from, candidates, floors);
+      for (size_t c = 0; c < candidates.size(); ++c)
+        open.push({g + floors[c], uint32_t(steps) + 1, seq++, id, n.version,
+                   4, uint8_t(c)});
+      continue;
+    }
+    if (e.tier == 4) {
+      Layout from = unpackLayout(state.layout, numAxes, rank);
+      std::vector<Layout> candidates =
+          redistributeCandidates(mesh, from, targetLayout);
+      const Layout &to = candidates[e.candidate];
+      PackedLayout packed = packLayout(to);
+      int64_t after = space.bytesOf(packed);
+      if (request.maxPeakBytes && bytes + after > *request.maxPeakBytes)
+        continue;
+      ExchangeCostEvaluator::Result ex;
+      if (!exchangeCosts.evaluate(from, to, ex))
+        continue; // too large to plan point-to-point: no such edge
+      Edge edge;
+      edge.move.kind = MoveKind::Redistribute;
+      edge.next.layout = packed;
+      edge.cost = ex.cost;
+      edge.bytesAfter = after;
+      pending.clear();
+      collect(edge);
+      relax(id, g, steps, pending.back());
+      continue;
+    }
     if (e.tier) {
       // An entry queued before the abstract bound existed may be early.
       if (abstract && costLess(e.f, permuteF(n, e.tier))) {
@@ -625,7 +717,7 @@ dist::planner::detail::searchOptimal(const PlanRequest &request,
       n.h = std::max(n.h, abstractH(state));
       raised = true;
     }
-    if (raised && costLess(e.f, g + n.h)) {
+    if (raised && costLess(e.f, g + std::min(n.h, n.hCap))) {
       push(id);
       continue;
     }
@@ -648,6 +740,13 @@ dist::planner::detail::searchOptimal(const PlanRequest &request,
     for (const Pending &p : pending)
       relax(id, g, steps, p);
     pushPermutes(id, 1);
+    // Redistribute edges come last: after the permutes at equal f, so that
+    // a collective plan of equal cost and length is found first and kept.
+    // The entry's f is the state's capped bound, below every plan from it;
+    // the exchanges are only worked out when it reaches the front.
+    if (!expandingClosed && !state.run.open)
+      open.push({g + nodes[id].hCap, uint32_t(steps) + 1, seq++, id,
+                 nodes[id].version, 3});
   }
   if (overflow)
     return llvm::createStringError(

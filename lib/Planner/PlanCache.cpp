@@ -45,8 +45,9 @@ static void forEachEntry(
 }
 
 std::string dist::planner::serializeCacheEntry(StringRef key, const Mesh &mesh,
-                                               const Plan &plan) {
-  std::string json = planToJSON(mesh, plan);
+                                               const Plan &plan,
+                                               const Mesh *targetMesh) {
+  std::string json = planToJSON(mesh, plan, targetMesh);
   std::string out;
   llvm::raw_string_ostream os(out);
   os << PlanCache::kFormat << "\n"
@@ -76,7 +77,8 @@ static Expected<StringRef> consumeSection(StringRef &text, StringRef label) {
 
 Expected<Plan> dist::planner::parseCacheEntry(StringRef contents,
                                               StringRef expectedKey,
-                                              const Mesh &mesh) {
+                                              const Mesh &mesh,
+                                              const Mesh *targetMesh) {
   StringRef text = contents;
   StringRef header = text.take_until([](char c) { return c == '\n'; });
   if (header != PlanCache::kFormat)
@@ -96,7 +98,7 @@ Expected<Plan> dist::planner::parseCacheEntry(StringRef contents,
     return entryError("checksum mismatch (the entry is corrupted)");
   if (*key != expectedKey)
     return entryError("it holds another request (hash collision)");
-  return planFromJSON(mesh, *json);
+  return planFromJSON(mesh, *json, targetMesh);
 }
 
 PlanCache::PlanCache(Options opts, WarningHandler handler)
@@ -179,7 +181,8 @@ std::optional<Plan> PlanCache::lookupDisk(const std::string &key,
     return std::nullopt;
   }
   Expected<Plan> plan =
-      parseCacheEntry((*buffer)->getBuffer(), key, request.mesh);
+      parseCacheEntry((*buffer)->getBuffer(), key, request.mesh,
+                      request.targetMesh ? &*request.targetMesh : nullptr);
   if (!plan) {
     warn("plan cache: ignoring entry '" + path +
          "': " + llvm::toString(plan.takeError()) + "; recomputing it",
@@ -202,7 +205,9 @@ std::optional<Plan> PlanCache::lookupDisk(const std::string &key,
 
 void PlanCache::storeDisk(const std::string &key, const PlanRequest &request,
                           const Plan &plan, const WarningHandler &handler) {
-  std::string contents = serializeCacheEntry(key, request.mesh, plan);
+  std::string contents = serializeCacheEntry(
+      key, request.mesh, plan,
+      request.targetMesh ? &*request.targetMesh : nullptr);
   std::string path = entryPath(key);
   llvm::SmallString<256> model(options.directory);
   llvm::sys::path::append(model, ".tmp-%%%%%%%%%%%%.plan.part");

@@ -77,7 +77,8 @@ static void writeString(std::string &out, llvm::StringRef text) {
   out += '"';
 }
 
-std::string dist::planner::planToJSON(const Mesh &mesh, const Plan &plan) {
+std::string dist::planner::planToJSON(const Mesh &sourceMesh, const Plan &plan,
+                                     const Mesh *targetMesh) {
   std::string out = "{\"strategy\": ";
   writeString(out, stringifyStrategy(plan.strategy));
   out += ", \"cost\": " + formatDouble(plan.cost);
@@ -86,9 +87,14 @@ std::string dist::planner::planToJSON(const Mesh &mesh, const Plan &plan) {
   out += ", \"cache\": ";
   writeString(out, stringifyCacheStatus(plan.cache));
   out += ", \"steps\": [";
+  // Steps after the transfer of a cross-mesh plan are on the target mesh.
+  const Mesh *current = &sourceMesh;
   for (size_t i = 0; i < plan.steps.size(); ++i) {
     const PlanStep &step = plan.steps[i];
     const Move &move = step.move;
+    if (move.kind == MoveKind::Redistribute && move.crossMesh && targetMesh)
+      current = targetMesh;
+    const Mesh &mesh = *current;
     out += i ? ", {\"op\": " : "{\"op\": ";
     writeString(out, stringifyMoveKind(move.kind));
     out += ", \"axes\": [";
@@ -106,7 +112,10 @@ std::string dist::planner::planToJSON(const Mesh &mesh, const Plan &plan) {
       out += ", \"reduction\": ";
       writeString(out, stringifyReductionKind(move.reduction));
     }
+    if (move.kind == MoveKind::Redistribute && move.crossMesh)
+      out += ", \"cross_mesh\": true";
     out += ", \"bytes\": " + std::to_string(step.bytesBefore);
+    out += ", \"recv_bytes\": " + std::to_string(step.recvBytes);
     out += ", \"cost\": " + formatDouble(step.cost);
     out += ", \"layout\": ";
     writeString(out, printLayout(mesh, step.layout));
@@ -122,7 +131,8 @@ std::string dist::planner::planToJSON(const Mesh &mesh, const Plan &plan) {
 
 namespace {
 struct Reader {
-  const Mesh &mesh;
+  const Mesh *mesh;       // the mesh of the step being read
+  const Mesh *targetMesh; // null: same-mesh plans only
   Error fail(const llvm::Twine &msg) {
     return createStringError(inconvertibleErrorCode(), "plan JSON: " + msg);
   }
@@ -159,6 +169,7 @@ struct Reader {
     const llvm::json::Object *obj = value.getAsObject();
     if (!obj)
       return fail(where + " is not an object");
+    const Mesh &mesh = *this->mesh;
     llvm::StringRef op, layoutText;
     if (Error e = string(*obj, "op", where, op))
       return e;
@@ -194,17 +205,30 @@ struct Reader {
         return fail(where + ": unknown reduction \"" + red + "\"");
       move.reduction = *r;
     }
+    if (const llvm::json::Value *cross = obj->get("cross_mesh")) {
+      if (move.kind != MoveKind::Redistribute || cross->getAsBoolean() != true)
+        return fail(where + ": \"cross_mesh\" is only `true` on a "
+                            "redistribute");
+      if (!targetMesh)
+        return fail(where + " moves to another mesh, but no target mesh "
+                            "was given");
+      move.crossMesh = true;
+      this->mesh = targetMesh;
+    }
     if (Error e = integer(*obj, "bytes", where, step.bytesBefore))
       return e;
+    if (obj->get("recv_bytes"))
+      if (Error e = integer(*obj, "recv_bytes", where, step.recvBytes))
+        return e;
     if (Error e = number(*obj, "cost", where, step.cost))
       return e;
     if (Error e = string(*obj, "layout", where, layoutText))
       return e;
-    Expected<Layout> layout = parseLayout(mesh, layoutText);
+    Expected<Layout> layout = parseLayout(*this->mesh, layoutText);
     if (!layout)
       return fail(where + ": " + llvm::toString(layout.takeError()));
     step.layout = *layout;
-    if (move.kind == MoveKind::Permute)
+    if (moveHasTarget(move.kind))
       move.permuteTarget = *layout;
     return Error::success();
   }
@@ -212,8 +236,9 @@ struct Reader {
 } // namespace
 
 Expected<Plan> dist::planner::planFromJSON(const Mesh &mesh,
-                                           llvm::StringRef json) {
-  Reader reader{mesh};
+                                           llvm::StringRef json,
+                                           const Mesh *targetMesh) {
+  Reader reader{&mesh, targetMesh};
   Expected<llvm::json::Value> root = llvm::json::parse(json);
   if (!root)
     return reader.fail(llvm::toString(root.takeError()));
@@ -265,10 +290,14 @@ Expected<Plan> dist::planner::planFromJSON(const Mesh &mesh,
 // Text table
 //===----------------------------------------------------------------------===//
 
-std::string dist::planner::printPlanTable(const Mesh &mesh, const Plan &plan) {
+std::string dist::planner::printPlanTable(const Mesh &sourceMesh,
+                                         const Plan &plan,
+                                         const Mesh *targetMesh) {
   std::string text;
   llvm::raw_string_ostream os(text);
+  const Mesh *current = &sourceMesh;
   auto axesOf = [&](const Move &move) {
+    const Mesh &mesh = *current;
     std::string out = "{";
     for (size_t i = 0; i < move.axes.size(); ++i)
       out += (i ? ", " : "") +
@@ -284,36 +313,44 @@ std::string dist::planner::printPlanTable(const Mesh &mesh, const Plan &plan) {
       return std::to_string(move.dim);
     return "-";
   };
+  constexpr int kColumns = 8;
   struct Row {
-    std::string cells[7];
+    std::string cells[kColumns];
   };
   std::vector<Row> rows;
-  rows.push_back({{"step", "op", "axes", "dims", "bytes", "cost (us)",
+  rows.push_back({{"step", "op", "axes", "dims", "bytes", "recv", "cost (us)",
                    "layout after"}});
   for (size_t i = 0; i < plan.steps.size(); ++i) {
     const PlanStep &step = plan.steps[i];
     std::string op = stringifyMoveKind(step.move.kind).str();
     if (moveHasReduction(step.move.kind))
       op += " " + stringifyReductionKind(step.move.reduction).str();
+    if (step.move.kind == MoveKind::Redistribute && step.move.crossMesh) {
+      op += " (to target mesh)";
+      if (targetMesh)
+        current = targetMesh;
+    }
     char cost[32];
     snprintf(cost, sizeof(cost), "%.3f", step.cost * 1e6);
     rows.push_back({{std::to_string(i + 1), op, axesOf(step.move),
-                     dimsOf(step.move), std::to_string(step.bytesBefore), cost,
-                     printLayout(mesh, step.layout)}});
+                     dimsOf(step.move), std::to_string(step.bytesBefore),
+                     std::to_string(step.recvBytes), cost,
+                     printLayout(*current, step.layout)}});
   }
-  size_t width[7] = {};
+  size_t width[kColumns] = {};
   for (const Row &row : rows)
-    for (int c = 0; c < 7; ++c)
+    for (int c = 0; c < kColumns; ++c)
       width[c] = std::max(width[c], row.cells[c].size());
   for (const Row &row : rows) {
     std::string line;
-    for (int c = 0; c < 7; ++c) {
+    for (int c = 0; c < kColumns; ++c) {
       const std::string &cell = row.cells[c];
       // Numbers right-aligned, text left-aligned; no padding at line end.
-      bool right = c == 0 || c == 4 || c == 5;
+      bool right = c == 0 || c == 4 || c == 5 || c == 6;
       std::string pad(width[c] - cell.size(), ' ');
       line += c ? "  " : "";
-      line += right ? pad + cell : (c == 6 ? cell : cell + pad);
+      line += right ? pad + cell
+                    : (c == kColumns - 1 ? cell : cell + pad);
     }
     os << line << "\n";
   }

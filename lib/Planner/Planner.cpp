@@ -1,6 +1,8 @@
 //===- Planner.cpp - Request checking, replay and the public entry --------===//
 
 #include "dist/Planner/Planner.h"
+#include "dist/Planner/Redistribute.h"
+#include "CrossMesh.h"
 #include "LowerBound.h"
 #include "ReportedBound.h"
 #include "Search.h"
@@ -29,12 +31,25 @@ Error dist::planner::verifyRequest(const PlanRequest &request) {
                 llvm::Twine(detail::kMaxSearchRank) + ")");
   if (Error e = verifyLayout(mesh, request.source, rank))
     return fail("source layout: " + llvm::toString(std::move(e)));
-  if (Error e = verifyLayout(mesh, request.target, rank))
+  if (Error e = verifyLayout(request.getTargetMesh(), request.target, rank))
     return fail("target layout: " + llvm::toString(std::move(e)));
   if (request.costModel && request.costModel->getMesh() != mesh)
     return fail("the cost model is for mesh " +
                 request.costModel->getMesh().str() +
                 " but the request is for mesh " + mesh.str());
+  if (request.targetCostModel && (!request.targetMesh ||
+                                  request.targetCostModel->getMesh() !=
+                                      *request.targetMesh))
+    return fail("the target cost model is for mesh " +
+                request.targetCostModel->getMesh().str() +
+                (request.targetMesh
+                     ? " but the target mesh is " + request.targetMesh->str()
+                     : std::string(" but the request has no target mesh")));
+  if (request.transfer &&
+      (!(request.transfer->alpha >= 0) || !(request.transfer->beta >= 0) ||
+       !std::isfinite(request.transfer->alpha) ||
+       !std::isfinite(request.transfer->beta)))
+    return fail("the transfer link's alpha and beta must be finite and >= 0");
   if (request.maxPeakBytes && *request.maxPeakBytes < 0)
     return fail("max_peak_bytes must be >= 0, got " +
                 llvm::Twine(*request.maxPeakBytes));
@@ -51,12 +66,35 @@ static const CostModel &modelFor(const PlanRequest &request,
   return *storage;
 }
 
+/// The target mesh's model, or the SPEC default one.
+static const CostModel &
+targetModelFor(const PlanRequest &request,
+               std::optional<AlphaBetaCostModel> &storage) {
+  if (request.targetCostModel)
+    return *request.targetCostModel;
+  storage.emplace(cantFail(AlphaBetaCostModel::create(request.getTargetMesh())));
+  return *storage;
+}
+
+AxisCostParams dist::planner::detail::transferParamsOf(
+    const PlanRequest &request, const CostModel &srcModel,
+    const CostModel &dstModel) {
+  return request.transfer ? *request.transfer
+                          : defaultTransferParams(srcModel, dstModel);
+}
+
 /// The bound a plan reports (ReportedBound.h), not the search's heuristic:
 /// the report follows a definition anyone can recompute.
-static double lowerBoundOf(const PlanRequest &request, const CostModel &model) {
+static double lowerBoundOf(const PlanRequest &request, const CostModel &model,
+                           const CostModel &targetModel) {
   Layout source = request.source, target = request.target;
   source.canonicalize();
   target.canonicalize();
+  if (request.isCrossMesh())
+    return detail::crossMeshLowerBound(
+        request.mesh, source, *request.targetMesh, target, request.globalShape,
+        request.elementBytes,
+        detail::transferParamsOf(request, model, targetModel));
   return detail::reportedLowerBound(request.mesh, source, target,
                                     request.globalShape, request.elementBytes,
                                     model);
@@ -65,28 +103,117 @@ static double lowerBoundOf(const PlanRequest &request, const CostModel &model) {
 Expected<double> dist::planner::planLowerBound(const PlanRequest &request) {
   if (Error e = verifyRequest(request))
     return std::move(e);
-  std::optional<AlphaBetaCostModel> storage;
-  return lowerBoundOf(request, modelFor(request, storage));
+  std::optional<AlphaBetaCostModel> storage, targetStorage;
+  return lowerBoundOf(request, modelFor(request, storage),
+                      targetModelFor(request, targetStorage));
 }
 
-static Error replayWith(const PlanRequest &request, const CostModel &model,
-                        Plan &plan) {
-  const Mesh &mesh = request.mesh;
+/// Bytes the busiest device receives in a collective step over the product
+/// group of the move's axes (the ring schedule SPEC §3 prices), where every
+/// device holds `bytes` before it.
+static int64_t collectiveRecvBytes(const Mesh &mesh, const Move &move,
+                                   int64_t bytes) {
+  double p = 1;
+  for (unsigned axis : move.axes)
+    p *= double(mesh.getAxisSize(axis));
+  double n = double(bytes), received = 0;
+  switch (move.kind) {
+  case MoveKind::AllGather:
+    received = (p - 1) * n;
+    break;
+  case MoveKind::AllToAll:
+  case MoveKind::ReduceScatter:
+    received = (p - 1) / p * n;
+    break;
+  case MoveKind::AllReduce:
+    received = 2 * (p - 1) / p * n;
+    break;
+  case MoveKind::Permute:
+    received = p > 1 ? n : 0;
+    break;
+  default:
+    break;
+  }
+  return received >= 9.2e18 ? INT64_MAX : int64_t(received);
+}
+
+static Error replayWith(const PlanRequest &request, const CostModel &srcModel,
+                        const CostModel &dstModel, Plan &plan) {
+  const Mesh *mesh = &request.mesh;
+  const CostModel *model = &srcModel;
   llvm::ArrayRef<int64_t> shape = request.globalShape;
   Layout cur = request.source;
   cur.canonicalize();
-  int64_t bytes = localBytes(mesh, cur, shape, request.elementBytes);
+  int64_t bytes = localBytes(*mesh, cur, shape, request.elementBytes);
   plan.cost = 0;
   plan.peakBytes = plan.steps.empty() ? bytes : 0;
+  bool transferred = false;
   for (size_t i = 0; i < plan.steps.size(); ++i) {
     PlanStep &step = plan.steps[i];
-    Expected<Layout> next = applyMove(mesh, cur, step.move, shape);
-    if (!next)
-      return fail("step " + llvm::Twine(i + 1) + ": " +
-                  llvm::toString(next.takeError()));
+    auto stepError = [&](const llvm::Twine &why) {
+      return fail("step " + llvm::Twine(i + 1) + ": " + why);
+    };
+    const Move &move = step.move;
+    Expected<Layout> next = std::move(cur); // replaced below
+    double cost = 0;
+    int64_t recvBytes = 0;
+    if (move.kind == MoveKind::Redistribute) {
+      // The one step whose cost depends on the data, not on the axes: price
+      // it from the exact exchange the lowering will perform.
+      const Mesh *toMesh = mesh;
+      Layout from = std::move(*next);
+      if (move.crossMesh) {
+        if (!request.isCrossMesh())
+          return stepError("a redistribute onto another mesh, but the "
+                           "request has a single mesh");
+        if (transferred)
+          return stepError("a second transfer between the meshes");
+        toMesh = &*request.targetMesh;
+        Layout to = move.permuteTarget;
+        if (Error e = verifyLayout(*toMesh, to, shape.size()))
+          return stepError("redistribute: the target layout is invalid: " +
+                           llvm::toString(std::move(e)));
+        to.canonicalize();
+        next = std::move(to);
+      } else {
+        next = applyMove(*mesh, from, move, shape);
+        if (!next)
+          return stepError(llvm::toString(next.takeError()));
+      }
+      std::optional<TransferLinks> transfer;
+      std::optional<SameMeshLinks> same;
+      const LinkCosts *links;
+      if (move.crossMesh) {
+        transfer.emplace(detail::transferParamsOf(request, srcModel, dstModel));
+        links = &*transfer;
+      } else {
+        same.emplace(*model);
+        links = &*same;
+      }
+      Expected<Exchange> ex =
+          computeExchange(*mesh, from, *toMesh, *next, shape,
+                          request.elementBytes, !move.crossMesh, *links);
+      if (!ex)
+        return stepError("redistribute: " + llvm::toString(ex.takeError()));
+      cost = ex->cost;
+      recvBytes = ex->maxRecvBytes;
+      if (move.crossMesh) {
+        mesh = toMesh;
+        model = &dstModel;
+        transferred = true;
+      }
+    } else {
+      Layout from = std::move(*next);
+      next = applyMove(*mesh, from, move, shape);
+      if (!next)
+        return stepError(llvm::toString(next.takeError()));
+      cost = model->stepCost(move, bytes);
+      recvBytes = cost > 0 ? collectiveRecvBytes(*mesh, move, bytes) : 0;
+    }
     step.bytesBefore = bytes;
-    step.bytesAfter = localBytes(mesh, *next, shape, request.elementBytes);
-    step.cost = model.stepCost(step.move, bytes);
+    step.bytesAfter = localBytes(*mesh, *next, shape, request.elementBytes);
+    step.cost = cost;
+    step.recvBytes = recvBytes;
     step.layout = *next;
     plan.cost += step.cost;
     plan.peakBytes =
@@ -96,30 +223,39 @@ static Error replayWith(const PlanRequest &request, const CostModel &model,
   }
   Layout target = request.target;
   target.canonicalize();
+  if (request.isCrossMesh() && !transferred)
+    return fail("the plan never moves the tensor onto the target mesh");
   if (cur != target)
-    return fail("the plan ends at " + printLayout(mesh, cur) +
-                ", not at the target " + printLayout(mesh, target));
+    return fail("the plan ends at " + printLayout(*mesh, cur) +
+                ", not at the target " + printLayout(*mesh, target));
   if (request.maxPeakBytes && plan.peakBytes > *request.maxPeakBytes)
     return fail("the plan needs " + llvm::Twine(plan.peakBytes) +
                 " bytes per device at its peak, more than max_peak_bytes = " +
                 llvm::Twine(*request.maxPeakBytes));
-  plan.lowerBound = lowerBoundOf(request, model);
+  if (request.moves == MoveSet::Collective)
+    for (const PlanStep &step : plan.steps)
+      if (step.move.kind == MoveKind::Redistribute && !step.move.crossMesh)
+        return fail("the plan uses redistribute, but the request allows "
+                    "collectives only");
+  plan.lowerBound = lowerBoundOf(request, srcModel, dstModel);
   return Error::success();
 }
 
 Error dist::planner::replayPlan(const PlanRequest &request, Plan &plan) {
   if (Error e = verifyRequest(request))
     return e;
-  std::optional<AlphaBetaCostModel> storage;
-  return replayWith(request, modelFor(request, storage), plan);
+  std::optional<AlphaBetaCostModel> storage, targetStorage;
+  return replayWith(request, modelFor(request, storage),
+                    targetModelFor(request, targetStorage), plan);
 }
 
 Expected<Plan> dist::planner::planReshard(const PlanRequest &request,
                                           SearchStats *stats) {
   if (Error e = verifyRequest(request))
     return std::move(e);
-  std::optional<AlphaBetaCostModel> storage;
+  std::optional<AlphaBetaCostModel> storage, targetStorage;
   const CostModel &model = modelFor(request, storage);
+  const CostModel &targetModel = targetModelFor(request, targetStorage);
 
   Plan plan;
   plan.strategy = request.strategy;
@@ -133,7 +269,9 @@ Expected<Plan> dist::planner::planReshard(const PlanRequest &request,
                   " bytes per device");
   }
   Expected<std::vector<Move>> moves =
-      request.strategy == Strategy::Optimal
+      request.isCrossMesh()
+          ? detail::searchCrossMesh(request, model, targetModel, stats)
+      : request.strategy == Strategy::Optimal
           ? detail::searchOptimal(request, model, stats)
           : detail::searchGreedy(request, model, stats);
   if (!moves)
@@ -145,7 +283,7 @@ Expected<Plan> dist::planner::planReshard(const PlanRequest &request,
   }
   // Replaying through the public applyMove re-derives every number from the
   // SPEC rules; a search bug surfaces here as an error, not a wrong plan.
-  if (Error e = replayWith(request, model, plan))
+  if (Error e = replayWith(request, model, targetModel, plan))
     return fail("internal planner error (please report): " +
                 llvm::toString(std::move(e)));
   return plan;
@@ -155,12 +293,25 @@ std::string dist::planner::planCacheKey(const PlanRequest &request) {
   std::optional<AlphaBetaCostModel> storage;
   std::string key = "dist-planner v" + std::to_string(kPlannerVersion);
   key += "\nstrategy=" + stringifyStrategy(request.strategy).str();
+  key += "\nmoves=" + stringifyMoveSet(request.moves).str();
   key += "\ncost_model=";
   // An invalid request has no meaningful key; it never reaches a cache
   // because planReshard rejects it first, but do not crash on it either.
   if (!request.costModel || request.costModel->getMesh() == request.mesh)
     modelFor(request, storage).appendFingerprint(key);
   key += "\nmesh=" + request.mesh.str();
+  if (request.isCrossMesh()) {
+    std::optional<AlphaBetaCostModel> targetStorage;
+    key += "\ntarget_cost_model=";
+    if (!request.targetCostModel ||
+        request.targetCostModel->getMesh() == *request.targetMesh)
+      targetModelFor(request, targetStorage).appendFingerprint(key);
+    key += "\ntarget_mesh=" + request.targetMesh->str();
+    key += "\ntransfer=" +
+           (request.transfer ? formatDouble(request.transfer->alpha) + "," +
+                                   formatDouble(request.transfer->beta)
+                             : std::string("default"));
+  }
   key += "\nshape=";
   for (size_t d = 0; d < request.globalShape.size(); ++d)
     key += (d ? "x" : "") + std::to_string(request.globalShape[d]);
@@ -169,11 +320,23 @@ std::string dist::planner::planCacheKey(const PlanRequest &request) {
   source.canonicalize();
   target.canonicalize();
   key += "\nsource=" + printLayout(request.mesh, source);
-  key += "\ntarget=" + printLayout(request.mesh, target);
+  key += "\ntarget=" + printLayout(request.getTargetMesh(), target);
   key += "\nmax_peak_bytes=" + (request.maxPeakBytes
                                     ? std::to_string(*request.maxPeakBytes)
                                     : std::string("none"));
   return key;
+}
+
+llvm::StringRef dist::planner::stringifyMoveSet(MoveSet moves) {
+  return moves == MoveSet::Collective ? "collective" : "all";
+}
+
+std::optional<MoveSet> dist::planner::parseMoveSet(llvm::StringRef text) {
+  if (text == "all")
+    return MoveSet::All;
+  if (text == "collective")
+    return MoveSet::Collective;
+  return std::nullopt;
 }
 
 Expected<TensorSpec> dist::planner::parseTensorSpec(llvm::StringRef text) {

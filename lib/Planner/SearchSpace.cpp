@@ -53,6 +53,8 @@ Move PackedMove::toMove(const Mesh &mesh, const Layout &src,
     return Move::replicateToPartial(list, red);
   case MoveKind::Permute:
     return Move::permute(mesh, src, permuteTarget);
+  case MoveKind::Redistribute:
+    return Move::redistribute(permuteTarget);
   }
   return Move();
 }

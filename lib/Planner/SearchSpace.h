@@ -97,6 +97,10 @@ struct SliceRun {
 struct SearchState {
   PackedLayout layout;
   SliceRun run;
+  /// With redistribute allowed: no redistribute may follow any more (one
+  /// was taken, or a move that is neither a reduction nor a slice; see
+  /// OptimalSearch.cpp). Always false for collective-only searches.
+  bool pointToPointClosed = false;
 };
 
 struct StateKey {
@@ -110,6 +114,8 @@ inline StateKey keyOf(const SearchState &s) {
   uint32_t extra = s.layout.kind;
   if (s.run.open)
     extra |= 1u << 8 | uint32_t(s.run.dim) << 9 | uint32_t(s.run.startLen) << 14;
+  if (s.pointToPointClosed)
+    extra |= 1u << 31;
   return {s.layout.slotBits(), extra};
 }
 

@@ -34,15 +34,23 @@ Planning
     >>> p = plan(mesh, (1024, 1024), "f32", '[{"dp"}, {"tp"}]',
     ...          [Replicate(), Shard(0)])
     >>> [(step.op, step.axes) for step in p]
+    [('redistribute', ()), ('all_gather', ('dp',))]
+    >>> q = plan(mesh, (1024, 1024), "f32", '[{"dp"}, {"tp"}]',
+    ...          [Replicate(), Shard(0)], moves="collective")
+    >>> [(step.op, step.axes) for step in q]
     [('all_gather', ('dp',)), ('all_to_all', ('tp',))]
     >>> print(p)                                  # doctest: +SKIP
-    step  op          axes    dims    bytes  cost (us)  layout after
+    step  op            axes    dims    bytes    recv  cost (us)  layout after
     ...
 
     ``plan(mesh, shape, dtype, src, dst, strategy="optimal", cache_dir=None,
-    max_peak_bytes=None, alpha=None, beta=None)`` returns a :class:`Plan`:
-    ``.steps``, ``.cost`` (seconds), ``.peak_bytes``, ``.lower_bound``,
-    ``.cache`` and ``.to_json()``, identical to ``dist-plan --format json``.
+    max_peak_bytes=None, alpha=None, beta=None, moves="all", to_mesh=None,
+    transfer=None)`` returns a :class:`Plan`: ``.steps``, ``.cost``
+    (seconds), ``.peak_bytes``, ``.lower_bound``, ``.cache`` and
+    ``.to_json()``, identical to ``dist-plan --format json``. ``moves=
+    "collective"`` leaves out point-to-point ``redistribute`` steps;
+    ``to_mesh`` plans a reshard onto another mesh (a pipeline stage's
+    hand-off), ``dst`` being a layout on it.
 
 Compiling
     ``compile(mlir_text, pipeline="dist-lower-reshard")`` runs any

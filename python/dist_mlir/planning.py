@@ -97,8 +97,8 @@ class Step:
 
     Attributes:
         op: ``all_gather``, ``all_slice``, ``all_to_all``,
-            ``reduce_scatter``, ``all_reduce``, ``permute`` or
-            ``replicate_to_partial``.
+            ``reduce_scatter``, ``all_reduce``, ``permute``,
+            ``replicate_to_partial`` or ``redistribute`` (point-to-point).
         axes: the mesh axes of the collective (one group over their product).
         dim: the tensor dim it gathers, slices or scatters (all_to_all: the
             dim it leaves); ``None`` for moves without a dim.
@@ -108,6 +108,9 @@ class Step:
         bytes_after: local bytes per device after it.
         cost: modelled seconds.
         layout: the layout after the step.
+        recv_bytes: the most bytes one device receives in the step (wire
+            traffic).
+        cross_mesh: the step moves the tensor onto the target mesh.
     """
 
     op: str
@@ -119,6 +122,8 @@ class Step:
     bytes_after: int
     cost: float
     layout: Layout
+    recv_bytes: int = 0
+    cross_mesh: bool = False
 
     @property
     def dims(self) -> tuple[int, ...]:
@@ -141,6 +146,7 @@ class Plan:
 
     Attributes:
         mesh, shape, dtype: the request's tensor.
+        to_mesh: the target's mesh of a cross-mesh plan (else ``None``).
         source, target: the request's layouts.
         strategy: ``"optimal"`` or ``"greedy"``.
         steps: the moves, in order.
@@ -152,22 +158,30 @@ class Plan:
     ``str(plan)`` is dist-plan's table; :meth:`to_json` its JSON.
     """
 
-    __slots__ = ("mesh", "shape", "dtype", "source", "target", "steps", "_impl")
+    __slots__ = ("mesh", "to_mesh", "shape", "dtype", "source", "target",
+                 "steps", "_impl")
 
     def __init__(self, impl: _dist.Plan, mesh: Mesh, shape: tuple[int, ...],
-                 dtype: str, source: Layout, target: Layout) -> None:
+                 dtype: str, source: Layout, target: Layout,
+                 to_mesh: Mesh | None = None) -> None:
         self._impl = impl
         self.mesh = mesh
+        self.to_mesh = to_mesh
         self.shape = shape
         self.dtype = dtype
         self.source = source
         self.target = target
-        self.steps: tuple[Step, ...] = tuple(
-            Step(op=s["op"], axes=tuple(s["axes"]), dim=s["dim"],
-                 to_dim=s["to_dim"], reduction=s["reduction"],
-                 bytes=s["bytes"], bytes_after=s["bytes_after"],
-                 cost=s["cost"], layout=Layout._wrap(mesh, s["layout"]))
-            for s in impl.steps)
+        steps, on = [], mesh
+        for s in impl.steps:
+            if s["cross_mesh"] and to_mesh is not None:
+                on = to_mesh
+            steps.append(Step(
+                op=s["op"], axes=tuple(s["axes"]), dim=s["dim"],
+                to_dim=s["to_dim"], reduction=s["reduction"],
+                bytes=s["bytes"], bytes_after=s["bytes_after"],
+                cost=s["cost"], layout=Layout._wrap(on, s["layout"]),
+                recv_bytes=s["recv_bytes"], cross_mesh=s["cross_mesh"]))
+        self.steps: tuple[Step, ...] = tuple(steps)
 
     @property
     def strategy(self) -> str:
@@ -222,7 +236,9 @@ def plan(mesh: Mesh | str, shape: Sequence[int], dtype: Any,
          src: LayoutLike, dst: LayoutLike, strategy: str = "optimal",
          cache_dir: str | os.PathLike | None = None,
          max_peak_bytes: int | None = None, alpha: CostParam | None = None,
-         beta: CostParam | None = None) -> Plan:
+         beta: CostParam | None = None, moves: str = "all",
+         to_mesh: Mesh | str | None = None,
+         transfer: tuple[float, float] | None = None) -> Plan:
     """Plans the reshard of a ``shape``/``dtype`` tensor from ``src`` to ``dst``.
 
     Args:
@@ -238,6 +254,12 @@ def plan(mesh: Mesh | str, shape: Sequence[int], dtype: Any,
         max_peak_bytes: only plans whose per-device peak stays within this.
         alpha, beta: override the mesh's cost parameters: one number for
             every axis or a dict per axis name (seconds; seconds per byte).
+        moves: ``"all"`` (collectives and point-to-point ``redistribute``)
+            or ``"collective"``.
+        to_mesh: for a reshard onto another mesh (a pipeline stage's
+            hand-off): the target's mesh; ``dst`` is a layout on it.
+        transfer: ``(alpha, beta)`` of the link between the two meshes
+            (default: the slowest axis of either).
 
     Raises:
         ValueError: a bad argument (the message names it).
@@ -246,6 +268,9 @@ def plan(mesh: Mesh | str, shape: Sequence[int], dtype: Any,
     >>> mesh = Mesh({"x": 2, "y": 4})
     >>> p = plan(mesh, (1024, 1024), "f32", '[{"x"}, {"y"}]', '[{"y"}, {"x"}]')
     >>> [step.op for step in p]
+    ['redistribute']
+    >>> [step.op for step in plan(mesh, (1024, 1024), "f32", '[{"x"}, {"y"}]',
+    ...                           '[{"y"}, {"x"}]', moves="collective")]
     ['all_gather', 'all_to_all', 'all_slice']
     """
     if isinstance(mesh, str):
@@ -256,10 +281,24 @@ def plan(mesh: Mesh | str, shape: Sequence[int], dtype: Any,
     element = _element_type(dtype)
     spec = "x".join([str(n) for n in extents] + [element])
     extents, _, element_bytes = _dist.parse_tensor_spec(spec)
+    if isinstance(to_mesh, str):
+        to_mesh = Mesh.from_text(to_mesh)
+    elif to_mesh is not None and not isinstance(to_mesh, Mesh):
+        raise TypeError(f"to_mesh must be a Mesh, got {type(to_mesh).__name__}")
     source = as_layout(mesh, src, len(extents), "src")
-    target = as_layout(mesh, dst, len(extents), "dst")
+    target = as_layout(to_mesh or mesh, dst, len(extents), "dst")
     if not isinstance(strategy, str):
         raise TypeError(f"strategy must be str, got {strategy!r}")
+    if not isinstance(moves, str):
+        raise TypeError(f"moves must be str, got {moves!r}")
+    if transfer is not None:
+        if to_mesh is None:
+            raise ValueError("transfer: needs to_mesh")
+        try:
+            transfer = (float(transfer[0]), float(transfer[1]))
+        except (TypeError, ValueError, IndexError):
+            raise ValueError("transfer: expected (alpha, beta), got "
+                             f"{transfer!r}") from None
 
     topology = mesh._topology()
     if alpha is not None:
@@ -280,7 +319,11 @@ def plan(mesh: Mesh | str, shape: Sequence[int], dtype: Any,
 
     result = _dist.plan(mesh._impl, extents, element_bytes, source._impl,
                         target._impl, strategy, directory, max_peak_bytes,
-                        topology)
+                        topology, moves,
+                        None if to_mesh is None else to_mesh._impl,
+                        None if to_mesh is None else to_mesh._topology(),
+                        transfer)
     for message in result.warnings:
         warnings.warn(message, PlanCacheWarning, stacklevel=2)
-    return Plan(result, mesh, tuple(extents), element, source, target)
+    return Plan(result, mesh, tuple(extents), element, source, target,
+                to_mesh)

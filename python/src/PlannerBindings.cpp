@@ -117,11 +117,16 @@ PlanCache &cacheFor(const std::string &directory,
 // Plans
 //===----------------------------------------------------------------------===//
 
-/// A plan together with the mesh that names its axes.
+/// A plan together with the mesh that names its axes (and, for a
+/// cross-mesh plan, the target's mesh: the steps after the transfer).
 struct PlanResult {
   Mesh mesh;
   Plan plan;
   std::vector<std::string> warnings;
+  std::optional<Mesh> targetMesh;
+  const Mesh *targetMeshPtr() const {
+    return targetMesh ? &*targetMesh : nullptr;
+  }
 };
 
 PlanResult planBinding(const Mesh &mesh, std::vector<int64_t> shape,
@@ -129,18 +134,39 @@ PlanResult planBinding(const Mesh &mesh, std::vector<int64_t> shape,
                        const Layout &target, const std::string &strategyText,
                        const std::string &cacheDir,
                        std::optional<int64_t> maxPeakBytes,
-                       const Topology &topology) {
+                       const Topology &topology, const std::string &movesText,
+                       std::optional<Mesh> targetMesh,
+                       std::optional<Topology> targetTopology,
+                       std::optional<std::pair<double, double>> transfer) {
   std::optional<Strategy> strategy = parseStrategy(strategyText);
   if (!strategy)
     throw py::value_error("strategy: '" + strategyText +
                           "' is not one of optimal, greedy");
+  std::optional<MoveSet> moves = parseMoveSet(movesText);
+  if (!moves)
+    throw py::value_error("moves: '" + movesText +
+                          "' is not one of all, collective");
   AlphaBetaCostModel model =
       unwrapOrThrow(AlphaBetaCostModel::create(mesh, topology), "topology");
+  std::optional<AlphaBetaCostModel> targetModel;
+  if (targetMesh)
+    targetModel.emplace(unwrapOrThrow(
+        AlphaBetaCostModel::create(*targetMesh,
+                                   targetTopology ? *targetTopology
+                                                  : Topology()),
+        "to_mesh topology"));
 
   PlanRequest request(mesh, std::move(shape), elementBytes, source, target);
   request.strategy = *strategy;
   request.costModel = &model;
   request.maxPeakBytes = maxPeakBytes;
+  request.moves = *moves;
+  if (targetMesh) {
+    request.targetMesh = *targetMesh;
+    request.targetCostModel = &*targetModel;
+    if (transfer)
+      request.transfer = AxisCostParams{transfer->first, transfer->second};
+  }
   // A malformed request is the caller's mistake (ValueError); a valid one
   // without a plan is NoPlanError, like dist-plan's exit codes 2 and 1.
   if (llvm::Error e = verifyRequest(request))
@@ -167,7 +193,8 @@ PlanResult planBinding(const Mesh &mesh, std::vector<int64_t> shape,
   }
   if (!plan)
     throw NoPlanFailure("no plan: " + failure);
-  return PlanResult{mesh, std::move(*plan), std::move(warnings)};
+  return PlanResult{mesh, std::move(*plan), std::move(warnings),
+                    std::move(targetMesh)};
 }
 
 py::dict stepToDict(const Mesh &mesh, const PlanStep &step) {
@@ -184,8 +211,10 @@ py::dict stepToDict(const Mesh &mesh, const PlanStep &step) {
       moveHasReduction(move.kind)
           ? py::object(py::str(stringifyReductionKind(move.reduction).str()))
           : py::object(py::none());
+  out["cross_mesh"] = move.kind == MoveKind::Redistribute && move.crossMesh;
   out["bytes"] = step.bytesBefore;
   out["bytes_after"] = step.bytesAfter;
+  out["recv_bytes"] = step.recvBytes;
   out["cost"] = step.cost;
   out["layout"] = py::cast(step.layout);
   return out;
@@ -387,20 +416,29 @@ void bindPlanner(py::module_ &m) {
       .def_property_readonly("steps",
                              [](const PlanResult &r) {
                                py::list steps;
-                               for (const PlanStep &step : r.plan.steps)
-                                 steps.append(stepToDict(r.mesh, step));
+                               const Mesh *mesh = &r.mesh;
+                               for (const PlanStep &step : r.plan.steps) {
+                                 if (step.move.crossMesh && r.targetMesh)
+                                   mesh = &*r.targetMesh;
+                                 steps.append(stepToDict(*mesh, step));
+                               }
                                return steps;
                              })
       .def("to_json",
-           [](const PlanResult &r) { return planToJSON(r.mesh, r.plan); })
+           [](const PlanResult &r) {
+             return planToJSON(r.mesh, r.plan, r.targetMeshPtr());
+           })
       .def("table", [](const PlanResult &r) {
-        return printPlanTable(r.mesh, r.plan);
+        return printPlanTable(r.mesh, r.plan, r.targetMeshPtr());
       });
 
   m.def("plan", &planBinding, py::arg("mesh"), py::arg("shape"),
         py::arg("element_bytes"), py::arg("source"), py::arg("target"),
         py::arg("strategy"), py::arg("cache_dir"), py::arg("max_peak_bytes"),
-        py::arg("topology"));
+        py::arg("topology"), py::arg("moves") = "all",
+        py::arg("target_mesh") = std::nullopt,
+        py::arg("target_topology") = std::nullopt,
+        py::arg("transfer") = std::nullopt);
 }
 
 } // namespace dist::python

@@ -22,7 +22,7 @@ from conftest import requires_mlir
     ({"x": 2**20, "y": 2**20}, None, "more than 2\\^31 devices"),
     ({"x": 2, "y": 2}, [0, 1, 2], "has 3 entries but the mesh has 4"),
     ({"x": 2, "y": 2}, [0, 1, 1, 2], "appears more than once"),
-    ({"x": 2}, [0, 7], "outside 0..1"),
+    ({"x": 2}, [0, -7], "not a rank in 0..2\\^31-1"),
     ({"x": 2}, [], "devices list is empty"),
     ({"x": 2**64}, None, "does not fit in 64 bits"),
 ])

@@ -247,5 +247,42 @@ def test_str_is_the_table(mesh24: Mesh) -> None:
     text = str(dist_mlir.plan(mesh24, (64, 64), "f32", '[{"x"}, {}]',
                               [Replicate(), Replicate()]))
     assert text.splitlines()[0].split() == [
-        "step", "op", "axes", "dims", "bytes", "cost", "(us)", "layout", "after"]
+        "step", "op", "axes", "dims", "bytes", "recv", "cost", "(us)",
+        "layout", "after"]
     assert "optimal plan: 1 step" in text
+
+
+def test_redistribute_and_collective_only(mesh24: Mesh) -> None:
+    """The transpose of shards is one point-to-point step; collectives only
+    need three. recv_bytes is the wire traffic of the busiest device."""
+    p = dist_mlir.plan(mesh24, (1024, 1024), "f32", '[{"x"}, {"y"}]',
+                       '[{"y"}, {"x"}]')
+    assert [s.op for s in p] == ["redistribute"]
+    assert p.steps[0].recv_bytes == 512 * 1024
+    assert not p.steps[0].cross_mesh
+    q = dist_mlir.plan(mesh24, (1024, 1024), "f32", '[{"x"}, {"y"}]',
+                       '[{"y"}, {"x"}]', moves="collective")
+    assert [s.op for s in q] == ["all_gather", "all_to_all", "all_slice"]
+    assert p.cost < q.cost / 2
+    with pytest.raises(ValueError, match="moves: 'p2p' is not one of all, collective"):
+        dist_mlir.plan(mesh24, (8, 8), "f32", '[{"x"}, {}]', '[{}, {}]',
+                       moves="p2p")
+
+
+def test_cross_mesh_plan() -> None:
+    """A pipeline hand-off: stage 0 on ranks 0-3, stage 1 on ranks 4-7;
+    steps after the transfer print on the target mesh."""
+    s0 = Mesh.from_text('<["tp"=4], devices = [0, 1, 2, 3]>')
+    s1 = Mesh.from_text('<["dp"=2, "tp"=2], devices = [4, 5, 6, 7]>')
+    p = dist_mlir.plan(s0, (64, 64), "f32", '[{"tp"}, {}]', '[{}, {"tp"}]',
+                       to_mesh=s1)
+    assert p.to_mesh is s1
+    assert p.steps[0].op == "redistribute" and p.steps[0].cross_mesh
+    assert str(p.steps[-1].layout) == '[{}, {"tp"}]'
+    assert '"cross_mesh": true' in p.to_json()
+    slow = dist_mlir.plan(s0, (64, 64), "f32", '[{"tp"}, {}]', '[{}, {"tp"}]',
+                          to_mesh=s1, transfer=(1e-4, 1e-9))
+    assert slow.cost > p.cost
+    with pytest.raises(ValueError, match="transfer: needs to_mesh"):
+        dist_mlir.plan(s0, (8, 8), "f32", '[{"tp"}, {}]', '[{}, {}]',
+                       transfer=(1e-5, 1e-9))

@@ -1,7 +1,7 @@
 // target=gpu: buffers come from the runtime (device memory with NCCL) and
 // all work is enqueued on the runtime's stream.
-// RUN: dist-opt %s --dist-to-llvm="target=gpu" | FileCheck %s
-// RUN: dist-opt %s --dist-to-llvm="target=gpu" | mlir-translate --mlir-to-llvmir | FileCheck %s --check-prefix=LLVMIR
+// RUN: dist-opt %s --dist-to-llvm="target=gpu moves=collective" | FileCheck %s
+// RUN: dist-opt %s --dist-to-llvm="target=gpu moves=collective" | mlir-translate --mlir-to-llvmir | FileCheck %s --check-prefix=LLVMIR
 
 dist.mesh @m = <["x"=2, "y"=2]>
 

@@ -1,6 +1,6 @@
 // The whole pipeline, from a reshard in the global view to LLVM IR.
-// RUN: dist-opt %s --dist-to-llvm | FileCheck %s
-// RUN: dist-opt %s --dist-to-llvm | mlir-translate --mlir-to-llvmir | FileCheck %s --check-prefix=LLVMIR
+// RUN: dist-opt %s --dist-to-llvm="moves=collective" | FileCheck %s
+// RUN: dist-opt %s --dist-to-llvm="moves=collective" | mlir-translate --mlir-to-llvmir | FileCheck %s --check-prefix=LLVMIR
 
 dist.mesh @m = <["x"=2, "y"=2]>
 

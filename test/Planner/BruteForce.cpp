@@ -2,6 +2,8 @@
 
 #include "BruteForce.h"
 
+#include "dist/Planner/Redistribute.h"
+
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -159,7 +161,8 @@ std::string classKey(const Mesh &mesh, const Layout &l) {
 
 std::optional<BruteForceResult>
 dist::planner::test::bruteForcePlan(const PlanRequest &request,
-                                    const CostModel &model) {
+                                    const CostModel &model,
+                                    RedistributeTargets targets) {
   const Mesh &mesh = request.mesh;
   unsigned rank = request.globalShape.size();
   std::vector<Layout> layouts = allLayouts(mesh, rank);
@@ -178,14 +181,21 @@ dist::planner::test::bruteForcePlan(const PlanRequest &request,
       return true;
     return std::fabs(c1 - c2) <= tol(c1, c2) && s1 < s2;
   };
-  size_t n = layouts.size();
+  // With the planner's redistribute targets, a state also records whether
+  // a redistribute may still come (only partial reductions before it; see
+  // OptimalSearch.cpp): node = 2 * layout + closed.
+  const bool planner = request.moves == MoveSet::All &&
+                       targets == RedistributeTargets::Planner;
+  size_t n = layouts.size() * 2;
   std::vector<double> cost(n, INFINITY);
   std::vector<unsigned> steps(n, ~0u);
   std::vector<bool> done(n, false);
+  std::vector<size_t> parent(n, n);
+  std::vector<std::string> via(n);
   Layout source = request.source, target = request.target;
   source.canonicalize();
   target.canonicalize();
-  size_t s = indexOf.at(printLayout(mesh, source));
+  size_t s = 2 * indexOf.at(printLayout(mesh, source)) + (planner ? 0 : 1);
   size_t t = indexOf.at(printLayout(mesh, target));
   int64_t sourceBytes =
       localBytes(mesh, source, request.globalShape, request.elementBytes);
@@ -193,6 +203,7 @@ dist::planner::test::bruteForcePlan(const PlanRequest &request,
     return std::nullopt;
   cost[s] = 0;
   steps[s] = 0;
+  SameMeshLinks links(model);
   // Plain O(V^2) Dijkstra: with the tolerance, "smallest" is not a strict
   // weak order, and V is small.
   while (true) {
@@ -204,11 +215,28 @@ dist::planner::test::bruteForcePlan(const PlanRequest &request,
     if (u == n)
       break;
     done[u] = true;
-    if (u == t)
-      return BruteForceResult{cost[u], steps[u]};
-    const Layout &l = layouts[u];
+    if (u / 2 == t) {
+      BruteForceResult result{cost[u], steps[u], {}};
+      for (size_t v = u; v != s; v = parent[v])
+        result.moves.insert(result.moves.begin(), via[v]);
+      return result;
+    }
+    const Layout &l = layouts[u / 2];
+    const bool closed = u % 2 == 1;
     int64_t before = localBytes(mesh, l, request.globalShape, request.elementBytes);
-    for (const Move &move : candidateMoves(mesh, l, classes[classKey(mesh, l)])) {
+    std::vector<Move> moves = candidateMoves(mesh, l, classes[classKey(mesh, l)]);
+    // Point-to-point: a redistribute to every other layout with the same
+    // partial axes and kind, or to the planner's candidates.
+    if (request.moves == MoveSet::All && targets == RedistributeTargets::Every)
+      for (const Layout &other : layouts)
+        if (other.partialAxes == l.partialAxes &&
+            (!l.hasPartial() || other.partialKind == l.partialKind) &&
+            other != l)
+          moves.push_back(Move::redistribute(other));
+    if (planner && !closed)
+      for (const Layout &to : redistributeCandidates(mesh, l, target))
+        moves.push_back(Move::redistribute(to));
+    for (const Move &move : moves) {
       llvm::Expected<Layout> next = applyMove(mesh, l, move, request.globalShape);
       if (!next) {
         llvm::consumeError(next.takeError());
@@ -218,11 +246,27 @@ dist::planner::test::bruteForcePlan(const PlanRequest &request,
           localBytes(mesh, *next, request.globalShape, request.elementBytes);
       if (request.maxPeakBytes && before + after > *request.maxPeakBytes)
         continue;
-      size_t v = indexOf.at(printLayout(mesh, *next));
-      double c = cost[u] + model.stepCost(move, before);
+      bool keepsOpen = !closed && (move.kind == MoveKind::ReduceScatter ||
+                                   move.kind == MoveKind::AllReduce);
+      size_t v = 2 * indexOf.at(printLayout(mesh, *next)) +
+                 (planner && keepsOpen ? 0 : 1);
+      double stepCost = model.stepCost(move, before);
+      if (move.kind == MoveKind::Redistribute) {
+        llvm::Expected<Exchange> ex =
+            computeExchange(mesh, l, mesh, *next, request.globalShape,
+                            request.elementBytes, /*sameMesh=*/true, links);
+        if (!ex) {
+          llvm::consumeError(ex.takeError());
+          continue;
+        }
+        stepCost = ex->cost;
+      }
+      double c = cost[u] + stepCost;
       if (!done[v] && better(c, steps[u] + 1, cost[v], steps[v])) {
         cost[v] = c;
         steps[v] = steps[u] + 1;
+        parent[v] = u;
+        via[v] = printMove(mesh, move) + " -> " + printLayout(mesh, *next);
       }
     }
   }

@@ -14,18 +14,29 @@
 #include "dist/Planner/Planner.h"
 
 #include <optional>
+#include <string>
+#include <vector>
 
 namespace dist::planner::test {
 
 struct BruteForceResult {
   double cost = 0;
   unsigned steps = 0;
+  /// The plan, one printed move per step (for failure messages).
+  std::vector<std::string> moves;
 };
+
+/// Which redistribute steps the exhaustive search tries (when the request
+/// allows them): the planner's move set (redistributeCandidates: checks that
+/// the search is exact over it) or every layout with the same partial axes
+/// (the whole SPEC move, to measure what that restriction costs).
+enum class RedistributeTargets { Planner, Every };
 
 /// Cheapest (cost, then steps) plan, or nullopt when the target cannot be
 /// reached within request.maxPeakBytes.
-std::optional<BruteForceResult> bruteForcePlan(const PlanRequest &request,
-                                               const CostModel &model);
+std::optional<BruteForceResult>
+bruteForcePlan(const PlanRequest &request, const CostModel &model,
+               RedistributeTargets targets = RedistributeTargets::Planner);
 
 /// Every valid layout of `rank` dims over `mesh` (all partial kinds).
 std::vector<Layout> allLayouts(const Mesh &mesh, unsigned rank);

@@ -39,8 +39,8 @@ TEST(Mesh, RejectsBadMeshesWithNamedCause) {
   EXPECT_THAT(errorOf(Mesh::parse("<[\"\"=2]>")), HasSubstr("empty"));
   EXPECT_THAT(errorOf(Mesh::parse("<[\"x\"=2], devices = [0, 0]>")),
               HasSubstr("device id 0 appears more than once"));
-  EXPECT_THAT(errorOf(Mesh::parse("<[\"x\"=2], devices = [0, 2]>")),
-              HasSubstr("device id 2"));
+  EXPECT_THAT(errorOf(Mesh::parse("<[\"x\"=2], devices = [0, -2]>")),
+              HasSubstr("device id -2"));
   EXPECT_THAT(errorOf(Mesh::parse("<[\"x\"=2], devices = [0]>")),
               HasSubstr("1 entries but the mesh has 2 devices"));
   EXPECT_THAT(errorOf(Mesh::parse("<[\"x\"=2]")), HasSubstr("expected '>'"));
@@ -77,6 +77,21 @@ TEST(Mesh, RanksFollowTheDeviceTable) {
   EXPECT_EQ(m.rankOf({2, 0}), -1);
   EXPECT_EQ(m.rankOf({0}), -1);
   EXPECT_TRUE(m.coordinateOfRank(4).empty());
+}
+
+TEST(Mesh, DevicesAreAnyDistinctWorldRanks) {
+  // A pipeline stage on ranks 4..7 (SPEC §1).
+  Mesh m = mesh("<[\"dp\"=2, \"tp\"=2], devices = [4, 5, 6, 7]>");
+  EXPECT_EQ(m.str(), "<[\"dp\"=2, \"tp\"=2], devices = [4, 5, 6, 7]>");
+  EXPECT_EQ(m.getMaxRank(), 7);
+  EXPECT_EQ(m.rankOf({1, 0}), 6);
+  EXPECT_EQ(m.coordinateOfRank(5), (std::vector<int64_t>{0, 1}));
+  EXPECT_TRUE(m.coordinateOfRank(0).empty());
+  EXPECT_TRUE(m.coordinateOfRank(8).empty());
+  Mesh sparse = mesh("<[\"x\"=3], devices = [9, 2, 40]>");
+  EXPECT_EQ(sparse.getMaxRank(), 40);
+  EXPECT_EQ(sparse.coordinateOfRank(40), (std::vector<int64_t>{2}));
+  EXPECT_EQ(mesh("<[\"x\"=3]>").getMaxRank(), 2);
 }
 
 TEST(Mesh, FindsAxes) {

@@ -11,8 +11,9 @@ using ::testing::HasSubstr;
 namespace {
 
 Plan plan(const Mesh &m, std::vector<int64_t> shape, llvm::StringRef from,
-          llvm::StringRef to) {
+          llvm::StringRef to, MoveSet moves = MoveSet::All) {
   PlanRequest request(m, shape, 4, layout(m, from), layout(m, to));
+  request.moves = moves;
   return cantFail(planReshard(request));
 }
 
@@ -28,7 +29,8 @@ TEST(PlanJSON, GatherIsExactlySpecShaped) {
             "{\"strategy\": \"optimal\", \"cost\": " + c +
                 ", \"peak_bytes\": 48, \"lower_bound\": " + c +
                 ", \"cache\": \"off\", \"steps\": [{\"op\": \"all_gather\", "
-                "\"axes\": [\"x\"], \"dim\": 0, \"bytes\": 16, \"cost\": " +
+                "\"axes\": [\"x\"], \"dim\": 0, \"bytes\": 16, \"recv_bytes\": 16, "
+                "\"cost\": " +
                 c + ", \"layout\": \"[{}]\"}]}");
 }
 
@@ -41,7 +43,7 @@ TEST(PlanJSON, ToDimOnlyForAllToAll) {
                 ", \"peak_bytes\": 64, \"lower_bound\": " + c +
                 ", \"cache\": \"off\", \"steps\": [{\"op\": \"all_to_all\", "
                 "\"axes\": [\"x\"], \"dim\": 0, \"to_dim\": 1, \"bytes\": 32, "
-                "\"cost\": " + c + ", \"layout\": \"[{}, {\\\"x\\\"}]\"}]}");
+                "\"recv_bytes\": 16, \"cost\": " + c + ", \"layout\": \"[{}, {\\\"x\\\"}]\"}]}");
 }
 
 TEST(PlanJSON, ReductionAndNullDim) {
@@ -123,14 +125,30 @@ TEST(PlanJSON, ReadErrorsSayWhat) {
               HasSubstr("unknown strategy \"best\""));
 }
 
-TEST(PlanTable, ListsStepsAndTotals) {
+TEST(PlanJSON, RedistributeRoundTrips) {
+  // A transpose of shards on 2x4: one point-to-point step.
   Mesh m = mesh("<[\"x\"=2, \"y\"=4]>");
   Plan p = plan(m, {1024, 1024}, "[{\"x\"}, {\"y\"}]", "[{\"y\"}, {\"x\"}]");
+  ASSERT_EQ(p.steps.size(), 1u);
+  std::string json = planToJSON(m, p);
+  EXPECT_THAT(json, HasSubstr("{\"op\": \"redistribute\", \"axes\": [], "
+                              "\"dim\": null, \"bytes\": 524288, "
+                              "\"recv_bytes\": 524288, "));
+  Plan back = cantFail(planFromJSON(m, json));
+  ASSERT_EQ(back.steps.size(), 1u);
+  EXPECT_EQ(back.steps[0].move, p.steps[0].move);
+  EXPECT_EQ(back.steps[0].recvBytes, 524288);
+}
+
+TEST(PlanTable, ListsStepsAndTotals) {
+  Mesh m = mesh("<[\"x\"=2, \"y\"=4]>");
+  Plan p = plan(m, {1024, 1024}, "[{\"x\"}, {\"y\"}]", "[{\"y\"}, {\"x\"}]",
+                MoveSet::Collective);
   std::string table = printPlanTable(m, p);
-  EXPECT_THAT(table, HasSubstr("step  op          axes   dims      bytes  "
-                               "cost (us)  layout after\n"));
-  EXPECT_THAT(table, HasSubstr("   1  all_gather  {\"x\"}  0        524288     "
-                               "11.417  [{}, {\"y\"}]\n"));
+  EXPECT_THAT(table, HasSubstr("step  op          axes   dims      bytes    "
+                               "recv  cost (us)  layout after\n"));
+  EXPECT_THAT(table, HasSubstr("   1  all_gather  {\"x\"}  0        524288  "
+                               "524288     11.417  [{}, {\"y\"}]\n"));
   EXPECT_THAT(table, HasSubstr("optimal plan: 3 steps, cost 43.542 us, peak "
                                "2097152 bytes per device, lower bound"));
 }

@@ -19,9 +19,11 @@ struct Case {
   Mesh mesh;
   std::vector<int64_t> shape;
   Layout from, to;
+  MoveSet moves = MoveSet::All;
   PlanRequest request(Strategy strategy = Strategy::Optimal) const {
     PlanRequest r(mesh, shape, 4, from, to);
     r.strategy = strategy;
+    r.moves = moves;
     return r;
   }
 };
@@ -75,8 +77,22 @@ Plan checkHardCase(const Case &c, double expectedCost, bool bruteForce) {
 TEST(HardCases, TransposeTwoDimsOn2x4) {
   Case c = makeCase("<[\"x\"=2, \"y\"=4]>", {1024, 1024}, "[{\"x\"}, {\"y\"}]",
                     "[{\"y\"}, {\"x\"}]");
+  c.moves = MoveSet::Collective;
   Plan p = checkHardCase(c, 4 * kAlpha + 1.25 * kMiB * kBeta, true);
   EXPECT_EQ(ops(p), "all_gather, all_to_all, all_slice");
+}
+
+// The same with point-to-point allowed: device (x, y) needs the 256 x 512
+// block (rows of y, columns of x) = 512 KiB, of which it holds nothing
+// exactly where it is needed... except the part both blocks share; it
+// receives 512 KiB from two senders: 2 alpha + 512 KiB beta = 21.42 us,
+// 2.03x cheaper than the best collective chain.
+TEST(HardCases, TransposeTwoDimsOn2x4WithRedistribute) {
+  Case c = makeCase("<[\"x\"=2, \"y\"=4]>", {1024, 1024}, "[{\"x\"}, {\"y\"}]",
+                    "[{\"y\"}, {\"x\"}]");
+  Plan p = checkHardCase(c, 2 * kAlpha + 0.5 * kMiB * kBeta, true);
+  EXPECT_EQ(ops(p), "redistribute");
+  EXPECT_EQ(p.steps[0].recvBytes, 512 * 1024);
 }
 
 // Mesh 8x2, [{}, {y}] -> [{x, y}, {}]. Slicing x onto dim 0 first is free
@@ -88,9 +104,15 @@ TEST(HardCases, TransposeTwoDimsOn2x4) {
 TEST(HardCases, SliceBeforeAllToAllOn8x2) {
   Case c = makeCase("<[\"x\"=8, \"y\"=2]>", {1024, 1024}, "[{}, {\"y\"}]",
                     "[{\"x\", \"y\"}, {}]");
+  c.moves = MoveSet::Collective;
   Plan p = checkHardCase(c, kAlpha + 0.5 * 0.25 * kMiB * kBeta, true);
   EXPECT_EQ(ops(p), "all_slice, all_to_all");
   EXPECT_NEAR(p.lowerBound, p.cost, 1e-12);
+  // A redistribute does the same in one step at the same cost (one
+  // message of the same 128 KiB): equal cost, fewer steps.
+  c.moves = MoveSet::All;
+  Plan q = checkHardCase(c, kAlpha + 0.5 * 0.25 * kMiB * kBeta, true);
+  EXPECT_EQ(ops(q), "redistribute");
 }
 
 // Mesh 4x2, 1024x1024xf32 partial sum over {x, y} -> [{}, {x}], n = 4 MiB:

@@ -2,6 +2,8 @@
 
 #include "ReferenceExecutor.h"
 
+#include "dist/Planner/Redistribute.h"
+
 #include <algorithm>
 #include <cmath>
 #include <random>
@@ -234,9 +236,115 @@ ReferenceExecutor::materialise(const Layout &layout,
   return t;
 }
 
+namespace {
+/// Every link costs nothing: the executor checks data, not prices.
+struct FreeLinks final : LinkCosts {
+  AxisCostParams link(int64_t, int64_t) const override { return {0, 0}; }
+};
+} // namespace
+
+Expected<DistributedTensor>
+ReferenceExecutor::redistribute(const DistributedTensor &tensor,
+                                const Layout &targetLayout,
+                                const ReferenceExecutor *targetExecutor) const {
+  const bool sameMesh = targetExecutor == nullptr;
+  const Mesh &dstMesh = sameMesh ? mesh : targetExecutor->mesh;
+  const Layout &src = tensor.layout;
+  Layout dst = targetLayout;
+  dst.canonicalize();
+  if (!sameMesh && dst.hasPartial())
+    return fail("redistribute across meshes to a partial layout");
+  dst.partialKind = src.partialKind;
+  FreeLinks links;
+  Expected<Exchange> ex = computeExchange(mesh, src, dstMesh, dst, shape,
+                                          /*elementBytes=*/1, sameMesh, links);
+  if (!ex)
+    return ex.takeError();
+  DistributedTensor out;
+  out.layout = dst;
+  out.buffers.resize(dstMesh.getNumDevices());
+  std::vector<std::vector<int>> written(dstMesh.getNumDevices());
+  for (int64_t dev = 0; dev < dstMesh.getNumDevices(); ++dev) {
+    int64_t count = 1;
+    for (int64_t e : localShape(dstMesh, dst, shape))
+      count *= e;
+    out.buffers[dev].assign(count, 0);
+    written[dev].assign(count, 0);
+  }
+  for (const ExchangeTransfer &t : ex->transfers) {
+    std::vector<int64_t> sc = mesh.coordinateOf(t.sender);
+    std::vector<int64_t> rc = dstMesh.coordinateOf(t.receiver);
+    if (sameMesh)
+      for (unsigned a : src.partialAxes)
+        if (sc[a] != rc[a])
+          return fail("redistribute: " + coordText(sc) + " sends to " +
+                      coordText(rc) + " across partial axis " +
+                      mesh.getAxis(a).name);
+    if (t.local != (mesh.rankOfIndex(t.sender) ==
+                    dstMesh.rankOfIndex(t.receiver)))
+      return fail("redistribute: a transfer is marked local wrongly");
+    Placement from = placementOf(mesh, src, shape, sc);
+    Placement to = placementOf(dstMesh, dst, shape, rc);
+    // Walk the box's elements.
+    size_t rank = shape.size();
+    std::vector<int64_t> pos(rank);
+    int64_t count = 1;
+    for (const DimRange &r : t.box)
+      count *= r.size();
+    int64_t bytes = 0;
+    for (int64_t k = 0; k < count; ++k) {
+      int64_t rest = k, g = 0;
+      for (size_t d = rank; d-- > 0;) {
+        pos[d] = t.box[d].begin + rest % t.box[d].size();
+        rest /= t.box[d].size();
+      }
+      for (size_t d = 0; d < rank; ++d)
+        g = g * shape[d] + pos[d];
+      int64_t i = localIndexOf(from, shape, g);
+      if (i < 0)
+        return fail("redistribute: sender " + coordText(sc) +
+                    " does not hold global element " + std::to_string(g));
+      int64_t j = localIndexOf(to, shape, g);
+      if (j < 0)
+        return fail("redistribute: receiver " + coordText(rc) +
+                    " is sent global element " + std::to_string(g) +
+                    ", outside its block");
+      out.buffers[t.receiver][j] = tensor.buffers[t.sender][i];
+      ++written[t.receiver][j];
+      ++bytes;
+    }
+    if (bytes != t.bytes)
+      return fail("redistribute: a transfer's byte count is wrong");
+  }
+  for (int64_t dev = 0; dev < dstMesh.getNumDevices(); ++dev) {
+    std::vector<int64_t> coord = dstMesh.coordinateOf(dev);
+    Placement p = placementOf(dstMesh, dst, shape, coord);
+    Error error = Error::success();
+    forEachPosition(p, shape, [&](int64_t local, int64_t g) {
+      if (error || g < 0)
+        return;
+      if (written[dev][local] != 1)
+        error = fail("redistribute: device " + coordText(coord) +
+                     " receives global element " + std::to_string(g) + " " +
+                     std::to_string(written[dev][local]) + " times");
+    });
+    if (error)
+      return std::move(error);
+  }
+  return out;
+}
+
 Expected<DistributedTensor>
 ReferenceExecutor::apply(const DistributedTensor &tensor,
                          const Move &move) const {
+  if (move.kind == MoveKind::Redistribute) {
+    if (move.crossMesh)
+      return fail("a cross-mesh redistribute needs the target's executor");
+    Expected<Layout> next = applyMove(mesh, tensor.layout, move, shape);
+    if (!next)
+      return next.takeError();
+    return redistribute(tensor, *next);
+  }
   Expected<Layout> next = applyMove(mesh, tensor.layout, move, shape);
   if (!next)
     return next.takeError();
@@ -354,6 +462,8 @@ ReferenceExecutor::apply(const DistributedTensor &tensor,
         buffer[local] = tensor.buffers[sender][i];
         return;
       }
+      case MoveKind::Redistribute:
+        return; // handled above
       }
     });
     if (error)
@@ -443,4 +553,42 @@ Error ReferenceExecutor::run(const Layout &source, const Layout &target,
     return fail("the plan ends at " + printLayout(mesh, t.layout) +
                 ", not at " + printLayout(mesh, expected));
   return check(t, global);
+}
+
+Error ReferenceExecutor::runCrossMesh(const Layout &source, const Layout &target,
+                                      const Plan &plan,
+                                      const ReferenceExecutor &targetExecutor,
+                                      PartialInput mode, uint64_t seed) const {
+  std::vector<double> global = iota();
+  DistributedTensor t = materialise(source, global, mode, seed);
+  const ReferenceExecutor *exec = this;
+  for (size_t i = 0; i < plan.steps.size(); ++i) {
+    const Move &move = plan.steps[i].move;
+    Expected<DistributedTensor> next =
+        move.kind == MoveKind::Redistribute && move.crossMesh
+            ? redistribute(t, move.permuteTarget, &targetExecutor)
+            : exec->apply(t, move);
+    if (!next)
+      return fail("step " + std::to_string(i + 1) + ": " +
+                  llvm::toString(next.takeError()));
+    if (move.kind == MoveKind::Redistribute && move.crossMesh) {
+      if (exec != this)
+        return fail("step " + std::to_string(i + 1) + ": a second transfer");
+      exec = &targetExecutor;
+    }
+    if (next->layout != plan.steps[i].layout)
+      return fail("step " + std::to_string(i + 1) + " ends at " +
+                  printLayout(exec->mesh, next->layout) +
+                  " but the plan says " +
+                  printLayout(exec->mesh, plan.steps[i].layout));
+    t = std::move(*next);
+  }
+  if (exec != &targetExecutor)
+    return fail("the plan never leaves the source mesh");
+  Layout expected = target;
+  expected.canonicalize();
+  if (t.layout != expected)
+    return fail("the plan ends at " + printLayout(exec->mesh, t.layout) +
+                ", not at " + printLayout(exec->mesh, expected));
+  return exec->check(t, global);
 }

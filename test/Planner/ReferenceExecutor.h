@@ -57,6 +57,16 @@ public:
   llvm::Expected<DistributedTensor> apply(const DistributedTensor &tensor,
                                           const Move &move) const;
 
+  /// A redistribute (SPEC §3), same-mesh or (with `targetExecutor`) onto
+  /// the target executor's mesh: executes the transfers computeExchange
+  /// lists, box by box, each element read from its sender's buffer, and
+  /// fails when a sender lacks an element, a same-mesh transfer crosses a
+  /// partial axis, or some element of a receiver's block is written by no
+  /// transfer or by two.
+  llvm::Expected<DistributedTensor>
+  redistribute(const DistributedTensor &tensor, const Layout &targetLayout,
+               const ReferenceExecutor *targetExecutor = nullptr) const;
+
   /// Every device holds exactly its block of `global` (for partial layouts:
   /// each partial group reduces to it). Padding is ignored.
   llvm::Error check(const DistributedTensor &tensor,
@@ -67,6 +77,15 @@ public:
   llvm::Error run(const Layout &source, const Layout &target, const Plan &plan,
                   PartialInput mode = PartialInput::RandomSplit,
                   uint64_t seed = 1) const;
+  /// The same for a cross-mesh plan: steps after the transfer run on
+  /// `targetExecutor`'s mesh.
+  llvm::Error runCrossMesh(const Layout &source, const Layout &target,
+                           const Plan &plan,
+                           const ReferenceExecutor &targetExecutor,
+                           PartialInput mode = PartialInput::RandomSplit,
+                           uint64_t seed = 1) const;
+
+  const Mesh &getMesh() const { return mesh; }
 
 private:
   const Mesh &mesh;

@@ -3,7 +3,8 @@
 //   dist-plan --mesh '<["x"=2, "y"=4]>' --shape 1024x1024xf32
 //             --from '[{"x"}, {"y"}]' --to '[{"y"}, {"x"}]'
 //             [--topology FILE | --alpha x=1e-5,y=1e-5 --beta x=..,y=..]
-//             [--strategy optimal|greedy] [--cache DIR]
+//             [--strategy optimal|greedy] [--moves all|collective]
+//             [--to-mesh MESH] [--cache DIR]
 //             [--max-peak-bytes N] [--format text|json]
 //
 // Exit codes: 0 plan printed; 1 no plan (the reason is printed); 2 a bad
@@ -34,15 +35,18 @@ const char *const kUsage =
     "usage: dist-plan --mesh MESH --shape SHAPE --from LAYOUT --to LAYOUT\n"
     "                 [--topology FILE | --alpha AXIS=SECONDS,... "
     "--beta AXIS=SECONDS_PER_BYTE,...]\n"
-    "                 [--strategy optimal|greedy] [--cache DIR]\n"
+    "                 [--strategy optimal|greedy] [--moves all|collective]\n"
+    "                 [--to-mesh MESH] [--cache DIR]\n"
     "                 [--max-peak-bytes N] [--format text|json]\n"
     "\n"
     "  --mesh     '<[\"x\"=2, \"y\"=4]>' (optionally with devices = [...])\n"
     "  --shape    global tensor type, e.g. 1024x1024xf32\n"
     "  --from/--to  sharding body, e.g. '[{\"x\"}, {}], partial = sum "
     "{\"y\"}'\n"
+    "  --to-mesh  the target's mesh for a cross-mesh reshard (--to is on it)\n"
+    "  --moves    collective: no point-to-point redistribute steps\n"
     "  --topology JSON {\"axes\": {\"x\": {\"alpha\": 1e-5, \"beta\": "
-    "2.7e-12}}}\n"
+    "2.7e-12}}, \"transfer\": {...}}\n"
     "Defaults: alpha = 1e-5 s and beta = 1/370e9 s/B on every axis; "
     "strategy optimal; format text.\n"
     "Exit codes: 0 plan printed, 1 no plan exists, 2 bad argument.\n";
@@ -61,7 +65,7 @@ Options parseArguments(int argc, char **argv) {
   static const char *const kKnown[] = {
       "--mesh",     "--shape", "--from",     "--to",
       "--topology", "--alpha", "--beta",     "--strategy",
-      "--cache",    "--format", "--max-peak-bytes"};
+      "--cache",    "--format", "--max-peak-bytes", "--to-mesh", "--moves"};
   Options options;
   for (int i = 1; i < argc; ++i) {
     llvm::StringRef arg = argv[i];
@@ -121,17 +125,24 @@ int main(int argc, char **argv) {
   if (!tensor)
     badArgument("--shape", llvm::toString(tensor.takeError()));
 
-  auto layoutArg = [&](llvm::StringRef name) {
-    llvm::Expected<Layout> layout =
-        parseLayout(*mesh, required(options, name));
+  std::optional<Mesh> targetMesh;
+  if (std::optional<std::string> text = take(options, "--to-mesh")) {
+    llvm::Expected<Mesh> parsed = Mesh::parse(*text);
+    if (!parsed)
+      badArgument("--to-mesh", llvm::toString(parsed.takeError()));
+    targetMesh = std::move(*parsed);
+  }
+  auto layoutArg = [&](llvm::StringRef name, const Mesh &on) {
+    llvm::Expected<Layout> layout = parseLayout(on, required(options, name));
     if (!layout)
       badArgument(name, llvm::toString(layout.takeError()));
-    if (llvm::Error e = verifyLayout(*mesh, *layout, tensor->shape.size()))
+    if (llvm::Error e = verifyLayout(on, *layout, tensor->shape.size()))
       badArgument(name, llvm::toString(std::move(e)) + " (--shape " +
                             required(options, "--shape") + ")");
     return *layout;
   };
-  Layout from = layoutArg("--from"), to = layoutArg("--to");
+  Layout from = layoutArg("--from", *mesh);
+  Layout to = layoutArg("--to", targetMesh ? *targetMesh : *mesh);
 
   Topology topology;
   std::optional<std::string> topologyFile = take(options, "--topology");
@@ -158,11 +169,30 @@ int main(int argc, char **argv) {
   if (beta)
     if (llvm::Error e = topology.setFromList(*beta, /*alpha=*/false))
       badArgument("--beta", llvm::toString(std::move(e)));
-  llvm::Expected<AlphaBetaCostModel> model =
-      AlphaBetaCostModel::create(*mesh, topology);
+  const char *topologyArg =
+      topologyFile ? "--topology" : alpha ? "--alpha" : "--beta";
+  // A cross-mesh topology names the axes of both meshes: each model takes
+  // its own, and a name in neither is an error.
+  for (const auto &[name, params] : topology.axes)
+    if (targetMesh && !mesh->findAxis(name) && !targetMesh->findAxis(name))
+      badArgument(topologyArg, "axis \"" + name + "\" is in neither mesh");
+  llvm::Expected<AlphaBetaCostModel> model = AlphaBetaCostModel::create(
+      *mesh, targetMesh ? topology.restrictedTo(*mesh) : topology);
   if (!model)
-    badArgument(topologyFile ? "--topology" : alpha ? "--alpha" : "--beta",
-                llvm::toString(model.takeError()));
+    badArgument(topologyArg, llvm::toString(model.takeError()));
+  std::optional<AlphaBetaCostModel> targetModel;
+  if (targetMesh)
+    targetModel.emplace(cantFail(AlphaBetaCostModel::create(
+        *targetMesh, topology.restrictedTo(*targetMesh))));
+  if (topology.transfer && !targetMesh)
+    badArgument("--topology", "a \"transfer\" link needs --to-mesh");
+  MoveSet moves = MoveSet::All;
+  if (std::optional<std::string> text = take(options, "--moves")) {
+    std::optional<MoveSet> parsed = parseMoveSet(*text);
+    if (!parsed)
+      badArgument("--moves", "'" + *text + "' is not one of all, collective");
+    moves = *parsed;
+  }
 
   Strategy strategy = Strategy::Optimal;
   if (std::optional<std::string> text = take(options, "--strategy")) {
@@ -196,6 +226,12 @@ int main(int argc, char **argv) {
   request.strategy = strategy;
   request.costModel = &*model;
   request.maxPeakBytes = maxPeak;
+  request.moves = moves;
+  if (targetMesh) {
+    request.targetMesh = *targetMesh;
+    request.targetCostModel = &*targetModel;
+    request.transfer = topology.transfer;
+  }
   std::optional<PlanCache> cache;
   if (cacheDir) {
     PlanCache::Options cacheOptions;
@@ -211,9 +247,10 @@ int main(int argc, char **argv) {
                  << "\n";
     return kExitNoPlan;
   }
+  const Mesh *toMesh = targetMesh ? &*targetMesh : nullptr;
   if (json)
-    llvm::outs() << planToJSON(*mesh, *plan) << "\n";
+    llvm::outs() << planToJSON(*mesh, *plan, toMesh) << "\n";
   else
-    llvm::outs() << printPlanTable(*mesh, *plan);
+    llvm::outs() << printPlanTable(*mesh, *plan, toMesh);
   return 0;
 }

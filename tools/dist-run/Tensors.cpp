@@ -164,6 +164,11 @@ void materializeArgument(
     const TensorSignature &sig,
     llvm::function_ref<void(int64_t index, void *dst)> globalElement,
     int64_t rank, void *buffer) {
+  // A rank outside the argument's mesh holds no part of it: zeros.
+  if (sig.mesh.coordinateOfRank(rank).empty()) {
+    std::memset(buffer, 0, sig.localBytes());
+    return;
+  }
   std::vector<int64_t> coord = coordinateOf(sig, rank);
   std::vector<int64_t> local = sig.localShape();
   std::vector<planner::DimRange> block =

@@ -457,6 +457,9 @@ int runWorker() {
 
   for (auto [k, buffer, sig] :
        llvm::enumerate(results, signature->results)) {
+    // A rank outside the result's mesh holds no part of it (SPEC §5).
+    if (sig.mesh.coordinateOfRank(rank).empty())
+      continue;
     std::vector<uint8_t> host(sig.localBytes());
     if (buffer.bytes)
       distRtMemcpy(host.data(), buffer.data, buffer.bytes,
@@ -481,9 +484,16 @@ int runWorker() {
                  << " inputs): "
                  << llvm::format("%.3f", slowest * 1e3)
                  << " ms on the slowest rank";
-    if (!dumpDir.empty())
+    bool everyRank = llvm::all_of(signature->results, [&](const auto &sig) {
+      return sig.mesh.getNumDevices() == numRanks;
+    });
+    if (!dumpDir.empty() && everyRank)
       llvm::outs() << "; " << signature->results.size() << " result(s) x "
                    << numRanks << " ranks written to " << dumpDir;
+    else if (!dumpDir.empty())
+      llvm::outs() << "; " << signature->results.size()
+                   << " result(s), each from the ranks of its mesh, written to "
+                   << dumpDir;
     llvm::outs() << "\n";
     llvm::outs().flush();
   }
@@ -578,12 +588,14 @@ int runFront(const char *argv0) {
       readEntrySignature(*module, entryName);
   if (!signature)
     return failure(llvm::toString(signature.takeError()));
+  // SPEC §5: N must exceed every rank any mesh names (meshes may cover
+  // only some of the ranks: pipeline stages).
   for (const auto &[name, mesh] : signature->meshes())
-    if (mesh.getNumDevices() != numRanks)
-      return usageError("--np " + llvm::Twine(numRanks) +
-                        " does not match mesh @" + name + ", which has " +
-                        llvm::Twine(mesh.getNumDevices()) +
-                        " devices (one rank per device)");
+    if (mesh.getMaxRank() >= numRanks)
+      return usageError("--np " + llvm::Twine(numRanks) + " is too small: mesh @" +
+                        name + " names rank " + llvm::Twine(mesh.getMaxRank()) +
+                        " (run with --np " + llvm::Twine(mesh.getMaxRank() + 1) +
+                        " or more)");
   // npy:DIR: every file is checked (header, dtype, shape, size) before
   // anything is compiled or started; the workers read the data.
   std::string workerInput = inputText;

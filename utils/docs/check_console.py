@@ -44,7 +44,7 @@ def commands(block):
         command = line[2:]
         while command.endswith("\\") and i + 1 < len(block):
             i += 1
-            command = command[:-1] + "\n" + block[i]
+            command = command + "\n" + block[i]
         i += 1
         expected = []
         while i < len(block) and not block[i].startswith("$ "):

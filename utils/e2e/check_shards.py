@@ -97,7 +97,7 @@ CONTINUE_RE = re.compile(r'^\s*//\s*\.\.\.(?:\s|$)(.*)$')
 # another layout.
 LAYOUT_OPS = {"reshard", "all_gather", "all_slice", "all_to_all",
               "reduce_scatter", "all_reduce", "replicate_to_partial",
-              "permute"}
+              "permute", "redistribute"}
 
 ELEMENT_TYPES = {"f16", "bf16", "f32", "f64", "i1", "i8", "i16", "i32", "i64"}
 # What dist-run writes for each element type (bf16 widened to float32).
@@ -120,8 +120,11 @@ class Mesh:
         self.sizes = [s for _, s in axes]
         self.size = math.prod(self.sizes)
         self.devices = devices or list(range(self.size))
-        if sorted(self.devices) != list(range(self.size)):
-            raise CaseError(f"mesh @{name}: devices is not a permutation")
+        # SPEC §1: any distinct world ranks (pipeline stages use disjoint
+        # sets); a rank outside a result's mesh writes no dump for it.
+        if len(self.devices) != self.size or len(set(self.devices)) != self.size:
+            raise CaseError(f"mesh @{name}: devices must be {self.size} "
+                            "distinct ranks")
 
     def axis_index(self, axis):
         for i, (name, _) in enumerate(self.axes):
@@ -546,7 +549,7 @@ def check_result(k, tensor, global_value, dump_dir, errors, computed=False):
 
     checked = 0
     local = {}
-    for rank in range(mesh.size):
+    for rank in mesh.devices:
         want, coord, ranges = expected_shard(tensor, global_value, rank)
         got = load_dump(os.path.join(dump_dir, f"result{k}.rank{rank}.npy"),
                         tensor, want.shape, errors)
@@ -654,7 +657,7 @@ def main():
     errors, checked = [], 0
     expected_files = set()
     for k, tensor in enumerate(entry.results):
-        expected_files |= {f"result{k}.rank{r}.npy" for r in range(tensor.mesh.size)}
+        expected_files |= {f"result{k}.rank{r}.npy" for r in tensor.mesh.devices}
         checked += check_result(k, tensor, wanted[k], args.dump_dir, errors,
                                 computed=k in expect)
     extra = sorted(set(f for f in os.listdir(args.dump_dir) if f.endswith(".npy"))

@@ -17,6 +17,7 @@
 #include "llvm/Support/Error.h"
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -39,13 +40,20 @@ struct AxisCostParams {
 struct Topology {
   AxisCostParams defaults;
   std::map<std::string, AxisCostParams> axes;
+  /// The link between two meshes (SPEC §3a), when given.
+  std::optional<AxisCostParams> transfer;
 
   /// Parses `{"axes": {"x": {"alpha": 1e-5, "beta": 2.7e-12}, ...}}`. Either
   /// field of an axis may be left out (the default is used). An optional
   /// top-level "default": {"alpha": ..., "beta": ...} replaces the defaults.
   /// Values must be finite and >= 0; unknown keys are errors (a typo must
   /// not silently fall back to defaults).
+  /// An optional top-level "transfer": {"alpha": ..., "beta": ...} gives
+  /// the link between two meshes (cross-mesh reshards).
   static llvm::Expected<Topology> parseJSON(llvm::StringRef text);
+  /// The axes of `mesh` only (a cross-mesh topology names the axes of both
+  /// meshes); the defaults and the transfer link are kept.
+  Topology restrictedTo(const Mesh &mesh) const;
   /// Applies `x=1e-5,y=2e-5` to the alpha (or beta) of the named axes.
   llvm::Error setFromList(llvm::StringRef list, bool alpha);
 };
@@ -64,6 +72,23 @@ public:
   /// bytes before the step.
   virtual double collectiveCost(MoveKind kind, llvm::ArrayRef<unsigned> axes,
                                 int64_t bytesBefore) const = 0;
+
+  /// The link a point-to-point message uses between two devices whose
+  /// coordinates differ on `axes` (SPEC §3 redistribute): alpha and beta of
+  /// one message of that class. Empty `axes`: the same device.
+  virtual AxisCostParams pointToPointLink(llvm::ArrayRef<unsigned> axes) const = 0;
+  /// The slowest link of the mesh (largest alpha, largest beta over its axes
+  /// of size > 1): the default `transfer` link to another mesh (SPEC §3a).
+  virtual AxisCostParams slowestLink() const = 0;
+  /// The beta every byte crossing `axis` pays at least: a step in which one
+  /// device receives r bytes from devices that differ from it on `axis`
+  /// costs at least minLatency() + axisSecondsPerByte(axis) * r. The
+  /// reported lower bound prices the bytes that must cross each axis with
+  /// it. Returning minSecondsPerByte() is always safe.
+  virtual double axisSecondsPerByte(unsigned axis) const {
+    (void)axis;
+    return minSecondsPerByte();
+  }
 
   /// Bounds the search and the plan's lower bound rely on. They must hold
   /// for every collective step whose group has more than one device, where
@@ -161,6 +186,12 @@ public:
                         int64_t bytesBefore) const override;
   double minLatency() const override { return minAlpha; }
   double minSecondsPerByte() const override { return minBeta; }
+  /// Maxima of alpha and beta over `axes`.
+  AxisCostParams pointToPointLink(llvm::ArrayRef<unsigned> axes) const override;
+  AxisCostParams slowestLink() const override;
+  double axisSecondsPerByte(unsigned axis) const override {
+    return axis < params.size() ? params[axis].beta : minBeta;
+  }
   /// (p - 1) * alpha: a group's latency term (P - 1) * max alpha is at least
   /// the sum of (p_a - 1) * alpha_a over its axes, as P - 1 >= sum (p_a - 1).
   double axisLatencyBound(unsigned axis) const override;

@@ -33,8 +33,9 @@ struct MeshAxis {
 class Mesh {
 public:
   /// Validates 1..8 axes, unique non-empty names, sizes >= 1, at most 2^31
-  /// devices, and `devices` either empty (identity) or a permutation of
-  /// 0..N-1. Error messages name the offending axis or value.
+  /// devices, and `devices` either empty (identity) or N distinct world
+  /// ranks in 0..2^31-1 (not necessarily 0..N-1: pipeline stages use
+  /// disjoint sets). Error messages name the offending axis or value.
   static llvm::Expected<Mesh> create(std::vector<MeshAxis> axes,
                                      std::vector<int64_t> devices = {});
   /// Parses the SPEC text `<["x"=2, "y"=4], devices = [3, 2, 1, 0]>`; the
@@ -52,6 +53,13 @@ public:
   int64_t getNumDevices() const { return numDevices; }
   /// The device-id table; empty when it is the identity.
   llvm::ArrayRef<int64_t> getDevices() const { return devices; }
+  /// The world rank of the device with row-major linear index `index`.
+  int64_t rankOfIndex(int64_t index) const {
+    return devices.empty() ? index : devices[index];
+  }
+  /// The largest world rank the mesh names (N - 1 for the identity); a job
+  /// needs more ranks than this.
+  int64_t getMaxRank() const { return maxRank; }
 
   /// Coordinate of the device with the given row-major linear index.
   std::vector<int64_t> coordinateOf(int64_t linearIndex) const;
@@ -77,8 +85,10 @@ private:
   Mesh() = default;
   std::vector<MeshAxis> axes;
   std::vector<int64_t> devices;     // empty: identity
-  std::vector<int64_t> rankToIndex; // inverse of devices; empty: identity
+  /// (rank, linear index) sorted by rank; empty: identity.
+  std::vector<std::pair<int64_t, int64_t>> rankToIndex;
   int64_t numDevices = 1;
+  int64_t maxRank = 0;
 };
 
 } // namespace dist::planner

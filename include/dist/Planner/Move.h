@@ -28,11 +28,12 @@ enum class MoveKind {
   ReduceScatter,
   AllReduce,
   Permute,
-  ReplicateToPartial
+  ReplicateToPartial,
+  Redistribute
 };
 
 /// "all_gather", "all_slice", "all_to_all", "reduce_scatter", "all_reduce",
-/// "permute", "replicate_to_partial".
+/// "permute", "replicate_to_partial", "redistribute".
 llvm::StringRef stringifyMoveKind(MoveKind kind);
 std::optional<MoveKind> parseMoveKind(llvm::StringRef text);
 
@@ -40,6 +41,10 @@ std::optional<MoveKind> parseMoveKind(llvm::StringRef text);
 /// nothing and every device can do them on its own.
 inline bool isLocalMove(MoveKind kind) {
   return kind == MoveKind::AllSlice || kind == MoveKind::ReplicateToPartial;
+}
+/// Moves whose result is named by `target` rather than computed from axes.
+inline bool moveHasTarget(MoveKind kind) {
+  return kind == MoveKind::Permute || kind == MoveKind::Redistribute;
 }
 /// Moves whose `dim` field is meaningful.
 inline bool moveHasDim(MoveKind kind) {
@@ -63,8 +68,11 @@ struct Move {
   int64_t dim = -1, toDim = -1;
   /// reduce_scatter, all_reduce, replicate_to_partial.
   ReductionKind reduction = ReductionKind::Sum;
-  /// permute only: the layout after the move.
+  /// permute and redistribute: the layout after the move.
   Layout permuteTarget;
+  /// redistribute only: the target layout is on the request's target mesh
+  /// (the one transfer of a cross-mesh plan, SPEC §3a).
+  bool crossMesh = false;
 
   static Move allGather(std::vector<unsigned> axes, int64_t dim);
   static Move allSlice(std::vector<unsigned> axes, int64_t dim);
@@ -77,6 +85,9 @@ struct Move {
   /// A permute from `src` to `target`; `axes` is filled by permuteAxes.
   static Move permute(const Mesh &mesh, const Layout &src,
                       const Layout &target);
+  /// A point-to-point redistribute to `target` (no axes: every device
+  /// exchanges with the holders of what it lacks).
+  static Move redistribute(const Layout &target, bool crossMesh = false);
 
   /// Compares only the fields meaningful for the kind.
   bool operator==(const Move &other) const;
@@ -97,6 +108,9 @@ struct Move {
 ///    already partial, `reduction` must equal their kind.
 ///  - permute: same per-dim shard counts, same partial axes and kind, a
 ///    different layout, and `axes` equal (as a set) to permuteAxes.
+///  - redistribute: no axes, a valid different target with the same partial
+///    axes and kind. A cross-mesh redistribute is not a move on one mesh:
+///    applyMove refuses it (the planner checks it against both meshes).
 llvm::Expected<Layout> applyMove(const Mesh &mesh, const Layout &src,
                                  const Move &move, size_t tensorRank);
 

@@ -36,6 +36,9 @@ struct PlanStep {
   Move move;
   int64_t bytesBefore = 0; // local (padded) bytes per device before the step
   int64_t bytesAfter = 0;
+  /// The most bytes one device receives from other devices in the step
+  /// (wire traffic; 0 for local moves).
+  int64_t recvBytes = 0;
   double cost = 0; // seconds
   Layout layout;   // the layout after this step
 };
@@ -55,22 +58,29 @@ struct Plan {
 /// SPEC §4's object, one line:
 ///   {"strategy": "optimal", "cost": 1.2e-05, "peak_bytes": 8192,
 ///    "lower_bound": 1e-05, "cache": "off", "steps": [{"op": "all_to_all",
-///    "axes": ["x"], "dim": 0, "to_dim": 1, "bytes": 4096, "cost": 6e-06,
+///    "axes": ["x"], "dim": 0, "to_dim": 1, "bytes": 4096,
+///    "recv_bytes": 3072, "cost": 6e-06,
 ///    "layout": "[{}, {\"y\", \"x\"}]"}]}
 /// `to_dim` appears only for all_to_all and `reduction` only for
 /// reduce_scatter, all_reduce and replicate_to_partial; `dim` is null for
 /// moves without a dim (all_reduce, replicate_to_partial, permute). Numbers
 /// are shortest round-trip doubles.
-std::string planToJSON(const Mesh &mesh, const Plan &plan);
+/// Steps after the transfer of a cross-mesh plan (a redistribute with
+/// crossMesh) print their layouts on `targetMesh`, and the transfer step
+/// carries `"cross_mesh": true`.
+std::string planToJSON(const Mesh &sourceMesh, const Plan &plan,
+                       const Mesh *targetMesh = nullptr);
 
 /// Reads planToJSON's output back (moves, bytes, costs, layouts, totals).
 /// Checks the syntax and that names exist in `mesh`; whether the moves are
 /// valid is replayPlan's job.
-llvm::Expected<Plan> planFromJSON(const Mesh &mesh, llvm::StringRef json);
+llvm::Expected<Plan> planFromJSON(const Mesh &mesh, llvm::StringRef json,
+                                  const Mesh *targetMesh = nullptr);
 
 /// A readable table: step, op, axes, dims, bytes, cost, layout after; then
 /// the totals.
-std::string printPlanTable(const Mesh &mesh, const Plan &plan);
+std::string printPlanTable(const Mesh &sourceMesh, const Plan &plan,
+                           const Mesh *targetMesh = nullptr);
 
 } // namespace dist::planner
 

@@ -97,13 +97,16 @@ private:
 };
 
 /// The file contents of a cache entry (exposed for tests).
+/// `targetMesh`: that of a cross-mesh request (null otherwise).
 std::string serializeCacheEntry(llvm::StringRef key, const Mesh &mesh,
-                                const Plan &plan);
+                                const Plan &plan,
+                                const Mesh *targetMesh = nullptr);
 /// Parses an entry written by serializeCacheEntry and checks its format
 /// version, checksum and key. Errors say what is wrong with it.
 llvm::Expected<Plan> parseCacheEntry(llvm::StringRef contents,
                                      llvm::StringRef expectedKey,
-                                     const Mesh &mesh);
+                                     const Mesh &mesh,
+                                     const Mesh *targetMesh = nullptr);
 
 } // namespace dist::planner
 

@@ -25,7 +25,13 @@ namespace dist::planner {
 
 /// Bumped whenever a change can alter the plan returned for some request
 /// (move set, tie-breaking, cost formulas). Persistent caches key on it.
-constexpr unsigned kPlannerVersion = 3;
+constexpr unsigned kPlannerVersion = 4;
+
+/// Which moves a plan may use (`dist-plan --moves`): every SPEC §3 move, or
+/// the collectives only (no point-to-point `redistribute`).
+enum class MoveSet { All, Collective };
+llvm::StringRef stringifyMoveSet(MoveSet moves); // "all", "collective"
+std::optional<MoveSet> parseMoveSet(llvm::StringRef text);
 
 struct PlanRequest {
   PlanRequest(Mesh mesh, std::vector<int64_t> globalShape,
@@ -44,6 +50,19 @@ struct PlanRequest {
   const CostModel *costModel = nullptr;
   /// Plans whose peak bytes (SPEC §3) exceed this are not considered.
   std::optional<int64_t> maxPeakBytes;
+  MoveSet moves = MoveSet::All;
+
+  /// Cross-mesh reshards (SPEC §3a): `target` is a layout on this mesh.
+  /// The plan is moves on `mesh`, one redistribute onto `targetMesh`
+  /// (Move::crossMesh), then moves on `targetMesh`.
+  std::optional<Mesh> targetMesh;
+  /// Not owned; bound to `targetMesh`. Null: the default model.
+  const CostModel *targetCostModel = nullptr;
+  /// The link between the meshes; unset: the slowest axis of either mesh.
+  std::optional<AxisCostParams> transfer;
+
+  bool isCrossMesh() const { return targetMesh.has_value(); }
+  const Mesh &getTargetMesh() const { return targetMesh ? *targetMesh : mesh; }
 };
 
 /// Checks everything planReshard relies on: shape and element size, both
@@ -76,9 +95,9 @@ llvm::Error replayPlan(const PlanRequest &request, Plan &plan);
 /// bound internally (lib/Planner/LowerBound.h).
 llvm::Expected<double> planLowerBound(const PlanRequest &request);
 
-/// Text that determines the plan: planner version, strategy, cost model
-/// fingerprint (per-axis parameters), mesh sizes and devices, shape,
-/// element bytes, source, target and the peak limit. Equal keys give equal
+/// Text that determines the plan: planner version, strategy, move set, cost
+/// model fingerprints (per-axis parameters), meshes (sizes and devices),
+/// transfer link, shape, element bytes, source, target and the peak limit. Equal keys give equal
 /// plans, so a persistent cache can hash it.
 std::string planCacheKey(const PlanRequest &request);
 

@@ -12,6 +12,7 @@
 #include "dist/Conversion/Passes.h"
 #include "dist/Dialect/Dist/IR/DistOps.h"
 #include "dist/Dialect/Dist/IR/PlannerInterop.h"
+#include "dist/Planner/Redistribute.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Func/Transforms/FuncConversions.h"
@@ -172,15 +173,49 @@ DIST_LOCALIZE_PATTERN(PermuteOp, {
   if (failed(src) || failed(dst))
     return failure();
   const planner::Mesh &mesh = info->mesh;
-  SmallVector<int64_t> sources(mesh.getNumDevices());
-  for (int64_t rank = 0; rank < mesh.getNumDevices(); ++rank) {
-    std::vector<int64_t> receiver = mesh.coordinateOfRank(rank);
-    sources[rank] =
+  // Indexed by world rank up to the largest the mesh names; ranks outside
+  // the mesh (another pipeline stage) receive nothing.
+  SmallVector<int64_t> sources(mesh.getMaxRank() + 1, -1);
+  for (int64_t index = 0; index < mesh.getNumDevices(); ++index) {
+    std::vector<int64_t> receiver = mesh.coordinateOf(index);
+    sources[mesh.rankOfIndex(index)] =
         mesh.rankOf(planner::permuteSender(mesh, *src, *dst, receiver));
   }
   rewriter.replaceOp(op, LocalPermuteOp::create(
                              rewriter, loc, type, input, meshOf(op),
                              rewriter.getDenseI64ArrayAttr(sources)));
+  return success();
+})
+
+// A redistribute's exchange table comes from the planner's computeExchange,
+// the one the plan was priced with: every byte the program moves is one the
+// cost counted.
+DIST_LOCALIZE_PATTERN(RedistributeOp, {
+  FlatSymbolRefAttr fromName = meshOf(op);
+  FlatSymbolRefAttr toName = getSharding(op.getType()).getMesh();
+  const MeshInfo *from = meshes.lookup(fromName.getValue());
+  const MeshInfo *to = meshes.lookup(toName.getValue());
+  auto emitError = [&] { return op.emitOpError(); };
+  FailureOr<planner::Layout> src =
+      getPlannerLayout(getSharding(op.getInput().getType()), from->op, emitError);
+  FailureOr<planner::Layout> dst =
+      getPlannerLayout(getSharding(op.getType()), to->op, emitError);
+  if (failed(src) || failed(dst))
+    return failure();
+  bool sameMesh = fromName == toName;
+  // Prices do not matter here, only who sends what.
+  planner::TransferLinks links({0, 0});
+  std::vector<int64_t> shape(op.getType().getShape());
+  llvm::Expected<planner::Exchange> exchange = planner::computeExchange(
+      from->mesh, *src, to->mesh, *dst, shape, /*elementBytes=*/1, sameMesh,
+      links);
+  if (!exchange)
+    return op.emitOpError() << llvm::toString(exchange.takeError());
+  std::vector<int64_t> table = planner::exchangeTable(
+      *exchange, from->mesh, *src, to->mesh, *dst, shape);
+  rewriter.replaceOp(op, LocalRedistributeOp::create(
+                             rewriter, loc, type, input, fromName, toName,
+                             rewriter.getDenseI64ArrayAttr(table)));
   return success();
 })
 
@@ -203,7 +238,8 @@ struct DistLocalizePass
     RewritePatternSet patterns(context);
     patterns.add<LocalizeAllGatherOp, LocalizeAllSliceOp, LocalizeAllToAllOp,
                  LocalizeReduceScatterOp, LocalizeAllReduceOp,
-                 LocalizeReplicateToPartialOp, LocalizePermuteOp>(
+                 LocalizeReplicateToPartialOp, LocalizePermuteOp,
+                 LocalizeRedistributeOp>(
         converter, context, meshes);
     populateComputeLocalizationPatterns(converter, patterns);
     populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns,
@@ -214,7 +250,7 @@ struct DistLocalizePass
     ConversionTarget target(*context);
     target.addIllegalOp<AllGatherOp, AllSliceOp, AllToAllOp, ReduceScatterOp,
                         AllReduceOp, ReplicateToPartialOp, PermuteOp,
-                        ReshardOp>();
+                        RedistributeOp, ReshardOp>();
     target.addDynamicallyLegalOp<func::FuncOp>([&](func::FuncOp op) {
       return converter.isSignatureLegal(op.getFunctionType());
     });
@@ -261,8 +297,8 @@ struct DistLocalizePass
       if (!sharded)
         return;
       if (!isa<AllGatherOp, AllSliceOp, AllToAllOp, ReduceScatterOp,
-               AllReduceOp, ReplicateToPartialOp, PermuteOp, func::ReturnOp,
-               func::CallOp>(op) &&
+               AllReduceOp, ReplicateToPartialOp, PermuteOp, RedistributeOp,
+               func::ReturnOp, func::CallOp>(op) &&
           !isLocalizableCompute(op)) {
         op->emitOpError("cannot be localized: dist-localize rewrites dist "
                         "collectives, calls, returns and the compute "

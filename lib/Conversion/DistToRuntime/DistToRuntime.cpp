@@ -335,6 +335,9 @@ public:
               return lowerReplicateToPartial(ctx, o);
             })
             .Case([&](BufferPermuteOp o) { return lowerPermute(ctx, o); })
+            .Case([&](BufferRedistributeOp o) {
+              return lowerRedistribute(ctx, o);
+            })
             .Default([](Operation *) { return failure(); });
     if (succeeded(result))
       op->erase();
@@ -616,7 +619,7 @@ private:
     int64_t n = sources.size();
     SmallVector<SmallVector<int64_t>> dests(n);
     for (int64_t r = 0; r < n; ++r)
-      if (sources[r] != r)
+      if (sources[r] >= 0 && sources[r] != r) // -1: not in the mesh
         dests[sources[r]].push_back(r);
     SmallVector<int64_t> offsets{0}, list;
     for (const SmallVector<int64_t> &d : dests) {
@@ -637,6 +640,36 @@ private:
                     calls.constArray(c.b, c.loc, list),
                     c.stream ? c.stream : null(c)};
     calls.call(c.b, c.loc, "distRtPermute", c.b.getI32Type(), args);
+    return success();
+  }
+
+  /// Point-to-point boxes along the compile-time table (distRtExchange).
+  /// The target mesh is registered (c.meshHandle) so that a job too small
+  /// for its ranks fails with a clear message; the source mesh too.
+  LogicalResult lowerRedistribute(Ctx &c, BufferRedistributeOp op) {
+    auto source =
+        symbols.lookupNearestSymbolFrom<MeshOp>(op, op.getSourceMeshAttr());
+    if (!source)
+      return op->emitOpError("refers to unknown mesh ")
+             << op.getSourceMeshAttr();
+    calls.mesh(c.b, c.loc, source);
+    MemRefType in = memrefType(op.getInput()), out = memrefType(op.getOutput());
+    ArrayRef<int64_t> table = op.getTable();
+    int64_t width = 2 + 3 * in.getRank();
+    // Keep the table non-empty so it has an address even when nothing moves.
+    SmallVector<int64_t> entries(table.begin(), table.end());
+    if (entries.empty())
+      entries.push_back(-1);
+    Value args[] = {i64(c, in.getRank()),
+                    calls.constArray(c.b, c.loc, in.getShape()),
+                    ptr(c, op.getInput()),
+                    calls.constArray(c.b, c.loc, out.getShape()),
+                    ptr(c, op.getOutput()),
+                    i64(c, int64_t(table.size()) / width),
+                    calls.constArray(c.b, c.loc, entries),
+                    i32(c, c.dtype),
+                    c.stream ? c.stream : null(c)};
+    calls.call(c.b, c.loc, "distRtExchange", c.b.getI32Type(), args);
     return success();
   }
 
@@ -663,13 +696,15 @@ struct ConvertDistToRuntimePass
     module.walk([&](Operation *op) {
       if (isa<BufferAllGatherOp, BufferAllSliceOp, BufferAllToAllOp,
               BufferReduceScatterOp, BufferAllReduceOp,
-              BufferReplicateToPartialOp, BufferPermuteOp>(op))
+              BufferReplicateToPartialOp, BufferPermuteOp,
+              BufferRedistributeOp>(op))
         ops.push_back(op);
       else if (isa<LocalAllGatherOp, LocalAllSliceOp, LocalAllToAllOp,
                    LocalReduceScatterOp, LocalAllReduceOp,
-                   LocalReplicateToPartialOp, LocalPermuteOp, ReshardOp,
-                   AllGatherOp, AllSliceOp, AllToAllOp, ReduceScatterOp,
-                   AllReduceOp, ReplicateToPartialOp, PermuteOp>(op)) {
+                   LocalReplicateToPartialOp, LocalPermuteOp,
+                   LocalRedistributeOp, ReshardOp, AllGatherOp, AllSliceOp,
+                   AllToAllOp, ReduceScatterOp, AllReduceOp,
+                   ReplicateToPartialOp, PermuteOp, RedistributeOp>(op)) {
         op->emitOpError("must be bufferized before convert-dist-to-runtime "
                         "(run dist-localize and one-shot-bufferize first)");
         leftovers = true;

@@ -184,3 +184,43 @@ func.func @permute(%in: memref<8xf32>, %out: memref<8xf32>) {
   dist.buffer.permute %in, %out on @m sources = [0, 2, 1, 3] : memref<8xf32>, memref<8xf32>
   return
 }
+
+// -----
+
+// A permute on a mesh of ranks 2 and 3 (a pipeline stage): the tables are
+// indexed by world rank up to 3; ranks 0 and 1 receive nothing (-1) and no
+// one sends to them.
+dist.mesh @stage = <["x"=2], devices = [3, 2]>
+
+// CHECK-DAG: memref.global "private" constant @{{.*}} : memref<4xi64> = dense<[-1, -1, 3, 2]>
+// CHECK-DAG: memref.global "private" constant @{{.*}} : memref<5xi64> = dense<[0, 0, 0, 1, 2]>
+// CHECK-DAG: memref.global "private" constant @{{.*}} : memref<2xi64> = dense<[3, 2]>
+// CHECK-LABEL: func @permute_stage
+// CHECK: call @distRtPermute(
+func.func @permute_stage(%in: memref<8xf32>, %out: memref<8xf32>) {
+  dist.buffer.permute %in, %out on @stage sources = [-1, -1, 3, 2] : memref<8xf32>, memref<8xf32>
+  return
+}
+
+// -----
+
+// A redistribute is one distRtExchange over the compile-time table; both
+// meshes are registered with the runtime (which checks the job has their
+// ranks).
+dist.mesh @s0 = <["tp"=2], devices = [0, 1]>
+dist.mesh @s1 = <["tp"=2], devices = [3, 2]>
+
+// CHECK-DAG: func.func private @distRtExchange(i64, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, i64, !llvm.ptr, i32, !llvm.ptr) -> i32
+// CHECK-DAG: memref.global "private" constant @[[TABLE:.*]] : memref<10xi64> = dense<[0, 3, 0, 0, 4, 1, 2, 0, 0, 4]>
+// CHECK-LABEL: func @redistribute
+// CHECK: call @distRtMeshCreate(
+// CHECK: call @distRtMeshCreate(
+// CHECK: %[[RANK:.*]] = arith.constant 1 : i64
+// CHECK: %[[COUNT:.*]] = arith.constant 2 : i64
+// CHECK: memref.get_global @[[TABLE]]
+// CHECK: %[[DTYPE:.*]] = arith.constant 1 : i32
+// CHECK: call @distRtExchange(%[[RANK]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[COUNT]], %{{.*}}, %[[DTYPE]], %{{.*}}) : (i64, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, i64, !llvm.ptr, i32, !llvm.ptr) -> i32
+func.func @redistribute(%in: memref<4xbf16>, %out: memref<4xbf16>) {
+  dist.buffer.redistribute %in, %out from @s0 to @s1 table = [0, 3, 0, 0, 4, 1, 2, 0, 0, 4] : memref<4xbf16>, memref<4xbf16>
+  return
+}

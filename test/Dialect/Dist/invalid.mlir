@@ -24,7 +24,7 @@ dist.mesh @m = <["x"=2, ""=2]>
 
 // -----
 
-// expected-error @+1 {{mesh device id 2 appears more than once; devices must be a permutation}}
+// expected-error @+1 {{mesh device id 2 appears more than once; devices must be distinct ranks}}
 dist.mesh @m = <["x"=2, "y"=2], devices = [0, 1, 2, 2]>
 
 // -----
@@ -34,8 +34,8 @@ dist.mesh @m = <["x"=2, "y"=2], devices = [0, 1, 2]>
 
 // -----
 
-// expected-error @+1 {{mesh device id 5 (entry 1) is outside 0..1}}
-dist.mesh @m = <["x"=2], devices = [0, 5]>
+// expected-error @+1 {{mesh device id -5 (entry 1) is not a rank in 0..2^31-1}}
+dist.mesh @m = <["x"=2], devices = [0, -5]>
 
 // -----
 
@@ -206,9 +206,9 @@ func.func @reshard_element_type(%arg0: tensor<16xf32, #dist.sharding<@m, [{"x"}]
 
 dist.mesh @m = <["x"=2, "y"=4]>
 dist.mesh @n = <["x"=2, "y"=4]>
-func.func @reshard_meshes(%arg0: tensor<16xf32, #dist.sharding<@m, [{"x"}]>>) {
+func.func @move_meshes(%arg0: tensor<16xf32, #dist.sharding<@m, [{"x"}]>>) {
   // expected-error @+1 {{operand is on mesh @m but result is on mesh @n}}
-  %0 = dist.reshard %arg0 : tensor<16xf32, #dist.sharding<@m, [{"x"}]>> -> tensor<16xf32, #dist.sharding<@n, [{"x"}]>>
+  %0 = dist.all_gather %arg0 axes = ["x"] dim = 0 : tensor<16xf32, #dist.sharding<@m, [{"x"}]>> -> tensor<16xf32, #dist.sharding<@n, [{}]>>
   return
 }
 
@@ -502,7 +502,7 @@ func.func @local_encoded(%arg0: tensor<4x8xf32, #dist.sharding<@m, [{}, {}]>>) {
 
 dist.mesh @m = <["x"=2, "y"=2]>
 func.func @local_permute_table(%arg0: tensor<8xf32>) {
-  // expected-error @+1 {{'dist.local.permute' op has 3 sources but mesh @m has 4 devices}}
+  // expected-error @+1 {{'dist.local.permute' op has 3 sources but mesh @m needs one per world rank 0..3}}
   %0 = dist.local.permute %arg0 on @m sources = [0, 1, 2] : tensor<8xf32> -> tensor<8xf32>
   return
 }
@@ -559,4 +559,77 @@ func.func @shard_index_twice() -> index {
   // expected-error @+1 {{'dist.local.shard_index' op lists mesh axis "x" twice}}
   %s = dist.local.shard_index on @m axes = ["x", "x"] : index
   return %s : index
+}
+
+// -----
+
+dist.mesh @s0 = <["x"=2]>
+dist.mesh @s1 = <["x"=2], devices = [2, 3]>
+func.func @redistribute_partial_across_meshes(%arg0: tensor<8xf32, #dist.sharding<@s0, [{}], partial = sum {"x"}>>) {
+  // expected-error @+1 {{moves a partial tensor to another mesh; reduce its partial axes on mesh @s0 first}}
+  %0 = dist.redistribute %arg0 : tensor<8xf32, #dist.sharding<@s0, [{}], partial = sum {"x"}>> -> tensor<8xf32, #dist.sharding<@s1, [{"x"}]>>
+  return
+}
+
+// -----
+
+dist.mesh @m = <["x"=2, "y"=2]>
+func.func @redistribute_drops_partial(%arg0: tensor<8xf32, #dist.sharding<@m, [{"x"}], partial = sum {"y"}>>) {
+  // expected-error @+1 {{redistribute: the partial axes {"y"} of the operand differ from the target's {}}}
+  %0 = dist.redistribute %arg0 : tensor<8xf32, #dist.sharding<@m, [{"x"}], partial = sum {"y"}>> -> tensor<8xf32, #dist.sharding<@m, [{"y"}]>>
+  return
+}
+
+// -----
+
+dist.mesh @m = <["x"=2]>
+func.func @redistribute_same(%arg0: tensor<8xf32, #dist.sharding<@m, [{"x"}]>>) {
+  // expected-error @+1 {{redistribute: the target layout equals the operand layout}}
+  %0 = dist.redistribute %arg0 : tensor<8xf32, #dist.sharding<@m, [{"x"}]>> -> tensor<8xf32, #dist.sharding<@m, [{"x"}]>>
+  return
+}
+
+// -----
+
+dist.mesh @m = <["x"=2]>
+func.func @redistribute_shape(%arg0: tensor<8xf32, #dist.sharding<@m, [{"x"}]>>) {
+  // expected-error @+1 {{result shape [6] differs from operand shape [8]}}
+  %0 = dist.redistribute %arg0 : tensor<8xf32, #dist.sharding<@m, [{"x"}]>> -> tensor<6xf32, #dist.sharding<@m, [{}]>>
+  return
+}
+
+// -----
+
+dist.mesh @m = <["x"=2]>
+func.func @local_redistribute_table_width(%arg0: tensor<4xf32>) {
+  // expected-error @+1 {{'dist.local.redistribute' op table has 4 entries, not a multiple of 5 (2 ranks + 3 x 1 dims per transfer)}}
+  %0 = dist.local.redistribute %arg0 from @m to @m table = [0, 1, 0, 0] : tensor<4xf32> -> tensor<4xf32>
+  return
+}
+
+// -----
+
+dist.mesh @m = <["x"=2]>
+func.func @local_redistribute_box(%arg0: tensor<4xf32>) {
+  // expected-error @+1 {{'dist.local.redistribute' op transfer 0 box along dim 0 (offsets 2, 0, size 3) is outside the operand or the result}}
+  %0 = dist.local.redistribute %arg0 from @m to @m table = [0, 1, 2, 0, 3] : tensor<4xf32> -> tensor<4xf32>
+  return
+}
+
+// -----
+
+dist.mesh @m = <["x"=2]>
+func.func @local_redistribute_mesh(%arg0: tensor<4xf32>) {
+  // expected-error @+1 {{'dist.local.redistribute' op refers to unknown mesh @nowhere}}
+  %0 = dist.local.redistribute %arg0 from @m to @nowhere table = [] : tensor<4xf32> -> tensor<4xf32>
+  return
+}
+
+// -----
+
+dist.mesh @s = <["x"=2], devices = [2, 3]>
+func.func @local_permute_outside_mesh(%arg0: tensor<8xf32>) {
+  // expected-error @+1 {{'dist.local.permute' op rank 0 is not in mesh @s but receives from 2 (expected -1)}}
+  %0 = dist.local.permute %arg0 on @s sources = [2, -1, 3, 2] : tensor<8xf32> -> tensor<8xf32>
+  return
 }

@@ -1,9 +1,10 @@
-// RUN: dist-opt %s --dist-lower-reshard | FileCheck %s
-// RUN: dist-opt %s --dist-lower-reshard -dist-remarks -mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
+// RUN: dist-opt %s --dist-lower-reshard="moves=collective" | FileCheck %s
+// RUN: dist-opt %s --dist-lower-reshard="moves=collective" -dist-remarks -mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
 // The lowered IR must verify again on its own.
-// RUN: dist-opt %s --dist-lower-reshard | dist-opt --verify-roundtrip | FileCheck %s
+// RUN: dist-opt %s --dist-lower-reshard="moves=collective" | dist-opt --verify-roundtrip | FileCheck %s
 
-// Every reshard is gone; only collectives remain.
+// Collective plans (moves=collective; lower-reshard-redistribute.mlir has
+// the point-to-point steps). Every reshard is gone; only collectives remain.
 // CHECK-NOT: dist.reshard
 
 dist.mesh @m1 = <["x"=4]>

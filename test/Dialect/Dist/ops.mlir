@@ -208,5 +208,32 @@ func.func @buffer_collectives(%a: memref<8x4xf32>, %b: memref<8x16xf32>, %c: mem
   dist.buffer.replicate_to_partial %a, %a on @m2 axes = ["y"] reduction = sum : memref<8x4xf32>, memref<8x4xf32>
   // CHECK: dist.buffer.permute %{{.*}}, %{{.*}} on @ids sources = [1, 0, 3, 2] : memref<8x4xf32>, memref<8x4xf32>
   dist.buffer.permute %a, %a on @ids sources = [1, 0, 3, 2] : memref<8x4xf32>, memref<8x4xf32>
+  // CHECK: dist.buffer.redistribute %{{.*}}, %{{.*}} from @stage0 to @stage1 table = [0, 4, 0, 0, 0, 0, 8, 4] : memref<8x4xf32>, memref<8x4xf32>
+  dist.buffer.redistribute %a, %a from @stage0 to @stage1 table = [0, 4, 0, 0, 0, 0, 8, 4] : memref<8x4xf32>, memref<8x4xf32>
   return
+}
+
+// Pipeline stages: meshes on disjoint world ranks (SPEC §1), a reshard from
+// one to the other, and point-to-point redistribute steps (SPEC §3, §3a).
+// CHECK: dist.mesh @stage0 = <["tp"=4], devices = [0, 1, 2, 3]>
+dist.mesh @stage0 = <["tp"=4], devices = [0, 1, 2, 3]>
+// CHECK: dist.mesh @stage1 = <["dp"=2, "tp"=2], devices = [4, 5, 6, 7]>
+dist.mesh @stage1 = <["dp"=2, "tp"=2], devices = [4, 5, 6, 7]>
+
+// CHECK-LABEL: func @point_to_point
+func.func @point_to_point(%a: tensor<16x8xf32, #dist.sharding<@stage0, [{"tp"}, {}]>>, %b: tensor<16x8xf32, #dist.sharding<@m2, [{"x"}, {"y"}]>>) {
+  // CHECK: dist.reshard %{{.*}} : tensor<16x8xf32, #dist.sharding<@stage0, [{"tp"}, {}]>> -> tensor<16x8xf32, #dist.sharding<@stage1, [{}, {"tp"}]>>
+  %0 = dist.reshard %a : tensor<16x8xf32, #dist.sharding<@stage0, [{"tp"}, {}]>> -> tensor<16x8xf32, #dist.sharding<@stage1, [{}, {"tp"}]>>
+  // CHECK: dist.redistribute %{{.*}} : tensor<16x8xf32, #dist.sharding<@stage0, [{"tp"}, {}]>> -> tensor<16x8xf32, #dist.sharding<@stage1, [{"dp"}, {"tp"}]>>
+  %1 = dist.redistribute %a : tensor<16x8xf32, #dist.sharding<@stage0, [{"tp"}, {}]>> -> tensor<16x8xf32, #dist.sharding<@stage1, [{"dp"}, {"tp"}]>>
+  // CHECK: dist.redistribute %{{.*}} : tensor<16x8xf32, #dist.sharding<@m2, [{"x"}, {"y"}]>> -> tensor<16x8xf32, #dist.sharding<@m2, [{"y"}, {"x"}]>>
+  %2 = dist.redistribute %b : tensor<16x8xf32, #dist.sharding<@m2, [{"x"}, {"y"}]>> -> tensor<16x8xf32, #dist.sharding<@m2, [{"y"}, {"x"}]>>
+  return
+}
+
+// CHECK-LABEL: func @local_point_to_point
+func.func @local_point_to_point(%a: tensor<4x8xf32>) -> tensor<16x4xf32> {
+  // CHECK: dist.local.redistribute %{{.*}} from @stage0 to @stage1 table = [0, 4, 0, 0, 0, 0, 4, 4, 1, 4, 0, 0, 4, 0, 4, 4] : tensor<4x8xf32> -> tensor<16x4xf32>
+  %0 = dist.local.redistribute %a from @stage0 to @stage1 table = [0, 4, 0, 0, 0, 0, 4, 4, 1, 4, 0, 0, 4, 0, 4, 4] : tensor<4x8xf32> -> tensor<16x4xf32>
+  return %0 : tensor<16x4xf32>
 }

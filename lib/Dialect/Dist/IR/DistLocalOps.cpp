@@ -187,18 +187,72 @@ static LogicalResult verifyPermuteSymbols(OpTy op, SymbolTableCollection &t) {
   FailureOr<MeshOp> mesh = lookupMesh(op, op.getMeshAttr(), t);
   if (failed(mesh))
     return failure();
-  int64_t numDevices = 1;
-  for (int64_t size : mesh->getAxisSizes())
-    numDevices *= size;
+  FailureOr<planner::Mesh> plannerMesh =
+      getPlannerMesh(*mesh, [&] { return op.emitOpError(); });
+  if (failed(plannerMesh))
+    return failure();
+  // One entry per world rank up to the largest the mesh names; ranks
+  // outside the mesh receive nothing (-1).
+  int64_t entries = plannerMesh->getMaxRank() + 1;
   ArrayRef<int64_t> sources = op.getSources();
-  if (static_cast<int64_t>(sources.size()) != numDevices)
-    return op.emitOpError("has ") << sources.size() << " sources but mesh "
-                                  << op.getMeshAttr() << " has " << numDevices
-                                  << " devices";
-  for (auto [rank, source] : llvm::enumerate(sources))
-    if (source < 0 || source >= numDevices)
+  if (static_cast<int64_t>(sources.size()) != entries)
+    return op.emitOpError("has ")
+           << sources.size() << " sources but mesh " << op.getMeshAttr()
+           << " needs one per world rank 0.." << entries - 1;
+  for (auto [rank, source] : llvm::enumerate(sources)) {
+    bool member = !plannerMesh->coordinateOfRank(rank).empty();
+    if (!member && source != -1)
+      return op.emitOpError("rank ")
+             << rank << " is not in mesh " << op.getMeshAttr()
+             << " but receives from " << source << " (expected -1)";
+    if (member && plannerMesh->coordinateOfRank(source).empty())
       return op.emitOpError("rank ") << rank << " receives from " << source
                                      << ", which is not a rank of the mesh";
+  }
+  return success();
+}
+
+/// dist.local.redistribute / dist.buffer.redistribute: the table's shape
+/// and every box inside the local shapes.
+static LogicalResult verifyRedistributeTable(Operation *op,
+                                             ArrayRef<int64_t> table) {
+  if (failed(verifyElementTypes(op)))
+    return failure();
+  ShapedType in = inputType(op), out = outputType(op);
+  if (in.getRank() != out.getRank())
+    return op->emitOpError("operand rank ")
+           << in.getRank() << " differs from result rank " << out.getRank();
+  int64_t rank = in.getRank();
+  int64_t width = 2 + 3 * rank;
+  if (table.size() % width != 0)
+    return op->emitOpError("table has ")
+           << table.size() << " entries, not a multiple of " << width
+           << " (2 ranks + 3 x " << rank << " dims per transfer)";
+  for (size_t t = 0; t * width < table.size(); ++t) {
+    ArrayRef<int64_t> entry = table.slice(t * width, width);
+    if (entry[0] < 0 || entry[1] < 0)
+      return op->emitOpError("transfer ")
+             << t << " names a negative rank";
+    for (int64_t d = 0; d < rank; ++d) {
+      int64_t from = entry[2 + d], to = entry[2 + rank + d],
+              size = entry[2 + 2 * rank + d];
+      if (size < 0 || from < 0 || to < 0 || from > in.getDimSize(d) - size ||
+          to > out.getDimSize(d) - size)
+        return op->emitOpError("transfer ")
+               << t << " box along dim " << d << " (offsets " << from << ", "
+               << to << ", size " << size
+               << ") is outside the operand or the result";
+    }
+  }
+  return success();
+}
+
+template <typename OpTy>
+static LogicalResult verifyRedistributeSymbols(OpTy op,
+                                               SymbolTableCollection &t) {
+  if (failed(lookupMesh(op, op.getSourceMeshAttr(), t)) ||
+      failed(lookupMesh(op, op.getMeshAttr(), t)))
+    return failure();
   return success();
 }
 
@@ -236,6 +290,21 @@ DIST_GROUP_OP(BufferReduceScatterOp, verifyReduceScatter, verifyGroupSymbols)
 DIST_GROUP_OP(BufferAllReduceOp, verifySameType, verifyGroupSymbols)
 DIST_GROUP_OP(BufferReplicateToPartialOp, verifySameType, verifyGroupSymbols)
 DIST_GROUP_OP(BufferPermuteOp, verifySameType, verifyPermuteSymbols)
+
+LogicalResult LocalRedistributeOp::verify() {
+  return verifyRedistributeTable(*this, getTable());
+}
+LogicalResult
+LocalRedistributeOp::verifySymbolUses(SymbolTableCollection &table) {
+  return verifyRedistributeSymbols(*this, table);
+}
+LogicalResult BufferRedistributeOp::verify() {
+  return verifyRedistributeTable(*this, getTable());
+}
+LogicalResult
+BufferRedistributeOp::verifySymbolUses(SymbolTableCollection &table) {
+  return verifyRedistributeSymbols(*this, table);
+}
 
 #undef DIST_GROUP_OP
 

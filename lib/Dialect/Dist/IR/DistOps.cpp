@@ -160,7 +160,8 @@ static ShardingAttr getSharding(Value value) {
 
 /// Same global tensor (shape, element type) on the same mesh.
 static LogicalResult verifySameGlobalTensor(Operation *op, Value input,
-                                            Value result) {
+                                            Value result,
+                                            bool allowCrossMesh = false) {
   auto inType = cast<RankedTensorType>(input.getType());
   auto outType = cast<RankedTensorType>(result.getType());
   if (inType.getShape() != outType.getShape())
@@ -171,7 +172,8 @@ static LogicalResult verifySameGlobalTensor(Operation *op, Value input,
     return op->emitOpError("result element type ")
            << outType.getElementType() << " differs from operand element type "
            << inType.getElementType();
-  if (getSharding(input).getMesh() != getSharding(result).getMesh())
+  if (!allowCrossMesh &&
+      getSharding(input).getMesh() != getSharding(result).getMesh())
     return op->emitOpError("operand is on mesh ")
            << getSharding(input).getMesh() << " but result is on mesh "
            << getSharding(result).getMesh();
@@ -267,11 +269,45 @@ static planner::Move makeMove(planner::MoveKind kind, int64_t dim = -1,
 //===----------------------------------------------------------------------===//
 
 LogicalResult ReshardOp::verify() {
-  return verifySameGlobalTensor(*this, getInput(), getResult());
+  return verifySameGlobalTensor(*this, getInput(), getResult(),
+                                /*allowCrossMesh=*/true);
 }
 
 LogicalResult ReshardOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
-  return resolve(*this, getInput(), getResult(), /*axes=*/nullptr, symbolTable);
+  return resolveShardings(*this, getSharding(getInput()),
+                          getSharding(getResult()), symbolTable,
+                          /*allowCrossMesh=*/true);
+}
+
+//===----------------------------------------------------------------------===//
+// dist.redistribute
+//===----------------------------------------------------------------------===//
+
+LogicalResult RedistributeOp::verify() {
+  return verifySameGlobalTensor(*this, getInput(), getResult(),
+                                /*allowCrossMesh=*/true);
+}
+
+LogicalResult
+RedistributeOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  FailureOr<ResolvedShardings> r =
+      resolveShardings(*this, getSharding(getInput()), getSharding(getResult()),
+                       symbolTable, /*allowCrossMesh=*/true);
+  if (failed(r))
+    return failure();
+  if (r->isCrossMesh()) {
+    if (r->source.hasPartial() || r->target.hasPartial())
+      return emitOpError("moves a partial tensor to another mesh; reduce "
+                         "its partial axes on mesh ")
+             << getSharding(getInput()).getMesh() << " first";
+    return success();
+  }
+  llvm::Expected<planner::Layout> result = planner::applyMove(
+      r->plannerMesh, r->source, planner::Move::redistribute(r->target),
+      getInput().getType().getShape());
+  if (!result)
+    return emitOpError() << llvm::toString(result.takeError());
+  return success();
 }
 
 OpFoldResult ReshardOp::fold(FoldAdaptor) {

@@ -85,8 +85,13 @@ dist::getPlannerLayout(ShardingAttr sharding, MeshOp mesh,
 
 FailureOr<ResolvedShardings>
 dist::resolveShardings(Operation *user, ShardingAttr source,
-                       ShardingAttr target, SymbolTableCollection &symbolTable) {
+                       ShardingAttr target, SymbolTableCollection &symbolTable,
+                       bool allowCrossMesh) {
   auto emitError = [&] { return user->emitOpError(); };
+  if (source.getMesh() != target.getMesh() && !allowCrossMesh)
+    return user->emitOpError("operand is on mesh ")
+           << source.getMesh() << " but result is on mesh "
+           << target.getMesh();
   FailureOr<MeshOp> mesh = lookupMesh(user, source.getMesh(), symbolTable);
   if (failed(mesh))
     return failure();
@@ -96,11 +101,25 @@ dist::resolveShardings(Operation *user, ShardingAttr source,
   FailureOr<planner::Layout> src = getPlannerLayout(source, *mesh, emitError);
   if (failed(src))
     return failure();
-  FailureOr<planner::Layout> dst = getPlannerLayout(target, *mesh, emitError);
+  MeshOp targetMesh = *mesh;
+  std::optional<planner::Mesh> targetPlannerMesh;
+  if (source.getMesh() != target.getMesh()) {
+    FailureOr<MeshOp> other = lookupMesh(user, target.getMesh(), symbolTable);
+    if (failed(other))
+      return failure();
+    FailureOr<planner::Mesh> otherPlanner = getPlannerMesh(*other, emitError);
+    if (failed(otherPlanner))
+      return failure();
+    targetMesh = *other;
+    targetPlannerMesh = std::move(*otherPlanner);
+  }
+  FailureOr<planner::Layout> dst =
+      getPlannerLayout(target, targetMesh, emitError);
   if (failed(dst))
     return failure();
-  return ResolvedShardings{*mesh, std::move(*plannerMesh), std::move(*src),
-                           std::move(*dst)};
+  return ResolvedShardings{*mesh,       std::move(*plannerMesh),
+                           std::move(*src), std::move(*dst),
+                           targetMesh,  std::move(targetPlannerMesh)};
 }
 
 ShardingAttr dist::getShardingAttr(MLIRContext *context, MeshOp mesh,

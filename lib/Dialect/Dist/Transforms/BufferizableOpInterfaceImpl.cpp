@@ -101,5 +101,7 @@ void dist::registerBufferizableOpInterfaceExternalModels(
         LocalReplicateToPartialOp, BufferReplicateToPartialOp>>(*context);
     LocalPermuteOp::attachInterface<
         LocalOpInterface<LocalPermuteOp, BufferPermuteOp>>(*context);
+    LocalRedistributeOp::attachInterface<
+        LocalOpInterface<LocalRedistributeOp, BufferRedistributeOp>>(*context);
   });
 }

@@ -73,6 +73,7 @@ private:
 
   // Parsed once in initialize().
   planner::Strategy parsedStrategy = planner::Strategy::Optimal;
+  planner::MoveSet parsedMoves = planner::MoveSet::All;
   ReshardCostModels costModels;
 };
 
@@ -85,6 +86,11 @@ LogicalResult DistLowerReshardPass::initialize(MLIRContext *context) {
     return emitError() << "dist-lower-reshard: unknown strategy '" << strategy
                        << "' (expected optimal or greedy)";
   parsedStrategy = *parsed;
+  std::optional<planner::MoveSet> parsedMoveSet = planner::parseMoveSet(moves);
+  if (!parsedMoveSet)
+    return emitError() << "dist-lower-reshard: unknown moves '" << moves
+                       << "' (expected all or collective)";
+  parsedMoves = *parsedMoveSet;
   if (maxPeakBytes < 0)
     return emitError() << "dist-lower-reshard: max-peak-bytes must be >= 0";
   return costModels.initialize("dist-lower-reshard", topology, alpha, beta,
@@ -122,6 +128,8 @@ Operation *DistLowerReshardPass::createStep(OpBuilder &builder, Location loc,
                                         reduction);
   case planner::MoveKind::Permute:
     return PermuteOp::create(builder, loc, resultType, input, axes);
+  case planner::MoveKind::Redistribute:
+    return RedistributeOp::create(builder, loc, resultType, input);
   }
   return nullptr;
 }
@@ -142,7 +150,8 @@ DistLowerReshardPass::lowerReshard(ReshardOp reshard,
 
   FailureOr<ResolvedShardings> resolved = resolveShardings(
       reshard, cast<ShardingAttr>(sourceType.getEncoding()),
-      cast<ShardingAttr>(targetType.getEncoding()), symbolTable);
+      cast<ShardingAttr>(targetType.getEncoding()), symbolTable,
+      /*allowCrossMesh=*/true);
   if (failed(resolved))
     return failure();
   MeshOp mesh = resolved->mesh;
@@ -164,6 +173,16 @@ DistLowerReshardPass::lowerReshard(ReshardOp reshard,
                                *elementBytes, source, target);
   request.strategy = parsedStrategy;
   request.costModel = *model;
+  request.moves = parsedMoves;
+  if (resolved->isCrossMesh()) {
+    FailureOr<const planner::AlphaBetaCostModel *> targetModel =
+        costModels.get(resolved->targetMesh, *resolved->targetPlannerMesh);
+    if (failed(targetModel))
+      return failure();
+    request.targetMesh = *resolved->targetPlannerMesh;
+    request.targetCostModel = *targetModel;
+    request.transfer = costModels.transfer();
+  }
   if (maxPeakBytes > 0)
     request.maxPeakBytes = maxPeakBytes;
 
@@ -184,10 +203,12 @@ DistLowerReshardPass::lowerReshard(ReshardOp reshard,
   // end in the reshard's type exactly, so nothing downstream changes.
   const planner::Layout &reached =
       plan->steps.empty() ? source : plan->steps.back().layout;
+  const planner::Mesh &targetPlannerMesh = resolved->getTargetPlannerMesh();
   if (reached != target)
     return reshard.emitOpError("internal error: the plan ends in ")
-           << planner::printLayout(plannerMesh, reached) << ", not the target "
-           << planner::printLayout(plannerMesh, target);
+           << planner::printLayout(targetPlannerMesh, reached)
+           << ", not the target "
+           << planner::printLayout(targetPlannerMesh, target);
   if (plan->steps.empty())
     return reshard.emitOpError(
         "reshards between layouts that differ only in the order of their "
@@ -202,22 +223,30 @@ DistLowerReshardPass::lowerReshard(ReshardOp reshard,
            << llvm::formatv("{0:e3}", plan->cost) << " s, peak "
            << plan->peakBytes << " B, lower bound "
            << llvm::formatv("{0:e3}", plan->lowerBound) << " s:";
-    for (const planner::PlanStep &step : plan->steps)
-      remark << " [" << planner::printMove(plannerMesh, step.move) << ", "
+    const planner::Mesh *stepMesh = &plannerMesh;
+    for (const planner::PlanStep &step : plan->steps) {
+      remark << " [" << planner::printMove(*stepMesh, step.move) << ", "
              << llvm::formatv("{0:e3}", step.cost) << " s]";
+      if (step.move.crossMesh)
+        stepMesh = &targetPlannerMesh;
+    }
   }
 
   OpBuilder builder(reshard);
   Value current = reshard.getInput();
   SmallVector<Operation *> emitted;
+  MeshOp stepMesh = mesh; // the target's mesh once the tensor moved there
   for (auto [index, step] : llvm::enumerate(plan->steps)) {
     bool last = index + 1 == plan->steps.size();
+    if (step.move.crossMesh)
+      stepMesh = resolved->targetMesh;
     RankedTensorType type =
         last ? targetType
              : RankedTensorType::get(
                    sourceType.getShape(), sourceType.getElementType(),
-                   getShardingAttr(&getContext(), mesh, step.layout));
-    Operation *op = createStep(builder, loc, mesh, step.move, current, type);
+                   getShardingAttr(&getContext(), stepMesh, step.layout));
+    Operation *op =
+        createStep(builder, loc, stepMesh, step.move, current, type);
     emitted.push_back(op);
     // Never emit a wrong sequence: each step must pass its own verifier,
     // which recomputes the layout the move produces.
@@ -226,7 +255,7 @@ DistLowerReshardPass::lowerReshard(ReshardOp reshard,
       for (Operation *created : llvm::reverse(emitted))
         created->erase();
       return reshard.emitOpError("internal error: planned step ")
-             << index << " (" << planner::printMove(plannerMesh, step.move)
+             << index << " (" << planner::printMove(stepMesh == mesh ? plannerMesh : targetPlannerMesh, step.move)
              << ") does not verify";
     }
     current = op->getResult(0);

@@ -45,6 +45,12 @@ public:
   mlir::FailureOr<const planner::AlphaBetaCostModel *>
   get(MeshOp mesh, const planner::Mesh &plannerMesh);
 
+  /// The link between two meshes from the topology file's "transfer", if
+  /// it has one (else the planner's default, SPEC §3a).
+  std::optional<planner::AxisCostParams> transfer() const {
+    return fileTopology ? fileTopology->transfer : std::nullopt;
+  }
+
 private:
   std::string passName;
   std::optional<planner::Topology> fileTopology;

@@ -100,4 +100,14 @@ def Dist_BufferPermuteOp : Dist_BufferOp<"permute", "dist.local.permute"> {
   }];
 }
 
+def Dist_BufferRedistributeOp
+    : Dist_BufferOp<"redistribute", "dist.local.redistribute"> {
+  let arguments = !con(buffers, (ins FlatSymbolRefAttr:$source_mesh,
+                                     DenseI64ArrayAttr:$table));
+  let assemblyFormat = [{
+    $input `,` $output `from` $source_mesh `to` $mesh `table` `=` $table
+    attr-dict `:` type($input) `,` type($output)
+  }];
+}
+
 #endif // DIST_DIALECT_DIST_IR_DISTBUFFEROPS_TD

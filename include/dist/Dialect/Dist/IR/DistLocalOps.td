@@ -173,6 +173,35 @@ def Dist_LocalPermuteOp : Dist_LocalOp<"permute"> {
   let extraClassDeclaration = "";
 }
 
+def Dist_LocalRedistributeOp : Dist_Op<"local.redistribute",
+    [DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "Exchange boxes between world ranks along a static table";
+  let description = [{
+    The per-device form of `dist.redistribute`. `table` lists transfers of
+    `2 + 3 * rank` integers each: source and destination world ranks, the
+    box's offset in the sender's input, its offset in the receiver's result,
+    and its extents. Every rank does the transfers that name it (a transfer
+    from a rank to itself is a local copy); elements of the result no
+    transfer writes are padding. `source_mesh` and `mesh` name the meshes
+    the input and the result live on (equal within one mesh).
+
+    ```mlir
+    %1 = dist.local.redistribute %0 from @m to @m
+        table = [0, 1, 0, 2, 0, 0, 2, 2, 1, 0, 2, 0, 0, 0, 2, 2]
+        : tensor<2x4xf32> -> tensor<4x2xf32>
+    ```
+  }];
+  let arguments = (ins AnyStaticShapeTensor:$input,
+                       FlatSymbolRefAttr:$source_mesh,
+                       FlatSymbolRefAttr:$mesh, DenseI64ArrayAttr:$table);
+  let results = (outs AnyStaticShapeTensor:$result);
+  let hasVerifier = 1;
+  let assemblyFormat = [{
+    $input `from` $source_mesh `to` $mesh `table` `=` $table attr-dict
+    `:` type($input) `->` type($result)
+  }];
+}
+
 def Dist_LocalShardIndexOp : Dist_Op<"local.shard_index",
     [Pure, DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
   let summary = "This device's shard index along a dimension split by axes";

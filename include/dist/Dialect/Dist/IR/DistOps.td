@@ -77,15 +77,21 @@ def Dist_ReshardOp : Dist_Op<"reshard",
     [Pure, DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
   let summary = "Change the layout of a sharded tensor";
   let description = [{
-    Returns the same global tensor in another layout on the same mesh. How it
-    is done is left to `dist-lower-reshard`, which plans the cheapest sequence
-    of collectives. A reshard between equal layouts folds away, and a chain of
-    reshards canonicalizes to one.
+    Returns the same global tensor in another layout, on the same mesh or on
+    another one (a pipeline-stage hand-off: the meshes may cover different
+    world ranks). How it is done is left to `dist-lower-reshard`, which plans
+    the cheapest sequence of moves. A reshard between equal layouts folds
+    away, and a chain of reshards canonicalizes to one.
 
     ```mlir
     dist.mesh @m = <["x"=2, "y"=4]>
     %1 = dist.reshard %0 : tensor<1024x1024xf32, #dist.sharding<@m, [{"x"}, {"y"} ]>>
                         -> tensor<1024x1024xf32, #dist.sharding<@m, [{"y"}, {"x"} ]>>
+
+    dist.mesh @s0 = <["tp"=4], devices = [0, 1, 2, 3]>
+    dist.mesh @s1 = <["dp"=2, "tp"=2], devices = [4, 5, 6, 7]>
+    %2 = dist.reshard %a : tensor<64x64xf32, #dist.sharding<@s0, [{"tp"}, {} ]>>
+                        -> tensor<64x64xf32, #dist.sharding<@s1, [{}, {"tp"} ]>>
     ```
   }];
   let arguments = (ins Dist_ShardedTensor:$input);
@@ -258,6 +264,32 @@ def Dist_PermuteOp : Dist_MoveOp<"permute"> {
   let assemblyFormat = [{
     $input `axes` `=` $axes attr-dict `:` type($input) `->` type($result)
   }];
+}
+
+def Dist_RedistributeOp : Dist_Op<"redistribute",
+    [Pure, DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "Point-to-point exchange to any layout, on this or another mesh";
+  let description = [{
+    Every device of the result's mesh receives exactly the elements of its
+    block it does not already hold, each from one device that holds it
+    (SPEC §3 `redistribute`). Within one mesh the partial axes and kind must
+    stay the same, and data only moves between devices with equal
+    coordinates on them; across meshes neither side may be partial. Which
+    device sends which box to whom is worked out by the planner's
+    `computeExchange`, the same table `dist-localize` lowers, so the cost the
+    plan reports and the bytes the program moves agree.
+
+    ```mlir
+    dist.mesh @m = <["x"=2, "y"=4]>
+    %1 = dist.redistribute %0
+        : tensor<1024x1024xf32, #dist.sharding<@m, [{"x"}, {"y"} ]>>
+       -> tensor<1024x1024xf32, #dist.sharding<@m, [{"y"}, {"x"} ]>>
+    ```
+  }];
+  let arguments = (ins Dist_ShardedTensor:$input);
+  let results = (outs Dist_ShardedTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
 }
 
 include "dist/Dialect/Dist/IR/DistLocalOps.td"

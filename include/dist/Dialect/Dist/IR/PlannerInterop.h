@@ -38,17 +38,28 @@ mlir::FailureOr<llvm::SmallVector<unsigned>>
 getAxisIndices(mlir::ArrayAttr axisNames, MeshOp mesh,
                llvm::function_ref<mlir::InFlightDiagnostic()> emitError);
 
-/// A move from one sharding to another on the same mesh, in planner terms.
+/// A move from one sharding to another, in planner terms. `targetMesh` is
+/// `mesh` unless the target sharding names another mesh (a cross-mesh
+/// reshard, SPEC §3a).
 struct ResolvedShardings {
   MeshOp mesh;
   planner::Mesh plannerMesh;
   planner::Layout source, target;
+  MeshOp targetMesh;
+  std::optional<planner::Mesh> targetPlannerMesh; // set when cross-mesh
+
+  bool isCrossMesh() const { return targetPlannerMesh.has_value(); }
+  const planner::Mesh &getTargetPlannerMesh() const {
+    return targetPlannerMesh ? *targetPlannerMesh : plannerMesh;
+  }
 };
-/// Resolves the mesh of `source` (`target` must be on the same mesh) and
-/// translates both layouts; errors are reported on `user`.
+/// Resolves the meshes of `source` and `target` and translates both
+/// layouts; errors are reported on `user`. With `allowCrossMesh` false, the
+/// two must be on the same mesh.
 mlir::FailureOr<ResolvedShardings>
 resolveShardings(mlir::Operation *user, ShardingAttr source, ShardingAttr target,
-                 mlir::SymbolTableCollection &symbolTable);
+                 mlir::SymbolTableCollection &symbolTable,
+                 bool allowCrossMesh = false);
 
 /// Builds the attribute for a planner layout on `mesh`.
 ShardingAttr getShardingAttr(mlir::MLIRContext *context, MeshOp mesh,

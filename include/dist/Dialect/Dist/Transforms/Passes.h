@@ -39,6 +39,10 @@ struct ReshardPlanningOptions : public mlir::PassPipelineOptions<Derived> {
   Option<std::string> strategy{*this, "strategy",
                                llvm::cl::desc("optimal or greedy"),
                                llvm::cl::init("optimal")};
+  Option<std::string> moves{
+      *this, "moves",
+      llvm::cl::desc("all, or collective (no point-to-point redistribute)"),
+      llvm::cl::init("all")};
   Option<std::string> cacheDir{*this, "cache-dir",
                                llvm::cl::desc("Persistent plan cache directory")};
   Option<int64_t> maxPeakBytes{*this, "max-peak-bytes",
@@ -59,6 +63,7 @@ struct ReshardPlanningOptions : public mlir::PassPipelineOptions<Derived> {
     options.alpha.assign(alpha.begin(), alpha.end());
     options.beta.assign(beta.begin(), beta.end());
     options.strategy = strategy;
+    options.moves = moves;
     options.cacheDir = cacheDir;
     options.chooser = chooser;
     return options;
@@ -71,6 +76,7 @@ struct ReshardPlanningOptions : public mlir::PassPipelineOptions<Derived> {
     options.alpha.assign(alpha.begin(), alpha.end());
     options.beta.assign(beta.begin(), beta.end());
     options.strategy = strategy;
+    options.moves = moves;
     options.cacheDir = cacheDir;
     options.maxPeakBytes = maxPeakBytes;
     return options;

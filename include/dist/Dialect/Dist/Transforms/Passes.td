@@ -46,6 +46,9 @@ def DistLowerReshard : Pass<"dist-lower-reshard"> {
                "Per-axis inverse bandwidth overrides, AXIS=SECONDS_PER_BYTE">,
     Option<"strategy", "strategy", "std::string", /*default=*/"\"optimal\"",
            "Search strategy: optimal or greedy">,
+    Option<"moves", "moves", "std::string", /*default=*/"\"all\"",
+           "Moves plans may use: all, or collective (no point-to-point "
+           "redistribute within a mesh)">,
     Option<"cacheDir", "cache-dir", "std::string", /*default=*/"\"\"",
            "Directory of the persistent plan cache (empty: in memory only)">,
     Option<"maxPeakBytes", "max-peak-bytes", "int64_t", /*default=*/"0",
@@ -128,6 +131,9 @@ def DistPartition : Pass<"dist-partition", "::mlir::ModuleOp"> {
                "Per-axis inverse bandwidth overrides, AXIS=SECONDS_PER_BYTE">,
     Option<"strategy", "strategy", "std::string", /*default=*/"\"optimal\"",
            "How reshards are planned, and so priced: optimal or greedy">,
+    Option<"moves", "moves", "std::string", /*default=*/"\"all\"",
+           "Moves the reshards are planned (and priced) with: all or "
+           "collective">,
     Option<"cacheDir", "cache-dir", "std::string", /*default=*/"\"\"",
            "Directory of the persistent plan cache (empty: in memory only)">,
     Option<"chooser", "chooser", "std::string", /*default=*/"\"joint\"",

@@ -51,6 +51,11 @@ struct DistPartitionPass
       return emitError() << "dist-partition: unknown strategy '" << strategy
                          << "' (expected optimal or greedy)";
     planStrategy = *parsedStrategy;
+    std::optional<planner::MoveSet> parsedMoves = planner::parseMoveSet(moves);
+    if (!parsedMoves)
+      return emitError() << "dist-partition: unknown moves '" << moves
+                         << "' (expected all or collective)";
+    planMoves = *parsedMoves;
     std::optional<Chooser> parsedChooser = parseChooser(chooser);
     if (!parsedChooser)
       return emitError() << "dist-partition: unknown chooser '" << chooser
@@ -67,6 +72,7 @@ struct DistPartitionPass
 
 private:
   planner::Strategy planStrategy = planner::Strategy::Optimal;
+  planner::MoveSet planMoves = planner::MoveSet::All;
   Chooser parsedChooserValue = Chooser::Joint;
   ReshardCostModels costModels;
 };
@@ -171,6 +177,7 @@ void DistPartitionPass::runOnOperation() {
                                    *bytes, src, dst);
       request.strategy = planStrategy;
       request.costModel = *model;
+      request.moves = planMoves;
       std::string key = planner::planCacheKey(request);
       auto [it, inserted] = prices.try_emplace(key, 0.0);
       if (!inserted)

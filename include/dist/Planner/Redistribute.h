@@ -1,0 +1,181 @@
+//===- Redistribute.h - Point-to-point exchanges (SPEC §3) ------*- C++ -*-===//
+//
+// A `redistribute` step moves a tensor from one layout to another (on the
+// same mesh or onto another mesh) with point-to-point messages: every device
+// receives exactly the elements of its target block it does not already
+// hold, each from one device that holds it. computeExchange works out who
+// sends which box to whom, and what the step costs; the planner prices the
+// move with it and the compiler lowers the move from the very same table, so
+// the IR and the plan agree on every byte.
+//
+//===----------------------------------------------------------------------===//
+#ifndef DIST_PLANNER_REDISTRIBUTE_H
+#define DIST_PLANNER_REDISTRIBUTE_H
+
+#include "dist/Planner/CostModel.h"
+#include "dist/Planner/Layout.h"
+#include "dist/Planner/Mesh.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace dist::planner {
+
+/// One box of the global tensor sent from a source device to a target
+/// device. Devices are row-major linear indices in their own mesh.
+struct ExchangeTransfer {
+  int64_t sender = 0;
+  int64_t receiver = 0;
+  std::vector<DimRange> box; // global indices, never empty
+  int64_t bytes = 0;
+  /// The sender and the receiver are the same world rank: a local copy,
+  /// which costs nothing and is not wire traffic.
+  bool local = false;
+};
+
+struct Exchange {
+  /// Grouped by receiver (increasing), then by box in row-major order of
+  /// the source blocks it intersects. Deterministic.
+  std::vector<ExchangeTransfer> transfers;
+  /// SPEC §3: max over world ranks of max(receive side, send side), each
+  /// side the sum over its peers of alpha + bytes * beta.
+  double cost = 0;
+  /// The most bytes one rank receives from other ranks (wire traffic).
+  int64_t maxRecvBytes = 0;
+};
+
+/// Prices one message between two devices (linear indices in the source
+/// and the target mesh): alpha and beta of the link they use.
+class LinkCosts {
+public:
+  virtual ~LinkCosts();
+  virtual AxisCostParams link(int64_t sender, int64_t receiver) const = 0;
+};
+
+/// Within one mesh: the maxima of alpha and beta over the axes on which the
+/// two coordinates differ, read from the cost model.
+class SameMeshLinks final : public LinkCosts {
+public:
+  explicit SameMeshLinks(const CostModel &model) : model(model) {}
+  AxisCostParams link(int64_t sender, int64_t receiver) const override;
+
+private:
+  const CostModel &model;
+};
+
+/// Between two meshes: one `transfer` link for every pair (SPEC §3a).
+class TransferLinks final : public LinkCosts {
+public:
+  explicit TransferLinks(AxisCostParams transfer) : transfer(transfer) {}
+  AxisCostParams link(int64_t, int64_t) const override { return transfer; }
+
+private:
+  AxisCostParams transfer;
+};
+
+/// Exchanges past this many (receiver, box, candidate sender) visits are
+/// refused with an error instead of taking seconds: the search then simply
+/// has no redistribute edge.
+constexpr int64_t kMaxExchangeWork = int64_t(1) << 24;
+
+/// Works out the exchange from `src` on `srcMesh` to `dst` on `dstMesh`
+/// (pass the same mesh twice for a same-mesh step, `sameMesh` = true).
+///  - Same mesh: the partial axes and kind must be equal; a device takes
+///    from the holder that agrees with it on every axis the source does not
+///    split (its own coordinate on replicated and partial axes), which is
+///    the holder of the cheapest link class: it differs only on the axes
+///    whose coordinate the data forces.
+///  - Across meshes: the source must not be partial (reduce first) and the
+///    target is not partial. Among the replicas holding a box, a device on
+///    the receiver's own world rank is taken (a free local copy), else the
+///    one that has been given the fewest bytes to send so far (min-max
+///    load), else the lowest index.
+/// Errors: mismatched partial axes, a partial cross-mesh source, or an
+/// exchange larger than kMaxExchangeWork.
+llvm::Expected<Exchange>
+computeExchange(const Mesh &srcMesh, const Layout &src, const Mesh &dstMesh,
+                const Layout &dst, llvm::ArrayRef<int64_t> globalShape,
+                int64_t elementBytes, bool sameMesh, const LinkCosts &links);
+
+/// The cost and the largest receive of a same-mesh redistribute, as
+/// computeExchange prices it, without building the transfer list: the search
+/// prices many candidate steps per state, so this reuses its buffers and
+/// allocates nothing per call. Not thread-safe (one per search).
+class ExchangeCostEvaluator {
+public:
+  ExchangeCostEvaluator(const CostModel &model,
+                        llvm::ArrayRef<int64_t> globalShape,
+                        int64_t elementBytes);
+  struct Result {
+    double cost = 0;
+    int64_t maxRecvBytes = 0;
+  };
+  /// Same preconditions as computeExchange with sameMesh; layouts must be
+  /// valid for the mesh and shape. False when the exchange is larger than
+  /// kMaxExchangeWork.
+  bool evaluate(const Layout &src, const Layout &dst, Result &result);
+  /// A lower bound on every plan (any moves) from `from` to `target`, in
+  /// O(devices x rank): partial axes that must still be reduced pay their
+  /// collective latency bound; otherwise a device that needs data from m
+  /// other devices' blocks pays alpha * ceil(log2(m + 1)) (one step of
+  /// cost >= k alpha merges what at most k + 1 devices know), and every
+  /// element it lacks the smallest beta.
+  double planBound(const Layout &from, const Layout &target);
+  /// A lower bound on that cost in O(devices x rank): per device, one
+  /// smallest alpha per source block it takes data from plus the elements it
+  /// lacks at the smallest beta; the most over devices.
+  double lowerBound(const Layout &src, const Layout &dst);
+  /// lowerBound for several targets from one source (its shard indices are
+  /// computed once).
+  void lowerBounds(const Layout &src, llvm::ArrayRef<Layout> dsts,
+                   std::vector<double> &out);
+
+private:
+  void shardIndices(const Layout &layout, std::vector<int64_t> &out,
+                    std::vector<int64_t> &blockSize);
+  const CostModel &model;
+  const Mesh &mesh;
+  std::vector<int64_t> shape;
+  int64_t elementBytes;
+  unsigned numAxes;
+  int64_t numDevices;
+  std::vector<int64_t> coords;     // numDevices x numAxes
+  std::vector<int64_t> axisStride; // linear-index stride of each axis
+  std::vector<AxisCostParams> linkByMask;
+  std::vector<bool> linkKnown;
+  // Scratch, reused across calls.
+  std::vector<int64_t> srcIndex, dstIndex, srcBlock, dstBlock;
+  std::vector<int64_t> pairBytes, touched;
+  std::vector<double> sendSide;
+};
+
+/// The layouts a redistribute from `from` may go to when the plan's target
+/// is `target` (same mesh): R = the target's dims without `from`'s partial
+/// axes, partial over `from`'s partial axes, and R with one more axis it
+/// replicates appended to one of its dims (then all-gathered: each device
+/// receives a 1/p share over the slow links and the group completes it
+/// over a faster axis). `from` itself is never among them.
+std::vector<Layout> redistributeCandidates(const Mesh &mesh, const Layout &from,
+                                           const Layout &target);
+
+/// The exchange as the runtime's distRtExchange table: per transfer,
+/// 2 + 3 * rank integers (sender and receiver world ranks, the box's offset
+/// in the sender's local buffer, its offset in the receiver's, its
+/// extents). Local copies are included (sender == receiver rank).
+std::vector<int64_t> exchangeTable(const Exchange &exchange,
+                                   const Mesh &srcMesh, const Layout &src,
+                                   const Mesh &dstMesh, const Layout &dst,
+                                   llvm::ArrayRef<int64_t> globalShape);
+
+/// The transfer parameters between two meshes when a topology gives none:
+/// the slowest axis (largest alpha and largest beta, over axes of size > 1)
+/// of either mesh's model (SPEC §3a).
+AxisCostParams defaultTransferParams(const CostModel &srcModel,
+                                     const CostModel &dstModel);
+
+} // namespace dist::planner
+
+#endif // DIST_PLANNER_REDISTRIBUTE_H

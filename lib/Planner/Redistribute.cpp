@@ -1,0 +1,497 @@
+//===- Redistribute.cpp - Point-to-point exchanges (SPEC §3) --------------===//
+//
+// For every receiver, its target block is cut at the source's block
+// boundaries; each piece lies in exactly one source block, whose index per
+// dim fixes the sender's coordinate on the axes that split that dim. The
+// remaining axes are free: within one mesh the sender copies the receiver's
+// coordinate there (so it differs only where the data forces it), across
+// meshes the free axes pick among the replicas to balance the load.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dist/Planner/Redistribute.h"
+
+#include "llvm/ADT/Twine.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+using namespace dist::planner;
+using llvm::Expected;
+
+LinkCosts::~LinkCosts() = default;
+
+AxisCostParams SameMeshLinks::link(int64_t sender, int64_t receiver) const {
+  const Mesh &mesh = model.getMesh();
+  std::vector<int64_t> a = mesh.coordinateOf(sender),
+                       b = mesh.coordinateOf(receiver);
+  std::vector<unsigned> differing;
+  for (unsigned axis = 0; axis < mesh.getNumAxes(); ++axis)
+    if (a[axis] != b[axis])
+      differing.push_back(axis);
+  return model.pointToPointLink(differing);
+}
+
+AxisCostParams dist::planner::defaultTransferParams(const CostModel &srcModel,
+                                                    const CostModel &dstModel) {
+  AxisCostParams a = srcModel.slowestLink(), b = dstModel.slowestLink();
+  return {std::max(a.alpha, b.alpha), std::max(a.beta, b.beta)};
+}
+
+std::vector<Layout>
+dist::planner::redistributeCandidates(const Mesh &mesh, const Layout &from,
+                                      const Layout &target) {
+  Layout base = target;
+  for (std::vector<unsigned> &axes : base.dimAxes)
+    axes.erase(std::remove_if(axes.begin(), axes.end(),
+                              [&](unsigned a) { return from.isPartial(a); }),
+               axes.end());
+  base.partialAxes = from.partialAxes;
+  base.partialKind = from.partialKind;
+  base.canonicalize();
+  std::vector<Layout> out;
+  Layout canonicalFrom = from;
+  canonicalFrom.canonicalize();
+  auto add = [&](const Layout &l) {
+    if (l != canonicalFrom)
+      out.push_back(l);
+  };
+  add(base);
+  for (unsigned a = 0; a < mesh.getNumAxes(); ++a) {
+    if (mesh.getAxisSize(a) == 1 || !base.isReplicated(a))
+      continue;
+    for (unsigned d = 0; d < base.getRank(); ++d) {
+      Layout refined = base;
+      refined.dimAxes[d].push_back(a);
+      add(refined);
+    }
+  }
+  return out;
+}
+
+static llvm::Error fail(const llvm::Twine &msg) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), msg);
+}
+
+namespace {
+/// One dim of a piece: a range of global indices inside source block
+/// `block`.
+struct DimPiece {
+  DimRange range;
+  int64_t block;
+};
+
+/// The pieces of [begin, end) cut at multiples of `blockSize`.
+std::vector<DimPiece> cutAtBlocks(DimRange want, int64_t blockSize) {
+  std::vector<DimPiece> pieces;
+  if (want.size() <= 0)
+    return pieces;
+  for (int64_t b = want.begin / blockSize; b * blockSize < want.end; ++b) {
+    int64_t lo = std::max(want.begin, b * blockSize);
+    int64_t hi = std::min(want.end, (b + 1) * blockSize);
+    pieces.push_back({{lo, hi}, b});
+  }
+  return pieces;
+}
+} // namespace
+
+Expected<Exchange> dist::planner::computeExchange(
+    const Mesh &srcMesh, const Layout &src, const Mesh &dstMesh,
+    const Layout &dst, llvm::ArrayRef<int64_t> shape, int64_t elementBytes,
+    bool sameMesh, const LinkCosts &links) {
+  const size_t rank = shape.size();
+  if (sameMesh) {
+    Layout a = src, b = dst;
+    a.canonicalize();
+    b.canonicalize();
+    if (a.partialAxes != b.partialAxes ||
+        (a.hasPartial() && a.partialKind != b.partialKind))
+      return fail("redistribute keeps the partial axes and kind: the operand "
+                  "and the target differ in them");
+  } else if (src.hasPartial() || dst.hasPartial()) {
+    return fail("redistribute across meshes needs non-partial layouts; "
+                "reduce the partial axes on the source mesh first");
+  }
+
+  // Per dim: the source's block size and, per axis splitting it, the
+  // stride of that axis's digit in the shard index (major -> minor).
+  std::vector<int64_t> srcBlock(rank);
+  for (unsigned d = 0; d < rank; ++d) {
+    int64_t parts = src.shardCount(srcMesh, d);
+    srcBlock[d] = std::max<int64_t>(1, (shape[d] + parts - 1) / parts);
+  }
+  // Axes of the source mesh that split no dim: free to choose.
+  std::vector<unsigned> freeAxes;
+  for (unsigned axis = 0; axis < srcMesh.getNumAxes(); ++axis)
+    if (!src.dimOf(axis))
+      freeAxes.push_back(axis);
+  int64_t numCandidates = 1;
+  if (!sameMesh)
+    for (unsigned axis : freeAxes)
+      numCandidates *= srcMesh.getAxisSize(axis);
+
+  Exchange ex;
+  std::vector<int64_t> sendLoad(srcMesh.getNumDevices(), 0);
+  int64_t work = 0;
+  for (int64_t receiver = 0; receiver < dstMesh.getNumDevices(); ++receiver) {
+    std::vector<int64_t> rcoord = dstMesh.coordinateOf(receiver);
+    std::vector<DimRange> want =
+        deviceBlock(dstMesh, dst, shape, rcoord);
+    std::vector<std::vector<DimPiece>> perDim(rank);
+    int64_t numPieces = 1;
+    for (unsigned d = 0; d < rank; ++d) {
+      perDim[d] = cutAtBlocks(want[d], srcBlock[d]);
+      numPieces *= int64_t(perDim[d].size());
+    }
+    if (numPieces == 0)
+      continue;
+    work += numPieces * numCandidates;
+    if (work > kMaxExchangeWork)
+      return fail("the point-to-point exchange is too large to plan (over " +
+                  llvm::Twine(kMaxExchangeWork) + " pieces)");
+    const int64_t receiverRank = dstMesh.rankOfIndex(receiver);
+    std::vector<size_t> idx(rank, 0);
+    for (int64_t p = 0; p < numPieces; ++p) {
+      // The sender's forced coordinates: each source block index decomposed
+      // over the axes splitting its dim, minor-most axis first.
+      std::vector<int64_t> scoord(srcMesh.getNumAxes(), 0);
+      if (sameMesh)
+        scoord = rcoord;
+      std::vector<DimRange> box(rank);
+      int64_t elements = 1;
+      for (unsigned d = 0; d < rank; ++d) {
+        const DimPiece &piece = perDim[d][idx[d]];
+        box[d] = piece.range;
+        elements *= piece.range.size();
+        int64_t block = piece.block;
+        for (size_t i = src.dimAxes[d].size(); i-- > 0;) {
+          unsigned axis = src.dimAxes[d][i];
+          int64_t size = srcMesh.getAxisSize(axis);
+          scoord[axis] = block % size;
+          block /= size;
+        }
+      }
+      int64_t sender = -1;
+      if (sameMesh) {
+        sender = srcMesh.linearIndexOf(scoord);
+      } else {
+        // Enumerate the replicas: every combination of the free axes.
+        int64_t best = -1;
+        for (int64_t c = 0; c < numCandidates; ++c) {
+          int64_t rest = c;
+          for (size_t i = freeAxes.size(); i-- > 0;) {
+            int64_t size = srcMesh.getAxisSize(freeAxes[i]);
+            scoord[freeAxes[i]] = rest % size;
+            rest /= size;
+          }
+          int64_t candidate = srcMesh.linearIndexOf(scoord);
+          if (srcMesh.rankOfIndex(candidate) == receiverRank) {
+            best = candidate;
+            break;
+          }
+          if (best < 0 || sendLoad[candidate] < sendLoad[best])
+            best = candidate;
+        }
+        sender = best;
+      }
+      ExchangeTransfer t;
+      t.sender = sender;
+      t.receiver = receiver;
+      t.box = std::move(box);
+      t.bytes = elements * elementBytes;
+      t.local = srcMesh.rankOfIndex(sender) == receiverRank;
+      if (!t.local)
+        sendLoad[sender] += t.bytes;
+      ex.transfers.push_back(std::move(t));
+      // Next piece, last dim fastest.
+      for (size_t d = rank; d-- > 0;) {
+        if (++idx[d] < perDim[d].size())
+          break;
+        idx[d] = 0;
+      }
+    }
+  }
+
+  // Price it: per world rank, the sum over its peers of alpha + bytes *
+  // beta, on the receive and on the send side.
+  std::map<std::pair<int64_t, int64_t>, int64_t> pairBytes; // (s, r) indices
+  for (const ExchangeTransfer &t : ex.transfers)
+    if (!t.local)
+      pairBytes[{t.sender, t.receiver}] += t.bytes;
+  std::map<int64_t, double> recvSide, sendSide;
+  std::map<int64_t, int64_t> received;
+  for (const auto &[pair, bytes] : pairBytes) {
+    AxisCostParams link = links.link(pair.first, pair.second);
+    double seconds = link.alpha + double(bytes) * link.beta;
+    int64_t s = srcMesh.rankOfIndex(pair.first);
+    int64_t r = dstMesh.rankOfIndex(pair.second);
+    sendSide[s] += seconds;
+    recvSide[r] += seconds;
+    received[r] += bytes;
+  }
+  for (const auto &[r, seconds] : recvSide)
+    ex.cost = std::max(ex.cost, seconds);
+  for (const auto &[s, seconds] : sendSide)
+    ex.cost = std::max(ex.cost, seconds);
+  for (const auto &[r, bytes] : received)
+    ex.maxRecvBytes = std::max(ex.maxRecvBytes, bytes);
+  return ex;
+}
+
+std::vector<int64_t> dist::planner::exchangeTable(
+    const Exchange &exchange, const Mesh &srcMesh, const Layout &src,
+    const Mesh &dstMesh, const Layout &dst, llvm::ArrayRef<int64_t> shape) {
+  const size_t rank = shape.size();
+  std::vector<int64_t> srcLocal = localShape(srcMesh, src, shape);
+  std::vector<int64_t> dstLocal = localShape(dstMesh, dst, shape);
+  std::vector<int64_t> table;
+  table.reserve(exchange.transfers.size() * (2 + 3 * rank));
+  for (const ExchangeTransfer &t : exchange.transfers) {
+    std::vector<int64_t> sc = srcMesh.coordinateOf(t.sender);
+    std::vector<int64_t> rc = dstMesh.coordinateOf(t.receiver);
+    table.push_back(srcMesh.rankOfIndex(t.sender));
+    table.push_back(dstMesh.rankOfIndex(t.receiver));
+    // A block starts at s_d * B_d (SPEC §2); the box lies inside it.
+    for (unsigned d = 0; d < rank; ++d)
+      table.push_back(t.box[d].begin -
+                      shardIndex(srcMesh, src, d, sc) * srcLocal[d]);
+    for (unsigned d = 0; d < rank; ++d)
+      table.push_back(t.box[d].begin -
+                      shardIndex(dstMesh, dst, d, rc) * dstLocal[d]);
+    for (unsigned d = 0; d < rank; ++d)
+      table.push_back(t.box[d].size());
+  }
+  return table;
+}
+
+//===----------------------------------------------------------------------===//
+// ExchangeCostEvaluator
+//===----------------------------------------------------------------------===//
+
+ExchangeCostEvaluator::ExchangeCostEvaluator(const CostModel &model,
+                                             llvm::ArrayRef<int64_t> shape,
+                                             int64_t elementBytes)
+    : model(model), mesh(model.getMesh()), shape(shape.begin(), shape.end()),
+      elementBytes(elementBytes), numAxes(mesh.getNumAxes()),
+      numDevices(mesh.getNumDevices()) {
+  coords.resize(size_t(numDevices) * numAxes);
+  for (int64_t dev = 0; dev < numDevices; ++dev) {
+    std::vector<int64_t> c = mesh.coordinateOf(dev);
+    std::copy(c.begin(), c.end(), coords.begin() + dev * numAxes);
+  }
+  axisStride.assign(numAxes, 1);
+  for (unsigned a = numAxes; a-- > 1;)
+    axisStride[a - 1] = axisStride[a] * mesh.getAxisSize(a);
+  linkByMask.resize(size_t(1) << numAxes);
+  linkKnown.assign(size_t(1) << numAxes, false);
+  pairBytes.assign(numDevices, 0);
+  sendSide.assign(numDevices, 0);
+}
+
+void ExchangeCostEvaluator::shardIndices(const Layout &layout,
+                                         std::vector<int64_t> &out,
+                                         std::vector<int64_t> &blockSize) {
+  size_t rank = shape.size();
+  out.assign(size_t(numDevices) * rank, 0);
+  blockSize.assign(rank, 1);
+  for (unsigned d = 0; d < rank; ++d) {
+    int64_t parts = layout.shardCount(mesh, d);
+    blockSize[d] = std::max<int64_t>(1, (shape[d] + parts - 1) / parts);
+    for (int64_t dev = 0; dev < numDevices; ++dev) {
+      int64_t s = 0;
+      for (unsigned axis : layout.dimAxes[d])
+        s = s * mesh.getAxisSize(axis) + coords[dev * numAxes + axis];
+      out[dev * rank + d] = s;
+    }
+  }
+}
+
+bool ExchangeCostEvaluator::evaluate(const Layout &src, const Layout &dst,
+                                     Result &result) {
+  const size_t rank = shape.size();
+  shardIndices(src, srcIndex, srcBlock);
+  shardIndices(dst, dstIndex, dstBlock);
+  std::fill(sendSide.begin(), sendSide.end(), 0.0);
+  result = Result();
+  double worstRecv = 0;
+  int64_t work = 0;
+  // Per dim, the source blocks a receiver's target block overlaps: first
+  // block and count, and the overlap lengths are computed on the fly.
+  int64_t first[32], count[32], pos[32], tBegin[32], tEnd[32];
+  for (int64_t u = 0; u < numDevices; ++u) {
+    int64_t pieces = 1;
+    for (unsigned d = 0; d < rank; ++d) {
+      int64_t t = dstIndex[u * rank + d];
+      tBegin[d] = std::min(t * dstBlock[d], shape[d]);
+      tEnd[d] = std::min((t + 1) * dstBlock[d], shape[d]);
+      if (tEnd[d] <= tBegin[d]) {
+        pieces = 0;
+        break;
+      }
+      first[d] = tBegin[d] / srcBlock[d];
+      count[d] = (tEnd[d] - 1) / srcBlock[d] - first[d] + 1;
+      pieces *= count[d];
+      pos[d] = 0;
+    }
+    if (pieces == 0)
+      continue;
+    work += pieces;
+    if (work > kMaxExchangeWork)
+      return false;
+    touched.clear();
+    const int64_t *uc = &coords[u * numAxes];
+    for (int64_t p = 0; p < pieces; ++p) {
+      int64_t elements = 1, sender = u;
+      for (unsigned d = 0; d < rank; ++d) {
+        int64_t block = first[d] + pos[d];
+        int64_t lo = std::max(tBegin[d], block * srcBlock[d]);
+        int64_t hi = std::min(tEnd[d], (block + 1) * srcBlock[d]);
+        elements *= hi - lo;
+        for (size_t i = src.dimAxes[d].size(); i-- > 0;) {
+          unsigned axis = src.dimAxes[d][i];
+          int64_t size = mesh.getAxisSize(axis);
+          sender += (block % size - uc[axis]) * axisStride[axis];
+          block /= size;
+        }
+      }
+      if (sender != u) {
+        if (pairBytes[sender] == 0)
+          touched.push_back(sender);
+        pairBytes[sender] += elements * elementBytes;
+      }
+      for (size_t d = rank; d-- > 0;) {
+        if (++pos[d] < count[d])
+          break;
+        pos[d] = 0;
+      }
+    }
+    double recv = 0;
+    int64_t received = 0;
+    for (int64_t v : touched) {
+      const int64_t *vc = &coords[v * numAxes];
+      unsigned mask = 0;
+      for (unsigned a = 0; a < numAxes; ++a)
+        if (vc[a] != uc[a])
+          mask |= 1u << a;
+      if (!linkKnown[mask]) {
+        std::vector<unsigned> axes;
+        for (unsigned a = 0; a < numAxes; ++a)
+          if (mask & (1u << a))
+            axes.push_back(a);
+        linkByMask[mask] = model.pointToPointLink(axes);
+        linkKnown[mask] = true;
+      }
+      const AxisCostParams &link = linkByMask[mask];
+      double seconds = link.alpha + double(pairBytes[v]) * link.beta;
+      recv += seconds;
+      sendSide[v] += seconds;
+      received += pairBytes[v];
+      pairBytes[v] = 0;
+    }
+    worstRecv = std::max(worstRecv, recv);
+    result.maxRecvBytes = std::max(result.maxRecvBytes, received);
+  }
+  double worstSend = 0;
+  for (double s : sendSide)
+    worstSend = std::max(worstSend, s);
+  result.cost = std::max(worstRecv, worstSend);
+  return true;
+}
+
+double ExchangeCostEvaluator::lowerBound(const Layout &src, const Layout &dst) {
+  std::vector<double> out;
+  lowerBounds(src, dst, out);
+  return out[0];
+}
+
+void ExchangeCostEvaluator::lowerBounds(const Layout &src,
+                                        llvm::ArrayRef<Layout> dsts,
+                                        std::vector<double> &out) {
+  const size_t rank = shape.size();
+  shardIndices(src, srcIndex, srcBlock);
+  const double alpha = model.minLatency(), beta = model.minSecondsPerByte();
+  out.assign(dsts.size(), 0);
+  for (size_t k = 0; k < dsts.size(); ++k) {
+    shardIndices(dsts[k], dstIndex, dstBlock);
+    double worst = 0;
+    for (int64_t u = 0; u < numDevices; ++u) {
+      // Every source block the target block overlaps is a distinct sender
+      // (one message each), except the device's own.
+      int64_t wanted = 1, held = 1, senders = 1;
+      for (unsigned d = 0; d < rank; ++d) {
+        int64_t t = dstIndex[u * rank + d], s = srcIndex[u * rank + d];
+        int64_t tb = std::min(t * dstBlock[d], shape[d]);
+        int64_t te = std::min((t + 1) * dstBlock[d], shape[d]);
+        int64_t sb = std::min(s * srcBlock[d], shape[d]);
+        int64_t se = std::min((s + 1) * srcBlock[d], shape[d]);
+        wanted *= te - tb;
+        held *= std::max<int64_t>(0, std::min(te, se) - std::max(tb, sb));
+        senders *=
+            te > tb ? (te - 1) / srcBlock[d] - tb / srcBlock[d] + 1 : 0;
+      }
+      if (held > 0)
+        --senders;
+      worst = std::max(worst, double(senders) * alpha +
+                                  double(wanted - held) *
+                                      double(elementBytes) * beta);
+    }
+    out[k] = worst;
+  }
+}
+
+double ExchangeCostEvaluator::planBound(const Layout &from,
+                                       const Layout &target) {
+  const size_t rank = shape.size();
+  shardIndices(from, srcIndex, srcBlock);
+  shardIndices(target, dstIndex, dstBlock);
+  const double alpha = model.minLatency(), beta = model.minSecondsPerByte();
+  // Partial axes whose values are not final in the target must be reduced
+  // by collectives over groups that contain them.
+  double reduction = 0;
+  for (unsigned a : from.partialAxes)
+    if (mesh.getAxisSize(a) > 1 &&
+        !(target.isPartial(a) && target.partialKind == from.partialKind))
+      reduction += model.axisLatencyBound(a);
+  const bool final = reduction == 0;
+  double targetParts[32], sourceParts[32];
+  for (unsigned d = 0; d < rank; ++d) {
+    targetParts[d] = double(target.shardCount(mesh, d));
+    sourceParts[d] = double(from.shardCount(mesh, d));
+  }
+  double worst = 0;
+  for (int64_t u = 0; u < numDevices; ++u) {
+    // Missing elements on SPEC blocks and on ideal blocks (see
+    // ReportedBound.cpp); the smaller of the two.
+    double wanted = 1, held = final ? 1 : 0, wantedIdeal = 1,
+           heldIdeal = final ? 1 : 0;
+    int64_t blocks = 1;
+    for (unsigned d = 0; d < rank; ++d) {
+      int64_t t = dstIndex[u * rank + d], s = srcIndex[u * rank + d];
+      int64_t n = shape[d];
+      int64_t tb = std::min(t * dstBlock[d], n);
+      int64_t te = std::min((t + 1) * dstBlock[d], n);
+      int64_t sb = std::min(s * srcBlock[d], n);
+      int64_t se = std::min((s + 1) * srcBlock[d], n);
+      wanted *= double(te - tb);
+      held *= double(std::max<int64_t>(0, std::min(te, se) - std::max(tb, sb)));
+      blocks *= te > tb ? (te - 1) / srcBlock[d] - tb / srcBlock[d] + 1 : 0;
+      double pt = targetParts[d], ps = sourceParts[d];
+      double itb = double(t) * double(n) / pt, ite = double(t + 1) * double(n) / pt;
+      double isb = double(s) * double(n) / ps, ise = double(s + 1) * double(n) / ps;
+      wantedIdeal *= ite - itb;
+      heldIdeal *= std::max(0.0, std::min(ite, ise) - std::max(itb, isb));
+    }
+    double missing = std::min(wanted - held, wantedIdeal - heldIdeal);
+    if (missing < 1e-2)
+      missing = 0;
+    double latency = reduction;
+    if (final) {
+      int64_t others = blocks - (held > 0 ? 1 : 0);
+      if (others > 0)
+        latency = alpha * std::ceil(std::log2(double(others) + 1));
+    }
+    worst = std::max(worst, latency + missing * double(elementBytes) * beta);
+  }
+  return worst;
+}
