@@ -18,8 +18,10 @@ mkdir -p "$root/docs/img"
 
 if [ $quick = 1 ]; then
   plan_cases=30; sizes="1MiB,4MiB"; reps=3; compile_repeat=3
+  gain_cases=20; dims="1024"; exchange_reps=3
 else
   plan_cases=200; sizes="1MiB,4MiB,16MiB,64MiB"; reps=5; compile_repeat=7
+  gain_cases=100; dims="1024,4096"; exchange_reps=9
 fi
 
 echo "bench: planner speed and plan quality (random cases, mesh rank 1-6)"
@@ -28,6 +30,9 @@ echo "bench: planner speed and plan quality (random cases, mesh rank 1-6)"
 echo "bench: optimal vs greedy vs lower bound on realistic reshards"
 python3 "$root/utils/bench/plan_quality.py" "$build" --data "$work/quality.dat" \
   > "$work/quality.md"
+echo "bench: plans with vs without point-to-point redistribute"
+python3 "$root/utils/bench/redistribute_gain.py" "$build" --cases $gain_cases \
+  > "$work/redistribute.md"
 echo "bench: dist-partition vs the per-op and keep-larger baselines"
 python3 "$root/utils/bench/partition_quality.py" "$build" \
   --data "$work/partition.dat" > "$work/partition.md"
@@ -42,6 +47,9 @@ echo "bench: compiled reshards vs raw MPI collectives, 8 ranks"
   --reps $reps > "$work/reshard.md"
 "$bin/dist-mpirun" --timeout 900 -np 8 "$bin/dist-reshard-bench" --sizes "$sizes" \
   --reps $reps --json > "$work/reshard.json"
+echo "bench: point-to-point exchange vs hand-written MPI, 8 ranks"
+"$bin/dist-mpirun" --timeout 900 -np 8 "$bin/dist-runtime-bench" \
+  --ops transpose,handoff --dims "$dims" --reps $exchange_reps > "$work/exchange.md"
 
 # Chart data.
 python3 - "$work" <<'PY'
@@ -133,6 +141,15 @@ they measure overhead relative to MPI on the same machine, not absolute bandwidt
 
 $(cat "$work/quality.md")
 
+## Point-to-point redistribute and cross-mesh hand-offs
+
+\`python3 utils/bench/redistribute_gain.py build --cases $gain_cases\` — every case planned
+twice with \`dist-plan\`: with every move (the default) and with \`--moves collective\`
+(docs/pipeline.md). *Wire bytes* sums each step's \`recv_bytes\` (the most one device
+receives in it). The planner-speed table below is measured with redistribute on.
+
+$(cat "$work/redistribute.md")
+
 ## Partitioning: layouts chosen for the whole program
 
 \`python3 utils/bench/partition_quality.py build\` — realistic global-view programs
@@ -195,5 +212,17 @@ program and keeps up with the raw collective, which does not transpose.
 \`utils/bench/strided_alltoall_variants.cpp\` measures the ways we tried on the
 same exchange (explicit pack + raw all-to-all, pipelined pack, MPI datatypes,
 \`process_vm_writev\`, direct pulls and pushes through mapped memory).
+
+## Runtime: the point-to-point exchange
+
+\`build/bin/dist-mpirun -np 8 build/bin/dist-runtime-bench --ops transpose,handoff --dims $dims --reps $exchange_reps\` —
+*transpose*: an N x N f32 tensor, rows split 8 ways, to columns split 8 ways, done by
+\`distRtExchange\` with the planner's table, by a hand-written \`MPI_Alltoallv\` program
+producing the same local buffers, and by the strided all-to-all collective. *handoff*:
+rows over ranks 0-3 to columns over ranks 4-7 (a pipeline stage's hand-off), by the
+exchange vs gather on rank 0, send to rank 4, scatter. Target: the exchange at least
+0.9x as fast as the hand-written MPI program.
+
+$(cat "$work/exchange.md")
 MD
 echo "bench: wrote docs/benchmarks.md and docs/img/*.svg"

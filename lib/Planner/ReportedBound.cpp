@@ -19,7 +19,10 @@
 //
 // Each received byte costs at least the smallest beta in every move of the
 // cost model, and a device missing data needs at least one collective, so
-// this never exceeds the cost of a plan. The search itself uses the tighter
+// this never exceeds the cost of a plan. Two refinements hold for every
+// plan too: partial axes that must be reduced add their collective latency
+// bound, and the bytes that must cross an axis pay that axis's beta
+// (crossingBound). The search itself uses the tighter
 // bound of LowerBound.h as its A* heuristic.
 //
 //===----------------------------------------------------------------------===//
@@ -94,6 +97,19 @@ double dist::planner::detail::reportedLowerBound(
                    : worst * static_cast<double>(elementBytes) *
                              model.minSecondsPerByte() +
                          model.minLatency();
+  // Partial axes whose values are not final must be reduced by collectives
+  // over groups containing them, each paying at least its axis's latency
+  // bound (CostModel's contract) on top of the bytes received.
+  double reduction = 0;
+  for (unsigned a : source.partialAxes)
+    if (mesh.getAxisSize(a) > 1 &&
+        !(target.isPartial(a) && target.partialKind == source.partialKind))
+      reduction += model.axisLatencyBound(a);
+  if (reduction > 0)
+    perDevice = std::max(perDevice, reduction + worst *
+                                                    static_cast<double>(
+                                                        elementBytes) *
+                                                    model.minSecondsPerByte());
   return std::max(perDevice, crossingBound(mesh, source, target, shape,
                                            elementBytes, model));
 }

@@ -135,3 +135,27 @@ def test_partitioned_compute_on_four_ranks() -> None:
     for rank in range(4):
         numpy.testing.assert_allclose(results[0][rank], y[4 * rank:4 * rank + 4],
                                       rtol=1e-4, atol=1e-4 * numpy.abs(y).max())
+
+
+# A pipeline hand-off: rows over ranks 0-1 to columns over ranks 2-3.
+HANDOFF = """
+dist.mesh @s0 = <["x"=2], devices = [0, 1]>
+dist.mesh @s1 = <["y"=2], devices = [2, 3]>
+func.func @handoff(%a: tensor<4x6xf32, #dist.sharding<@s0, [{"x"}, {}]>>)
+    -> tensor<4x6xf32, #dist.sharding<@s1, [{}, {"y"}]>> {
+  %b = dist.reshard %a : tensor<4x6xf32, #dist.sharding<@s0, [{"x"}, {}]>>
+      -> tensor<4x6xf32, #dist.sharding<@s1, [{}, {"y"}]>>
+  return %b : tensor<4x6xf32, #dist.sharding<@s1, [{}, {"y"}]>>
+}
+"""
+
+
+def test_cross_mesh_handoff() -> None:
+    """Ranks outside the result's mesh give None; the others their block."""
+    results = dist_mlir.run(HANDOFF, 4, timeout=120)
+    whole = numpy.arange(24, dtype=numpy.float32).reshape(4, 6)
+    assert results[0][0] is None and results[0][1] is None
+    numpy.testing.assert_array_equal(results[0][2], whole[:, :3])
+    numpy.testing.assert_array_equal(results[0][3], whole[:, 3:])
+    with pytest.raises(RunError, match="--np 3 is too small: mesh @s1 names rank 3"):
+        dist_mlir.run(HANDOFF, 3, timeout=120)

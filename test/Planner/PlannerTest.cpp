@@ -261,10 +261,12 @@ TEST(Planner, ReportedLowerBoundFollowsTheIssueDefinition) {
   Mesh m = mesh("<[\"x\"=4]>");
   PlanRequest gather(m, {16}, 4, layout(m, "[{\"x\"}]"), layout(m, "[{}]"));
   EXPECT_NEAR(cantFail(planLowerBound(gather)), kAlpha + 48 * kBeta, 1e-15);
-  // Partial values still to be reduced are not held: all 64 bytes.
+  // Partial values still to be reduced are not held: all 64 bytes, and the
+  // reduction over x=4 pays at least its latency bound, 3 alpha.
   PlanRequest reduce(m, {16}, 4, layout(m, "[{}], partial = sum {\"x\"}"),
                      layout(m, "[{}]"));
-  EXPECT_NEAR(cantFail(planLowerBound(reduce)), kAlpha + 64 * kBeta, 1e-15);
+  EXPECT_NEAR(cantFail(planLowerBound(reduce)), 3 * kAlpha + 64 * kBeta,
+              1e-15);
   // Nothing to move, nothing to bound; partial values that stay partial
   // are held.
   PlanRequest stay(m, {16}, 4, layout(m, "[{}], partial = sum {\"x\"}"),
@@ -280,6 +282,27 @@ TEST(Planner, ReportedLowerBoundFollowsTheIssueDefinition) {
   EXPECT_NEAR(cantFail(planReshard(uneven)).cost, kAlpha + 10 * kBeta, 1e-15);
   EXPECT_NEAR(cantFail(planReshard(reduce)).cost,
               6 * kAlpha + 1.5 * 64 * kBeta, 1e-15);
+}
+
+// The bytes that must cross a slow axis are priced at its beta. On
+// node=2 x gpu=2 with a slow node axis, moving the row split over node to a
+// column split: the two devices of node 0 lack rows 512-1023 of columns
+// 0-511 (1 MiB), which must cross node; shared by the two, 0.5 MiB each at
+// the node's beta. The smallest-beta bound would say 1 MiB at the gpu's.
+TEST(Planner, ReportedLowerBoundPricesBytesCrossingEachAxis) {
+  Mesh m = mesh("<[\"node\"=2, \"gpu\"=2]>");
+  Topology topology;
+  topology.axes["node"] = {kAlpha, 1e-9};
+  topology.axes["gpu"] = {kAlpha, 1e-12};
+  AlphaBetaCostModel model = cantFail(AlphaBetaCostModel::create(m, topology));
+  PlanRequest r(m, {1024, 1024}, 4, layout(m, "[{\"node\"}, {}]"),
+                layout(m, "[{}, {\"node\"}]"));
+  r.costModel = &model;
+  double bound = cantFail(planLowerBound(r));
+  EXPECT_NEAR(bound, kAlpha + 0.5 * kMiB * 1e-9, 1e-12);
+  Plan plan = cantFail(planReshard(r));
+  EXPECT_LE(bound, plan.cost);
+  EXPECT_EQ(plan.lowerBound, bound);
 }
 
 TEST(Planner, CacheKeyCoversEverythingThePlanDependsOn) {

@@ -288,6 +288,25 @@ int32_t faultyPermute(int64_t mesh, const void *send, void *recv,
   return distRtPermute(mesh, send, recv, beforeCollective("permute", count),
                        dtype, srcRank, destOffsets, destList, stream);
 }
+int32_t faultyExchange(int64_t numDims, const int64_t *sendShape,
+                       const void *send, const int64_t *recvShape, void *recv,
+                       int64_t numTransfers, const int64_t *table,
+                       int32_t dtype, void *stream) {
+  // A count fault shrinks this rank's copy of the first non-empty box: the
+  // ranks then disagree on the table, which the runtime must report.
+  std::vector<int64_t> copy(table, table + numTransfers * (2 + 3 * numDims));
+  if (beforeCollective("exchange", 1) != 1) {
+    for (int64_t t = 0; t < numTransfers; ++t) {
+      int64_t &size = copy[t * (2 + 3 * numDims) + 2 + 2 * numDims];
+      if (size > 0) {
+        --size;
+        break;
+      }
+    }
+  }
+  return distRtExchange(numDims, sendShape, send, recvShape, recv,
+                        numTransfers, copy.data(), dtype, stream);
+}
 int64_t faultyGroup(int64_t mesh, int64_t numAxes, const int64_t *axes) {
   if (!fault.armed(/*forGroup=*/true) || numAxes == 0)
     return distRtGroup(mesh, numAxes, axes);
@@ -309,6 +328,7 @@ llvm::orc::SymbolMap faultSymbols(llvm::orc::MangleAndInterner interner) {
   add("distRtReduceScatter", &faultyReduceScatter);
   add("distRtAllReduce", &faultyAllReduce);
   add("distRtPermute", &faultyPermute);
+  add("distRtExchange", &faultyExchange);
   add("distRtGroup", &faultyGroup);
   return map;
 }
