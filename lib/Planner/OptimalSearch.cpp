@@ -618,9 +618,13 @@ dist::planner::detail::searchOptimal(const PlanRequest &request,
       if (candidates.size() > 256)
         candidates.resize(256);
       exchangeCosts.lowerBounds(from, candidates, floors);
-      for (size_t c = 0; c < candidates.size(); ++c)
-        open.push({g + floors[c], uint32_t(steps) + 1, seq++, id, n.version,
-                   4, uint8_t(c)});
+      for (size_t c = 0; c < candidates.size(); ++c) {
+        // After the redistribute only collectives remain, so the child's
+        // collective bound adds to the exchange's.
+        LowerBound::Latency lat = bound.latencies(packLayout(candidates[c]));
+        open.push({g + floors[c] + lat.full + lat.classBandwidth,
+                   uint32_t(steps) + 1, seq++, id, n.version, 4, uint8_t(c)});
+      }
       continue;
     }
     if (e.tier == 4) {

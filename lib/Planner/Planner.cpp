@@ -190,13 +190,25 @@ static Error replayWith(const PlanRequest &request, const CostModel &srcModel,
         same.emplace(*model);
         links = &*same;
       }
-      Expected<Exchange> ex =
-          computeExchange(*mesh, from, *toMesh, *next, shape,
-                          request.elementBytes, !move.crossMesh, *links);
-      if (!ex)
-        return stepError("redistribute: " + llvm::toString(ex.takeError()));
-      cost = ex->cost;
-      recvBytes = ex->maxRecvBytes;
+      if (move.crossMesh) {
+        Expected<Exchange> ex =
+            computeExchange(*mesh, from, *toMesh, *next, shape,
+                            request.elementBytes, /*sameMesh=*/false, *links);
+        if (!ex)
+          return stepError("redistribute: " + llvm::toString(ex.takeError()));
+        cost = ex->cost;
+        recvBytes = ex->maxRecvBytes;
+      } else {
+        // The same numbers as computeExchange's (the tests check they
+        // agree), without building the transfer list.
+        ExchangeCostEvaluator evaluator(*model, shape, request.elementBytes);
+        ExchangeCostEvaluator::Result ex;
+        if (!evaluator.evaluate(from, *next, ex))
+          return stepError("redistribute: the point-to-point exchange is too "
+                           "large to plan");
+        cost = ex.cost;
+        recvBytes = ex.maxRecvBytes;
+      }
       if (move.crossMesh) {
         mesh = toMesh;
         model = &dstModel;

@@ -121,9 +121,9 @@ using Ranges = std::vector<std::pair<double, double>>;
 /// The blocks along `dim` of the devices whose coordinate on `axis` is `c`
 /// (all of them when `axis` does not split the dim), on the ideal tensor
 /// (`ideal`) or with SPEC §2's blocks.
-Ranges blocksWith(const Mesh &mesh, const Layout &layout,
-                  llvm::ArrayRef<int64_t> shape, unsigned dim, unsigned axis,
-                  int64_t c, bool ideal) {
+void blocksWith(const Mesh &mesh, const Layout &layout,
+                llvm::ArrayRef<int64_t> shape, unsigned dim, unsigned axis,
+                int64_t c, bool ideal, Ranges &out) {
   const std::vector<unsigned> &axes = layout.dimAxes[dim];
   int64_t parts = layout.shardCount(mesh, dim);
   // The axis's digit in the shard index: (s / stride) % size.
@@ -137,7 +137,7 @@ Ranges blocksWith(const Mesh &mesh, const Layout &layout,
     }
   double n = double(shape[dim]);
   int64_t block = (shape[dim] + parts - 1) / parts;
-  Ranges out;
+  out.clear();
   for (int64_t s = 0; s < parts; ++s) {
     if (stride && (s / stride) % size != c)
       continue;
@@ -148,7 +148,6 @@ Ranges blocksWith(const Mesh &mesh, const Layout &layout,
     if (e > b)
       out.push_back({b, e});
   }
-  return out;
 }
 
 double measure(const Ranges &r) {
@@ -187,6 +186,7 @@ double dist::planner::detail::crossingBound(const Mesh &mesh,
     return 0;
   bool final = partialsAreFinal(mesh, source, target);
   double best = 0;
+  Ranges t, src; // reused: this runs once per plan, on every plan
   for (unsigned a = 0; a < mesh.getNumAxes(); ++a) {
     int64_t p = mesh.getAxisSize(a);
     if (p == 1)
@@ -202,11 +202,12 @@ double dist::planner::detail::crossingBound(const Mesh &mesh,
       for (bool ideal : {true, false}) {
         double wanted = 1, kept = held ? 1 : 0;
         for (unsigned d = 0; d < shape.size(); ++d) {
-          Ranges t = blocksWith(mesh, target, shape, d, a, c, ideal);
+          blocksWith(mesh, target, shape, d, a, c, ideal, t);
           wanted *= measure(t);
-          if (held)
-            kept *= intersection(
-                t, blocksWith(mesh, source, shape, d, a, c, ideal));
+          if (held) {
+            blocksWith(mesh, source, shape, d, a, c, ideal, src);
+            kept *= intersection(t, src);
+          }
         }
         double missing = wanted - kept;
         crossing = crossing < 0 ? missing : std::min(crossing, missing);

@@ -244,3 +244,44 @@ TEST(PlanCacheTest, ConcurrentThreadsAgree) {
 }
 
 } // namespace
+
+namespace {
+// A cross-mesh plan goes to disk and comes back (its steps after the
+// transfer name the target mesh's axes), and its key tells the two meshes
+// and the transfer link apart.
+TEST(PlanCacheTest, CrossMeshPlansRoundTripThroughDisk) {
+  TempDir dir;
+  Mesh s0 = mesh(R"(<["tp"=4], devices = [0, 1, 2, 3]>)");
+  Mesh s1 = mesh(R"(<["dp"=2, "tp"=2], devices = [4, 5, 6, 7]>)");
+  PlanRequest r(s0, {64, 64}, 4, layout(s0, R"([{"tp"}, {}])"),
+                layout(s1, R"([{}, {"tp"}])"));
+  r.targetMesh = s1;
+  PlanCache::Options options;
+  options.directory = dir.path();
+  Plan first;
+  {
+    PlanCache cache(options);
+    first = cantFail(cache.getOrPlan(r));
+    EXPECT_EQ(first.cache, CacheStatus::Miss);
+  }
+  PlanCache fresh(options);
+  Plan again = cantFail(fresh.getOrPlan(r));
+  EXPECT_EQ(again.cache, CacheStatus::Hit);
+  ASSERT_EQ(again.steps.size(), first.steps.size());
+  for (size_t i = 0; i < first.steps.size(); ++i) {
+    EXPECT_EQ(again.steps[i].move, first.steps[i].move);
+    EXPECT_EQ(again.steps[i].layout, first.steps[i].layout);
+  }
+  EXPECT_EQ(again.cost, first.cost);
+
+  PlanRequest slow = r;
+  slow.transfer = AxisCostParams{1e-4, 1e-9};
+  EXPECT_NE(planCacheKey(slow), planCacheKey(r));
+  PlanRequest elsewhere = r;
+  elsewhere.targetMesh = mesh(R"(<["dp"=2, "tp"=2], devices = [8, 9, 10, 11]>)");
+  EXPECT_NE(planCacheKey(elsewhere), planCacheKey(r));
+  PlanRequest collective = r;
+  collective.moves = MoveSet::Collective;
+  EXPECT_NE(planCacheKey(collective), planCacheKey(r));
+}
+} // namespace

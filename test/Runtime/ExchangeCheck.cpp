@@ -36,6 +36,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "dist/Runtime/DistRuntime.h"
+#include "ElementCodec.h"
 
 #include <mpi.h>
 
@@ -56,71 +57,15 @@ std::string gContext;
 
 using Shape = std::vector<int64_t>;
 
-size_t elemSize(int dt) {
-  static const size_t sizes[] = {2, 2, 4, 8, 4, 8, 1, 2, 1};
-  return sizes[dt];
-}
+using dist::rt_test::elemSize;
 
 // Values are small integers, exact in every dtype used here (bf16 holds
 // integers up to 256 exactly).
 void encode(int dt, int64_t v, void *out) {
-  switch (dt) {
-  case DIST_RT_BF16: {
-    float f = static_cast<float>(v);
-    uint32_t b;
-    std::memcpy(&b, &f, 4);
-    uint16_t h = static_cast<uint16_t>(b >> 16);
-    std::memcpy(out, &h, 2);
-    return;
-  }
-  case DIST_RT_F32: {
-    float f = static_cast<float>(v);
-    std::memcpy(out, &f, 4);
-    return;
-  }
-  case DIST_RT_F64: {
-    double d = static_cast<double>(v);
-    std::memcpy(out, &d, 8);
-    return;
-  }
-  case DIST_RT_I32: {
-    int32_t i = static_cast<int32_t>(v);
-    std::memcpy(out, &i, 4);
-    return;
-  }
-  default:
-    std::abort();
-  }
+  dist::rt_test::encode(dt, static_cast<double>(v), out);
 }
-
 int64_t decode(int dt, const void *in) {
-  switch (dt) {
-  case DIST_RT_BF16: {
-    uint16_t h;
-    std::memcpy(&h, in, 2);
-    uint32_t b = static_cast<uint32_t>(h) << 16;
-    float f;
-    std::memcpy(&f, &b, 4);
-    return static_cast<int64_t>(f);
-  }
-  case DIST_RT_F32: {
-    float f;
-    std::memcpy(&f, in, 4);
-    return static_cast<int64_t>(f);
-  }
-  case DIST_RT_F64: {
-    double d;
-    std::memcpy(&d, in, 8);
-    return static_cast<int64_t>(d);
-  }
-  case DIST_RT_I32: {
-    int32_t i;
-    std::memcpy(&i, in, 4);
-    return i;
-  }
-  default:
-    std::abort();
-  }
+  return static_cast<int64_t>(dist::rt_test::decode(dt, in));
 }
 
 // The value of global element `g` in a call: distinct for every element in
