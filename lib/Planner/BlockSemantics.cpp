@@ -54,9 +54,85 @@ std::vector<int64_t> dist::planner::localShape(const Mesh &mesh,
                                                const Layout &layout,
                                                llvm::ArrayRef<int64_t> shape) {
   std::vector<int64_t> local(shape.begin(), shape.end());
-  for (size_t d = 0; d < local.size(); ++d)
-    local[d] = ceilDiv(shape[d], layout.shardCount(mesh, d));
+  for (size_t d = 0; d < local.size(); ++d) {
+    int64_t parts = layout.shardCount(mesh, d);
+    if (!layout.isSegmented(d)) {
+      local[d] = ceilDiv(shape[d], parts);
+      continue;
+    }
+    local[d] = 0;
+    for (int64_t n : layout.segments[d])
+      local[d] += ceilDiv(n, parts);
+  }
   return local;
+}
+
+std::vector<BlockPiece>
+dist::planner::blockPieces(const Mesh &mesh, const Layout &layout,
+                           llvm::ArrayRef<int64_t> shape, unsigned dim,
+                           int64_t shard) {
+  int64_t parts = layout.shardCount(mesh, dim);
+  std::vector<BlockPiece> pieces;
+  auto add = [&](int64_t offset, int64_t n, int64_t local) {
+    int64_t b = ceilDiv(n, parts);
+    pieces.push_back({{offset + std::min(shard * b, n),
+                       offset + std::min((shard + 1) * b, n)},
+                      local});
+    return b;
+  };
+  if (!layout.isSegmented(dim)) {
+    add(0, shape[dim], 0);
+    return pieces;
+  }
+  int64_t offset = 0, local = 0;
+  for (int64_t n : layout.segments[dim]) {
+    local += add(offset, n, local);
+    offset += n;
+  }
+  return pieces;
+}
+
+int64_t dist::planner::globalIndexAlong(const Mesh &mesh, const Layout &layout,
+                                        llvm::ArrayRef<int64_t> shape,
+                                        unsigned dim, int64_t shard,
+                                        int64_t local) {
+  int64_t parts = layout.shardCount(mesh, dim);
+  if (!layout.isSegmented(dim)) {
+    int64_t g = shard * ceilDiv(shape[dim], parts) + local;
+    return g < shape[dim] ? g : -1;
+  }
+  int64_t offset = 0;
+  for (int64_t n : layout.segments[dim]) {
+    int64_t b = ceilDiv(n, parts);
+    if (local < b) {
+      int64_t i = shard * b + local;
+      return i < n ? offset + i : -1;
+    }
+    local -= b;
+    offset += n;
+  }
+  return -1;
+}
+
+BlockAt dist::planner::blockAt(const Mesh &mesh, const Layout &layout,
+                               llvm::ArrayRef<int64_t> shape, unsigned dim,
+                               int64_t global) {
+  int64_t parts = layout.shardCount(mesh, dim);
+  if (!layout.isSegmented(dim)) {
+    int64_t b = std::max<int64_t>(1, ceilDiv(shape[dim], parts));
+    int64_t s = global / b;
+    return {s, std::min((s + 1) * b, shape[dim])};
+  }
+  int64_t offset = 0;
+  for (int64_t n : layout.segments[dim]) {
+    if (global < offset + n) {
+      int64_t b = std::max<int64_t>(1, ceilDiv(n, parts));
+      int64_t s = (global - offset) / b;
+      return {s, offset + std::min((s + 1) * b, n)};
+    }
+    offset += n;
+  }
+  return {0, shape[dim]};
 }
 
 int64_t dist::planner::localBytes(const Mesh &mesh, const Layout &layout,

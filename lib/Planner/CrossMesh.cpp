@@ -193,9 +193,11 @@ llvm::Expected<std::vector<Move>> dist::planner::detail::searchCrossMesh(
       return 0.0;
     double elements = 1;
     for (unsigned d = 0; d < rank; ++d) {
-      int64_t n = request.globalShape[d];
-      int64_t parts = x.shardCount(dstMesh, d);
-      elements *= double(std::min(n, (n + parts - 1) / parts));
+      double length = 0;
+      for (const BlockPiece &run :
+           blockPieces(dstMesh, x, request.globalShape, d, /*shard=*/0))
+        length += double(run.global.size());
+      elements *= length;
     }
     return elements == 0 ? 0.0
                          : transfer.alpha + elements *
@@ -282,8 +284,14 @@ double dist::planner::detail::crossMeshLowerBound(
       continue;
     ++shared;
     double block = double(elementBytes);
-    for (const DimRange &r : deviceBlock(srcMesh, source, shape, coord))
-      block *= double(r.size());
+    for (unsigned d = 0; d < shape.size(); ++d) {
+      double length = 0;
+      for (const BlockPiece &run :
+           blockPieces(srcMesh, source, shape, d,
+                       shardIndex(srcMesh, source, d, coord)))
+        length += double(run.global.size());
+      block *= length;
+    }
     held += block;
   }
   double missing = total - held;

@@ -50,10 +50,25 @@ static std::vector<unsigned> sortedCopy(const std::vector<unsigned> &v) {
   return out;
 }
 
+bool Layout::hasSegments() const {
+  for (const std::vector<int64_t> &list : segments)
+    if (!list.empty())
+      return true;
+  return false;
+}
+
 bool Layout::operator==(const Layout &other) const {
   if (dimAxes != other.dimAxes ||
       partialAxes.size() != other.partialAxes.size())
     return false;
+  for (unsigned d = 0; d < dimAxes.size(); ++d) {
+    static const std::vector<int64_t> none;
+    const std::vector<int64_t> &a = d < segments.size() ? segments[d] : none;
+    const std::vector<int64_t> &b =
+        d < other.segments.size() ? other.segments[d] : none;
+    if (a != b)
+      return false;
+  }
   if (partialAxes.empty())
     return true;
   return partialKind == other.partialKind &&
@@ -83,7 +98,21 @@ int64_t Layout::shardCount(const Mesh &mesh, unsigned dim) const {
   return count;
 }
 
-void Layout::canonicalize() { std::sort(partialAxes.begin(), partialAxes.end()); }
+void Layout::canonicalize() {
+  std::sort(partialAxes.begin(), partialAxes.end());
+  // A dim without axes holds the same data with or without segments, and a
+  // single segment is the contiguous dim (SPEC §2).
+  bool any = false;
+  for (unsigned d = 0; d < segments.size(); ++d) {
+    if (d >= dimAxes.size() || dimAxes[d].empty() || segments[d].size() < 2)
+      segments[d].clear();
+    any |= !segments[d].empty();
+  }
+  if (!any)
+    segments.clear();
+  else
+    segments.resize(dimAxes.size());
+}
 
 static std::string axisName(const Mesh &mesh, unsigned axis) {
   if (axis < mesh.getNumAxes())
@@ -120,6 +149,35 @@ Error dist::planner::verifyLayout(const Mesh &mesh, const Layout &layout,
   for (unsigned axis : layout.partialAxes)
     if (Error e = visit(axis, "partial"))
       return e;
+  if (layout.segments.size() > tensorRank)
+    return fail("layout has segments for " +
+                llvm::Twine(layout.segments.size()) +
+                " dims but the tensor has rank " + llvm::Twine(tensorRank));
+  for (unsigned d = 0; d < layout.segments.size(); ++d)
+    for (int64_t n : layout.segments[d])
+      if (n < 1)
+        return fail("dim " + llvm::Twine(d) + " has a segment of " +
+                    llvm::Twine(n) + " elements; segments must be >= 1");
+  return Error::success();
+}
+
+Error dist::planner::verifyLayoutShape(const Layout &layout,
+                                       llvm::ArrayRef<int64_t> shape) {
+  for (unsigned d = 0; d < layout.segments.size() && d < shape.size(); ++d) {
+    if (layout.segments[d].empty())
+      continue;
+    int64_t sum = 0;
+    for (int64_t n : layout.segments[d])
+      if (llvm::AddOverflow(sum, n, sum))
+        return createStringError(inconvertibleErrorCode(),
+                                 "dim " + llvm::Twine(d) +
+                                     "'s segments overflow 64 bits");
+    if (sum != shape[d])
+      return createStringError(
+          inconvertibleErrorCode(),
+          "dim " + llvm::Twine(d) + "'s segments sum to " + llvm::Twine(sum) +
+              " but the dim has extent " + llvm::Twine(shape[d]));
+  }
   return Error::success();
 }
 
@@ -163,6 +221,21 @@ Expected<Layout> dist::planner::parseLayout(const Mesh &mesh,
       layout.dimAxes.emplace_back();
       if (Error e = parseAxisSet(layout.dimAxes.back()))
         return std::move(e);
+      // `{"tp"} segments [4096, 1024, 1024]`
+      if (cur.tryKeyword("segments")) {
+        layout.segments.resize(layout.dimAxes.size());
+        std::vector<int64_t> &list = layout.segments.back();
+        if (Error e = cur.expect('['))
+          return std::move(e);
+        do {
+          int64_t n;
+          if (Error e = cur.parseInt(n))
+            return std::move(e);
+          list.push_back(n);
+        } while (cur.tryConsume(','));
+        if (Error e = cur.expect(']'))
+          return std::move(e);
+      }
     } while (cur.tryConsume(','));
     if (Error e = cur.expect(']'))
       return std::move(e);
@@ -210,6 +283,12 @@ std::string dist::planner::printLayout(const Mesh &mesh, const Layout &layout) {
     if (d)
       out += ", ";
     printSet(out, layout.dimAxes[d]);
+    if (layout.isSegmented(d)) {
+      out += " segments [";
+      for (size_t i = 0; i < layout.segments[d].size(); ++i)
+        out += (i ? ", " : "") + std::to_string(layout.segments[d][i]);
+      out += "]";
+    }
   }
   out += "]";
   if (!layout.partialAxes.empty()) {

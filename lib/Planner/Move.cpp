@@ -316,6 +316,21 @@ Expected<Layout> dist::planner::applyMove(const Mesh &mesh, const Layout &src,
 
   Layout result = src;
   result.canonicalize();
+  // Collectives split and join blocks of contiguous dims; on interleaved
+  // dims they would work segment by segment, which is not generated yet.
+  if (move.kind != MoveKind::Redistribute && move.kind != MoveKind::AllReduce &&
+      move.kind != MoveKind::ReplicateToPartial) {
+    bool touches = move.kind == MoveKind::Permute
+                       ? result.hasSegments()
+                       : (moveHasDim(move.kind) && move.dim >= 0 &&
+                          result.isSegmented(unsigned(move.dim))) ||
+                             (move.kind == MoveKind::AllToAll &&
+                              move.toDim >= 0 &&
+                              result.isSegmented(unsigned(move.toDim)));
+    if (touches)
+      return check.fail("collectives on dims with segments are not supported "
+                        "yet (use redistribute)");
+  }
   switch (move.kind) {
   case MoveKind::AllGather: {
     if (Error e = check.checkSuffix(src.dimAxes[move.dim], move.dim))

@@ -33,6 +33,10 @@ Error dist::planner::verifyRequest(const PlanRequest &request) {
     return fail("source layout: " + llvm::toString(std::move(e)));
   if (Error e = verifyLayout(request.getTargetMesh(), request.target, rank))
     return fail("target layout: " + llvm::toString(std::move(e)));
+  if (Error e = verifyLayoutShape(request.source, request.globalShape))
+    return fail("source layout: " + llvm::toString(std::move(e)));
+  if (Error e = verifyLayoutShape(request.target, request.globalShape))
+    return fail("target layout: " + llvm::toString(std::move(e)));
   if (request.costModel && request.costModel->getMesh() != mesh)
     return fail("the cost model is for mesh " +
                 request.costModel->getMesh().str() +
@@ -198,6 +202,15 @@ static Error replayWith(const PlanRequest &request, const CostModel &srcModel,
           return stepError("redistribute: " + llvm::toString(ex.takeError()));
         cost = ex->cost;
         recvBytes = ex->maxRecvBytes;
+      } else if (from.hasSegments() || next->hasSegments()) {
+        SameMeshLinks same(*model);
+        Expected<Exchange> ex =
+            computeExchange(*mesh, from, *toMesh, *next, shape,
+                            request.elementBytes, /*sameMesh=*/true, same);
+        if (!ex)
+          return stepError("redistribute: " + llvm::toString(ex.takeError()));
+        cost = ex->cost;
+        recvBytes = ex->maxRecvBytes;
       } else {
         // The same numbers as computeExchange's (the tests check they
         // agree), without building the transfer list.
@@ -280,9 +293,16 @@ Expected<Plan> dist::planner::planReshard(const PlanRequest &request,
                   ": the source alone holds " + llvm::Twine(sourceBytes) +
                   " bytes per device");
   }
+  Layout canonicalSource = request.source, canonicalTarget = request.target;
+  canonicalSource.canonicalize();
+  canonicalTarget.canonicalize();
+  const bool segmented =
+      canonicalSource.hasSegments() || canonicalTarget.hasSegments();
   Expected<std::vector<Move>> moves =
       request.isCrossMesh()
           ? detail::searchCrossMesh(request, model, targetModel, stats)
+      : segmented ? detail::searchSegmented(request, canonicalSource,
+                                            canonicalTarget)
       : request.strategy == Strategy::Optimal
           ? detail::searchOptimal(request, model, stats)
           : detail::searchGreedy(request, model, stats);
@@ -349,6 +369,28 @@ std::optional<MoveSet> dist::planner::parseMoveSet(llvm::StringRef text) {
   if (text == "collective")
     return MoveSet::Collective;
   return std::nullopt;
+}
+
+Expected<std::vector<Move>>
+dist::planner::detail::searchSegmented(const PlanRequest &request,
+                                       const Layout &source,
+                                       const Layout &target) {
+  // Collectives on interleaved dims are not generated yet: an interleaved
+  // layout changes in one point-to-point exchange, which moves exactly the
+  // elements each device lacks (never a detour through a replica).
+  if (source == target)
+    return std::vector<Move>();
+  if (request.moves == MoveSet::Collective)
+    return fail("layouts with segments are resharded by a point-to-point "
+                "redistribute; --moves collective has no plan for them yet");
+  if (source.partialAxes != target.partialAxes ||
+      (source.hasPartial() && source.partialKind != target.partialKind))
+    return fail("resharding layouts with segments while reducing partial "
+                "axes is not supported yet; reduce to a layout without "
+                "segments first");
+  Layout to = target;
+  to.partialKind = source.partialKind;
+  return std::vector<Move>{Move::redistribute(to)};
 }
 
 Expected<TensorSpec> dist::planner::parseTensorSpec(llvm::StringRef text) {

@@ -76,22 +76,26 @@ static llvm::Error fail(const llvm::Twine &msg) {
 
 namespace {
 /// One dim of a piece: a range of global indices inside source block
-/// `block`.
+/// `block` (the source's shard index along the dim).
 struct DimPiece {
   DimRange range;
   int64_t block;
 };
 
-/// The pieces of [begin, end) cut at multiples of `blockSize`.
-std::vector<DimPiece> cutAtBlocks(DimRange want, int64_t blockSize) {
+/// The receiver's runs along `dim` (one per segment of an interleaved dim),
+/// cut at the source's block boundaries.
+std::vector<DimPiece> cutAtBlocks(const Mesh &srcMesh, const Layout &src,
+                                  const Mesh &dstMesh, const Layout &dst,
+                                  llvm::ArrayRef<int64_t> shape, unsigned dim,
+                                  int64_t dstShard) {
   std::vector<DimPiece> pieces;
-  if (want.size() <= 0)
-    return pieces;
-  for (int64_t b = want.begin / blockSize; b * blockSize < want.end; ++b) {
-    int64_t lo = std::max(want.begin, b * blockSize);
-    int64_t hi = std::min(want.end, (b + 1) * blockSize);
-    pieces.push_back({{lo, hi}, b});
-  }
+  for (const BlockPiece &run : blockPieces(dstMesh, dst, shape, dim, dstShard))
+    for (int64_t g = run.global.begin; g < run.global.end;) {
+      BlockAt at = blockAt(srcMesh, src, shape, dim, g);
+      int64_t end = std::min(run.global.end, at.end);
+      pieces.push_back({{g, end}, at.shard});
+      g = end;
+    }
   return pieces;
 }
 } // namespace
@@ -114,13 +118,6 @@ Expected<Exchange> dist::planner::computeExchange(
                 "reduce the partial axes on the source mesh first");
   }
 
-  // Per dim: the source's block size and, per axis splitting it, the
-  // stride of that axis's digit in the shard index (major -> minor).
-  std::vector<int64_t> srcBlock(rank);
-  for (unsigned d = 0; d < rank; ++d) {
-    int64_t parts = src.shardCount(srcMesh, d);
-    srcBlock[d] = std::max<int64_t>(1, (shape[d] + parts - 1) / parts);
-  }
   // Axes of the source mesh that split no dim: free to choose.
   std::vector<unsigned> freeAxes;
   for (unsigned axis = 0; axis < srcMesh.getNumAxes(); ++axis)
@@ -136,12 +133,11 @@ Expected<Exchange> dist::planner::computeExchange(
   int64_t work = 0;
   for (int64_t receiver = 0; receiver < dstMesh.getNumDevices(); ++receiver) {
     std::vector<int64_t> rcoord = dstMesh.coordinateOf(receiver);
-    std::vector<DimRange> want =
-        deviceBlock(dstMesh, dst, shape, rcoord);
     std::vector<std::vector<DimPiece>> perDim(rank);
     int64_t numPieces = 1;
     for (unsigned d = 0; d < rank; ++d) {
-      perDim[d] = cutAtBlocks(want[d], srcBlock[d]);
+      perDim[d] = cutAtBlocks(srcMesh, src, dstMesh, dst, shape, d,
+                              shardIndex(dstMesh, dst, d, rcoord));
       numPieces *= int64_t(perDim[d].size());
     }
     if (numPieces == 0)
@@ -243,8 +239,16 @@ std::vector<int64_t> dist::planner::exchangeTable(
     const Exchange &exchange, const Mesh &srcMesh, const Layout &src,
     const Mesh &dstMesh, const Layout &dst, llvm::ArrayRef<int64_t> shape) {
   const size_t rank = shape.size();
-  std::vector<int64_t> srcLocal = localShape(srcMesh, src, shape);
-  std::vector<int64_t> dstLocal = localShape(dstMesh, dst, shape);
+  // Where a global index sits in a device's local buffer along a dim: in
+  // the run (segment block) that holds it.
+  auto localOf = [&](const Mesh &mesh, const Layout &layout,
+                     llvm::ArrayRef<int64_t> coord, unsigned d, int64_t g) {
+    for (const BlockPiece &run : blockPieces(mesh, layout, shape, d,
+                                             shardIndex(mesh, layout, d, coord)))
+      if (g >= run.global.begin && g < run.global.end)
+        return run.localOffset + (g - run.global.begin);
+    return int64_t(-1); // not held: computeExchange never asks
+  };
   std::vector<int64_t> table;
   table.reserve(exchange.transfers.size() * (2 + 3 * rank));
   for (const ExchangeTransfer &t : exchange.transfers) {
@@ -252,13 +256,11 @@ std::vector<int64_t> dist::planner::exchangeTable(
     std::vector<int64_t> rc = dstMesh.coordinateOf(t.receiver);
     table.push_back(srcMesh.rankOfIndex(t.sender));
     table.push_back(dstMesh.rankOfIndex(t.receiver));
-    // A block starts at s_d * B_d (SPEC §2); the box lies inside it.
+    // Each box lies inside one run of the sender and one of the receiver.
     for (unsigned d = 0; d < rank; ++d)
-      table.push_back(t.box[d].begin -
-                      shardIndex(srcMesh, src, d, sc) * srcLocal[d]);
+      table.push_back(localOf(srcMesh, src, sc, d, t.box[d].begin));
     for (unsigned d = 0; d < rank; ++d)
-      table.push_back(t.box[d].begin -
-                      shardIndex(dstMesh, dst, d, rc) * dstLocal[d]);
+      table.push_back(localOf(dstMesh, dst, rc, d, t.box[d].begin));
     for (unsigned d = 0; d < rank; ++d)
       table.push_back(t.box[d].size());
   }
@@ -310,6 +312,10 @@ void ExchangeCostEvaluator::shardIndices(const Layout &layout,
 bool ExchangeCostEvaluator::evaluate(const Layout &src, const Layout &dst,
                                      Result &result) {
   const size_t rank = shape.size();
+  // Block arithmetic of contiguous dims only; interleaved layouts go
+  // through computeExchange.
+  if (src.hasSegments() || dst.hasSegments())
+    return false;
   shardIndices(src, srcIndex, srcBlock);
   shardIndices(dst, dstIndex, dstBlock);
   std::fill(sendSide.begin(), sendSide.end(), 0.0);

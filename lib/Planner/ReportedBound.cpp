@@ -74,19 +74,36 @@ double dist::planner::detail::reportedLowerBound(
     // each device counts the smaller of the two.
     double wanted = 1, held = final ? 1 : 0;
     double wantedExact = 1, heldExact = final ? 1 : 0;
-    std::vector<DimRange> wantBlock = deviceBlock(mesh, target, shape, coord);
-    std::vector<DimRange> haveBlock = deviceBlock(mesh, source, shape, coord);
     for (unsigned d = 0; d < shape.size(); ++d) {
-      IdealRange want = idealBlock(mesh, target, shape, d, coord);
-      wanted *= want.end - want.begin;
-      wantedExact *= double(wantBlock[d].size());
+      // SPEC blocks: the runs (one per segment of an interleaved dim).
+      std::vector<BlockPiece> want = blockPieces(
+          mesh, target, shape, d, shardIndex(mesh, target, d, coord));
+      std::vector<BlockPiece> have = blockPieces(
+          mesh, source, shape, d, shardIndex(mesh, source, d, coord));
+      double wantLength = 0, overlap = 0;
+      for (const BlockPiece &w : want) {
+        wantLength += double(w.global.size());
+        for (const BlockPiece &h : have)
+          overlap += double(std::max<int64_t>(
+              0, std::min(w.global.end, h.global.end) -
+                     std::max(w.global.begin, h.global.begin)));
+      }
+      wantedExact *= wantLength;
+      if (final)
+        heldExact *= overlap;
+      // Ideal blocks exist for contiguous dims; an interleaved dim counts
+      // its SPEC blocks on both measures.
+      if (target.isSegmented(d) || source.isSegmented(d)) {
+        wanted *= wantLength;
+        held *= overlap;
+        continue;
+      }
+      IdealRange w = idealBlock(mesh, target, shape, d, coord);
+      wanted *= w.end - w.begin;
       if (final) {
-        IdealRange have = idealBlock(mesh, source, shape, d, coord);
-        held *= std::max(0.0, std::min(want.end, have.end) -
-                                  std::max(want.begin, have.begin));
-        heldExact *= double(std::max<int64_t>(
-            0, std::min(wantBlock[d].end, haveBlock[d].end) -
-                   std::max(wantBlock[d].begin, haveBlock[d].begin)));
+        IdealRange h = idealBlock(mesh, source, shape, d, coord);
+        held *= std::max(0.0, std::min(w.end, h.end) -
+                                  std::max(w.begin, h.begin));
       }
     }
     worst = std::max(worst, std::min(wanted - held, wantedExact - heldExact));
@@ -182,7 +199,8 @@ double dist::planner::detail::crossingBound(const Mesh &mesh,
                                             const CostModel &model) {
   // Enumerating shard indices per dim is cheap for real meshes; skip the
   // refinement for absurd ones rather than spend time on it.
-  if (mesh.getNumDevices() > (int64_t(1) << 16))
+  if (mesh.getNumDevices() > (int64_t(1) << 16) || source.hasSegments() ||
+      target.hasSegments())
     return 0;
   bool final = partialsAreFinal(mesh, source, target);
   double best = 0;
@@ -191,10 +209,14 @@ double dist::planner::detail::crossingBound(const Mesh &mesh,
     int64_t p = mesh.getAxisSize(a);
     if (p == 1)
       continue;
-    // A partial axis whose values are not final: every element needs
-    // contributions from across it. Other pending reductions can happen
-    // within the hyperplane.
-    bool held = final || !(source.isPartial(a));
+    // A partial axis whose values are not final (pending: partial in the
+    // source, not partial of the same kind in the target): every element
+    // needs contributions from across it. Other pending reductions can
+    // happen within the hyperplane.
+    bool pending =
+        source.isPartial(a) &&
+        !(target.isPartial(a) && target.partialKind == source.partialKind);
+    bool held = final || !pending;
     double beta = model.axisSecondsPerByte(a);
     double perHyperplane = double(mesh.getNumDevices() / p);
     for (int64_t c = 0; c < p; ++c) {

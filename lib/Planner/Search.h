@@ -48,6 +48,11 @@ searchOptimal(const PlanRequest &request, const CostModel &model,
 llvm::Expected<std::vector<Move>>
 searchGreedy(const PlanRequest &request, const CostModel &model,
              SearchStats *stats);
+/// Requests with interleaved (segmented) layouts: one redistribute for now.
+/// Layouts are canonical.
+llvm::Expected<std::vector<Move>>
+searchSegmented(const PlanRequest &request, const Layout &source,
+                const Layout &target);
 
 } // namespace dist::planner::detail
 

@@ -163,6 +163,16 @@ class Layout:
         return tuple(tuple(axes) for axes in self._impl.dim_axes(self._mesh._impl))
 
     @property
+    def segments(self) -> tuple[tuple[int, ...], ...]:
+        """Per tensor dim, the sub-tensor lengths of an interleaved dim
+        (SPEC §2 ``segments``, e.g. a fused QKV weight), else ``()``.
+
+        >>> Layout(Mesh({"tp": 4}), '[{"tp"} segments [16, 4, 4], {}]').segments
+        ((16, 4, 4), ())
+        """
+        return tuple(tuple(s) for s in self._impl.segments)
+
+    @property
     def partial(self) -> tuple[str, ...]:
         """The mesh axes holding partial values, in mesh order."""
         return tuple(self._impl.partial_axes(self._mesh._impl))
@@ -181,6 +191,10 @@ class Layout:
         >>> Layout(mesh, '[{"y", "x"}]').to_placements()
         [Shard(dim=0, order=1), Shard(dim=0, order=0)]
         """
+        if any(self.segments):
+            raise ValueError(
+                f"layout {self}: interleaved dims (segments) have no "
+                "placement form yet; use the layout text")
         names = self._mesh.axis_names
         position = {name: i for i, name in enumerate(names)}
         placements: list[Placement] = [Replicate()] * len(names)

@@ -344,6 +344,16 @@ void bindPlanner(py::module_ &m) {
                                        .str());
                              })
       .def_property_readonly("rank", &Layout::getRank)
+      .def_property_readonly(
+          "segments",
+          [](const Layout &layout) {
+            // Per dim: the segment lengths of an interleaved dim, else [].
+            std::vector<std::vector<int64_t>> out(layout.getRank());
+            for (unsigned d = 0; d < layout.getRank(); ++d)
+              if (layout.isSegmented(d))
+                out[d] = layout.segments[d];
+            return out;
+          })
       .def(
           "local_shape",
           [](const Layout &layout, const Mesh &mesh,
@@ -351,6 +361,8 @@ void bindPlanner(py::module_ &m) {
             if (llvm::Error e = verifyShape(shape))
               throwValueError(std::move(e), "shape");
             if (llvm::Error e = verifyLayout(mesh, layout, shape.size()))
+              throwValueError(std::move(e));
+            if (llvm::Error e = verifyLayoutShape(layout, shape))
               throwValueError(std::move(e));
             return localShape(mesh, layout, shape);
           },

@@ -66,11 +66,13 @@ double reduce(ReductionKind kind, const std::vector<double> &values) {
   return acc;
 }
 
-/// Layout facts for one device: block start (unclipped s_d * B_d) and the
-/// local shape.
+/// Layout facts for one device: the local shape and, per dim, the global
+/// index at each local position (-1: padding) and its inverse (-1: not
+/// held). Built from the planner's own block semantics (blockPieces, which
+/// handles interleaved dims), element by element.
 struct Placement {
-  std::vector<int64_t> start;
   std::vector<int64_t> local;
+  std::vector<std::vector<int64_t>> globalOf, localOf;
 };
 
 } // namespace
@@ -94,8 +96,19 @@ static Placement placementOf(const Mesh &mesh, const Layout &layout,
                              llvm::ArrayRef<int64_t> coord) {
   Placement p;
   p.local = localShape(mesh, layout, shape);
-  for (size_t d = 0; d < shape.size(); ++d)
-    p.start.push_back(shardIndex(mesh, layout, d, coord) * p.local[d]);
+  p.globalOf.resize(shape.size());
+  p.localOf.resize(shape.size());
+  for (unsigned d = 0; d < shape.size(); ++d) {
+    p.globalOf[d].assign(p.local[d], -1);
+    p.localOf[d].assign(shape[d], -1);
+    int64_t shard = shardIndex(mesh, layout, d, coord);
+    for (const BlockPiece &run : blockPieces(mesh, layout, shape, d, shard))
+      for (int64_t g = run.global.begin; g < run.global.end; ++g) {
+        int64_t l = run.localOffset + (g - run.global.begin);
+        p.globalOf[d][l] = g;
+        p.localOf[d][g] = l;
+      }
+  }
   return p;
 }
 
@@ -113,9 +126,9 @@ static void forEachPosition(const Placement &p, llvm::ArrayRef<int64_t> shape,
     int64_t global = 0;
     bool padding = false;
     for (size_t d = 0; d < rank; ++d) {
-      int64_t g = p.start[d] + pos[d];
-      padding |= g >= shape[d];
-      global = global * shape[d] + g;
+      int64_t g = p.globalOf[d][pos[d]];
+      padding |= g < 0;
+      global = global * shape[d] + std::max<int64_t>(g, 0);
     }
     fn(linear, padding ? -1 : global);
     for (size_t d = rank; d-- > 0;) {
@@ -138,8 +151,8 @@ static int64_t localIndexOf(const Placement &p, llvm::ArrayRef<int64_t> shape,
   }
   int64_t local = 0;
   for (size_t d = 0; d < rank; ++d) {
-    int64_t i = g[d] - p.start[d];
-    if (i < 0 || i >= p.local[d])
+    int64_t i = p.localOf[d][g[d]];
+    if (i < 0)
       return -1;
     local = local * p.local[d] + i;
   }

@@ -139,6 +139,9 @@ int main(int argc, char **argv) {
     if (llvm::Error e = verifyLayout(on, *layout, tensor->shape.size()))
       badArgument(name, llvm::toString(std::move(e)) + " (--shape " +
                             required(options, "--shape") + ")");
+    if (llvm::Error e = verifyLayoutShape(*layout, tensor->shape))
+      badArgument(name, llvm::toString(std::move(e)) + " (--shape " +
+                            required(options, "--shape") + ")");
     return *layout;
   };
   Layout from = layoutArg("--from", *mesh);

@@ -160,6 +160,23 @@ static std::vector<int64_t> coordinateOf(const TensorSignature &sig,
   return coord;
 }
 
+/// Per dim, the global index at each local position of the device at
+/// `coord` (-1: padding), from the planner's block semantics (which handles
+/// interleaved dims).
+static std::vector<std::vector<int64_t>>
+globalIndices(const TensorSignature &sig, llvm::ArrayRef<int64_t> coord) {
+  std::vector<int64_t> local = sig.localShape();
+  std::vector<std::vector<int64_t>> out(local.size());
+  for (unsigned d = 0; d < local.size(); ++d) {
+    int64_t shard = planner::shardIndex(sig.mesh, sig.layout, d, coord);
+    out[d].resize(local[d]);
+    for (int64_t i = 0; i < local[d]; ++i)
+      out[d][i] = planner::globalIndexAlong(sig.mesh, sig.layout,
+                                            sig.globalShape, d, shard, i);
+  }
+  return out;
+}
+
 void materializeArgument(
     const TensorSignature &sig,
     llvm::function_ref<void(int64_t index, void *dst)> globalElement,
@@ -171,8 +188,7 @@ void materializeArgument(
   }
   std::vector<int64_t> coord = coordinateOf(sig, rank);
   std::vector<int64_t> local = sig.localShape();
-  std::vector<planner::DimRange> block =
-      planner::deviceBlock(sig.mesh, sig.layout, sig.globalShape, coord);
+  std::vector<std::vector<int64_t>> globalOf = globalIndices(sig, coord);
   std::vector<int64_t> localStrides = rowMajorStrides(local);
   std::vector<int64_t> globalStrides = rowMajorStrides(sig.globalShape);
   const int64_t bytes = elementBytes(sig.element);
@@ -201,9 +217,10 @@ void materializeArgument(
             globalElement(globalIndex, dst);
           return;
         }
-        for (int64_t i = 0; i < block[d].size(); ++i)
-          fill(d + 1, localIndex + i * localStrides[d],
-               globalIndex + (block[d].begin + i) * globalStrides[d]);
+        for (int64_t i = 0; i < local[d]; ++i)
+          if (globalOf[d][i] >= 0)
+            fill(d + 1, localIndex + i * localStrides[d],
+                 globalIndex + globalOf[d][i] * globalStrides[d]);
       };
   fill(0, 0, 0);
 }
@@ -222,21 +239,24 @@ void materializeArgument(const TensorSignature &sig, const InputSpec &input,
 
 void zeroPadding(const TensorSignature &sig, int64_t rank, void *buffer) {
   std::vector<int64_t> local = sig.localShape();
-  std::vector<planner::DimRange> block = planner::deviceBlock(
-      sig.mesh, sig.layout, sig.globalShape, coordinateOf(sig, rank));
+  std::vector<std::vector<int64_t>> globalOf =
+      globalIndices(sig, coordinateOf(sig, rank));
   std::vector<int64_t> localStrides = rowMajorStrides(local);
   const int64_t bytes = elementBytes(sig.element);
   auto *out = static_cast<uint8_t *>(buffer);
-  // Along each dim, the slices past the block are padding as a whole (one
-  // contiguous run each); the slices inside it recurse.
+  // Along each dim, a slice at a padding position is padding as a whole
+  // (one contiguous run); the slices holding data recurse. (Interleaved
+  // dims have padding after each segment's block, not only at the end.)
   std::function<void(size_t, int64_t)> zero = [&](size_t d, int64_t offset) {
     if (d == local.size())
       return;
-    for (int64_t i = block[d].size(); i < local[d]; ++i)
-      std::memset(out + (offset + i * localStrides[d]) * bytes, 0,
-                  localStrides[d] * bytes);
-    for (int64_t i = 0; i < block[d].size(); ++i)
-      zero(d + 1, offset + i * localStrides[d]);
+    for (int64_t i = 0; i < local[d]; ++i) {
+      if (globalOf[d][i] < 0)
+        std::memset(out + (offset + i * localStrides[d]) * bytes, 0,
+                    localStrides[d] * bytes);
+      else
+        zero(d + 1, offset + i * localStrides[d]);
+    }
   };
   zero(0, 0);
 }

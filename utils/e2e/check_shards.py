@@ -161,23 +161,40 @@ class TensorType:
             for group in re.findall(r'\{([^}]*)\}', body)]
         if len(self.dim_axes) != len(self.shape):
             raise CaseError(f"{self.text}: one {{...}} per dim expected")
+        # SPEC §2 segments: `{"tp"} segments [a, b]` after a dim's axes.
+        self.segments = []
+        for m_dim in re.finditer(r'\{[^}]*\}(\s*segments\s*\[([\d\s,]*)\])?', body):
+            lengths = m_dim.group(2)
+            self.segments.append([int(n) for n in lengths.split(",")]
+                                 if lengths else None)
         self.partial_kind = kind or "sum"
         self.partial_axes = sorted(
             self.mesh.axis_index(a) for a in re.findall(r'"([^"]+)"',
                                                         partial or ""))
 
     def block(self, coord):
-        """SPEC §2: per dim, the padded extent B_d and the global range held."""
-        extents, ranges = [], []
-        for n, axes in zip(self.shape, self.dim_axes):
+        """SPEC §2: per dim, the padded local extent and, for each local
+        position, the global index it holds (-1: padding). An interleaved
+        dim (segments) holds its block of each segment in turn, each padded
+        on its own."""
+        extents, global_of = [], []
+        for d, (n, axes) in enumerate(zip(self.shape, self.dim_axes)):
             parts, shard = 1, 0
             for a in axes:                      # major -> minor
                 shard = shard * self.mesh.sizes[a] + coord[a]
                 parts *= self.mesh.sizes[a]
-            b = -(-n // parts)
-            extents.append(b)
-            ranges.append((min(shard * b, n), min((shard + 1) * b, n)))
-        return extents, ranges
+            segments = self.segments[d] if d < len(self.segments) else None
+            if not axes or not segments:
+                segments = [n]
+            index, offset = [], 0
+            for length in segments:
+                b = -(-length // parts)
+                index += [offset + shard * b + i if shard * b + i < length else -1
+                          for i in range(b)]
+                offset += length
+            extents.append(len(index))
+            global_of.append(np.array(index, dtype=np.int64))
+        return extents, global_of
 
 
 def split_top_level(text):
@@ -413,8 +430,9 @@ def expected_shard(tensor, global_value, rank):
     coord = tensor.mesh.coordinate_of_rank(rank)
     extents, ranges = tensor.block(coord)
     local = np.zeros(extents, dtype=global_value.dtype)
-    held = tuple(slice(0, e - b) for b, e in ranges)
-    local[held] = global_value[tuple(slice(b, e) for b, e in ranges)]
+    keep = [np.nonzero(g >= 0)[0] for g in ranges]
+    if all(len(k) for k in keep):
+        local[np.ix_(*keep)] = global_value[np.ix_(*[g[k] for g, k in zip(ranges, keep)])]
     return local, coord, ranges
 
 
@@ -455,8 +473,8 @@ def report(errors, what, bad, got, want, ranges, limit=5):
     diff = np.argwhere(bad)
     for idx in diff[:limit]:
         idx = tuple(int(i) for i in idx)
-        inside = all(i < e - b for i, (b, e) in zip(idx, ranges))
-        where = ("global index %s" % (tuple(b + i for i, (b, _) in zip(idx, ranges)),)
+        inside = all(g[i] >= 0 for i, g in zip(idx, ranges))
+        where = ("global index %s" % (tuple(int(g[i]) for i, g in zip(idx, ranges)),)
                  if inside else "padding")
         # .item(): plain Python values print the same under every numpy.
         errors.append(f"{what}: local index {idx} ({where}): got "
@@ -520,8 +538,11 @@ def evaluate_expectation(k, expression, tensor, inputs):
 def compute_mismatch(got, want, ranges, element, atol, rtol):
     """Where an EXPECT result differs: padding not exactly zero, or held
     elements not equal (integers) / not close (floats)."""
-    held = np.zeros(got.shape, dtype=bool)
-    held[tuple(slice(0, e - b) for b, e in ranges)] = True
+    held = np.ones(got.shape, dtype=bool)
+    for d, g in enumerate(ranges):
+        shape = [1] * len(ranges)
+        shape[d] = len(g)
+        held &= (g >= 0).reshape(shape)
     if element in UNIT_ROUNDOFF:
         inside = ~np.isclose(got, want, rtol=rtol, atol=atol, equal_nan=True)
     else:

@@ -34,6 +34,13 @@ struct Layout {
   /// Axes whose local values are partial; kept sorted by mesh axis index.
   std::vector<unsigned> partialAxes;
   ReductionKind partialKind = ReductionKind::Sum;
+  /// Per tensor dim, the lengths of the sub-tensors an interleaved dim is
+  /// made of (SPEC §2 `segments`: a fused QKV weight's [q, k, v]); each is
+  /// split by the dim's axes on its own. Empty (the whole vector, or one
+  /// dim's list): a contiguous dim. Canonical: a list only where the dim has
+  /// axes and more than one segment, and the vector empty when no dim has
+  /// one.
+  std::vector<std::vector<int64_t>> segments;
 
   /// A layout of the given rank with every axis replicating.
   static Layout replicated(size_t rank) {
@@ -48,6 +55,11 @@ struct Layout {
   bool operator!=(const Layout &other) const { return !(*this == other); }
 
   size_t getRank() const { return dimAxes.size(); }
+  /// Whether `dim` is interleaved (has segments; canonical form assumed).
+  bool isSegmented(unsigned dim) const {
+    return dim < segments.size() && !segments[dim].empty();
+  }
+  bool hasSegments() const;
   bool hasPartial() const { return !partialAxes.empty(); }
   bool isPartial(unsigned axis) const;
   /// The tensor dim that `axis` splits, if any.
@@ -63,13 +75,19 @@ struct Layout {
 };
 
 /// Checks that every axis index is in range, that no axis appears twice in
-/// the whole layout, and that the layout has `tensorRank` dims.
+/// the whole layout, that the layout has `tensorRank` dims, and that every
+/// segment list is non-empty with segments of at least 1.
 llvm::Error verifyLayout(const Mesh &mesh, const Layout &layout,
                          size_t tensorRank);
+/// The checks that need the global shape: each dim's segments sum to its
+/// extent.
+llvm::Error verifyLayoutShape(const Layout &layout,
+                              llvm::ArrayRef<int64_t> globalShape);
 
 /// Parses the sharding attribute's body after the mesh, e.g.
-/// `[{"x"}, {"y", "z"}, {}], partial = sum {"w"}`, and verifies it against
-/// the mesh (the rank is the number of `{...}` groups).
+/// `[{"x"}, {"y", "z"}, {}], partial = sum {"w"}` or
+/// `[{"tp"} segments [4096, 1024, 1024], {}]`, and verifies it against the
+/// mesh (the rank is the number of `{...}` groups).
 llvm::Expected<Layout> parseLayout(const Mesh &mesh, llvm::StringRef body);
 
 /// Prints `[{}, {"y", "x"}]`, followed by `, partial = sum {"w"}` when some
@@ -86,8 +104,9 @@ llvm::Error verifyShape(llvm::ArrayRef<int64_t> globalShape,
 int64_t shardIndex(const Mesh &mesh, const Layout &layout, unsigned dim,
                    llvm::ArrayRef<int64_t> coord);
 
-/// The padded local shape: per dim B_d = ceil(N_d / P_d). Identical on every
-/// device. The layout must be valid for the shape's rank.
+/// The padded local shape: per dim B_d = ceil(N_d / P_d), or for an
+/// interleaved dim the sum over its segments of ceil(n_i / P_d). Identical on
+/// every device. The layout must be valid for the shape's rank.
 std::vector<int64_t> localShape(const Mesh &mesh, const Layout &layout,
                                 llvm::ArrayRef<int64_t> globalShape);
 
@@ -107,10 +126,38 @@ struct DimRange {
 };
 
 /// The global block the device at `coord` holds, per dim:
-/// [min(s_d * B_d, N_d), min((s_d + 1) * B_d, N_d)).
+/// [min(s_d * B_d, N_d), min((s_d + 1) * B_d, N_d)). Contiguous dims only:
+/// an interleaved dim holds several ranges (blockPieces).
 std::vector<DimRange> deviceBlock(const Mesh &mesh, const Layout &layout,
                                   llvm::ArrayRef<int64_t> globalShape,
                                   llvm::ArrayRef<int64_t> coord);
+
+/// One contiguous run of global indices a device holds along a dim, and
+/// where it starts in the device's local buffer.
+struct BlockPiece {
+  DimRange global;
+  int64_t localOffset = 0;
+};
+/// Along `dim`, the runs the device with shard index `shard` holds: one for
+/// a contiguous dim (possibly empty), one per segment for an interleaved one
+/// (segment i's block, at the sum of the earlier segments' padded blocks).
+std::vector<BlockPiece> blockPieces(const Mesh &mesh, const Layout &layout,
+                                    llvm::ArrayRef<int64_t> globalShape,
+                                    unsigned dim, int64_t shard);
+/// Along `dim`, the global index at local position `local` of the device
+/// with shard index `shard`, or -1 for padding.
+int64_t globalIndexAlong(const Mesh &mesh, const Layout &layout,
+                         llvm::ArrayRef<int64_t> globalShape, unsigned dim,
+                         int64_t shard, int64_t local);
+/// The source block a global index lies in along `dim` (its shard index,
+/// which is the index within its segment) and where that block ends.
+struct BlockAt {
+  int64_t shard;
+  int64_t end;
+};
+BlockAt blockAt(const Mesh &mesh, const Layout &layout,
+                llvm::ArrayRef<int64_t> globalShape, unsigned dim,
+                int64_t global);
 
 } // namespace dist::planner
 

@@ -633,3 +633,28 @@ func.func @local_permute_outside_mesh(%arg0: tensor<8xf32>) {
   %0 = dist.local.permute %arg0 on @s sources = [2, -1, 3, 2] : tensor<8xf32> -> tensor<8xf32>
   return
 }
+
+// -----
+
+dist.mesh @m = <["x"=2]>
+// expected-error @+1 {{dim 0's segments sum to 7 but the dim has extent 8}}
+func.func @segments_sum(%arg0: tensor<8xf32, #dist.sharding<@m, [{"x"} segments [4, 3]]>>) {
+  return
+}
+
+// -----
+
+dist.mesh @m = <["x"=2]>
+// expected-error @+1 {{segments must be at least 1 element long, got 0}}
+func.func @segments_zero(%arg0: tensor<8xf32, #dist.sharding<@m, [{"x"} segments [8, 0]]>>) {
+  return
+}
+
+// -----
+
+dist.mesh @m = <["x"=2]>
+func.func @segments_gather(%arg0: tensor<8xf32, #dist.sharding<@m, [{"x"} segments [4, 4]]>>) {
+  // expected-error @+1 {{collectives on dims with segments are not supported yet (use redistribute)}}
+  %0 = dist.all_gather %arg0 axes = ["x"] dim = 0 : tensor<8xf32, #dist.sharding<@m, [{"x"} segments [4, 4]]>> -> tensor<8xf32, #dist.sharding<@m, [{}]>>
+  return
+}

@@ -237,3 +237,14 @@ func.func @local_point_to_point(%a: tensor<4x8xf32>) -> tensor<16x4xf32> {
   %0 = dist.local.redistribute %a from @stage0 to @stage1 table = [0, 4, 0, 0, 0, 0, 4, 4, 1, 4, 0, 0, 4, 0, 4, 4] : tensor<4x8xf32> -> tensor<16x4xf32>
   return %0 : tensor<16x4xf32>
 }
+
+// Interleaved dims (SPEC §2 segments): a fused QKV weight, rank r holding
+// [Q_r; K_r; V_r]. Segments on a dim without axes, or a single segment, are
+// dropped (canonical form).
+// CHECK-LABEL: func @segments
+// CHECK-SAME: tensor<24x8xf32, #dist.sharding<@m2, [{"y"} segments [16, 4, 4], {}]>>
+// CHECK: dist.redistribute %{{.*}} : tensor<24x8xf32, #dist.sharding<@m2, [{"y"} segments [16, 4, 4], {}]>> -> tensor<24x8xf32, #dist.sharding<@m2, [{"y"}, {}]>>
+func.func @segments(%a: tensor<24x8xf32, #dist.sharding<@m2, [{"y"} segments [16, 4, 4], {} segments [4, 4]]>>) {
+  %0 = dist.redistribute %a : tensor<24x8xf32, #dist.sharding<@m2, [{"y"} segments [16, 4, 4], {}]>> -> tensor<24x8xf32, #dist.sharding<@m2, [{"y"} segments [24], {}]>>
+  return
+}

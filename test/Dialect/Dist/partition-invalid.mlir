@@ -43,3 +43,12 @@ func.func @two_meshes(%a: tensor<4xf32, #dist.sharding<@a, [{"x"}]>>, %b: tensor
                   outs(%e : tensor<4xf32, #dist.sharding<@a, [{"x"}]>>)
   return %s : tensor<4xf32, #dist.sharding<@a, [{"x"}]>>
 }
+
+// -----
+
+dist.mesh @tp = <["tp"=4]>
+// expected-error @+1 {{cannot be partitioned: its compute uses tensors with interleaved dims (segments)}}
+func.func @segmented_compute(%a: tensor<24x8xf32, #dist.sharding<@tp, [{"tp"} segments [16, 4, 4], {}]>>) -> tensor<24x8xf32, #dist.sharding<@tp, [{"tp"} segments [16, 4, 4], {}]>> {
+  %0 = arith.negf %a : tensor<24x8xf32, #dist.sharding<@tp, [{"tp"} segments [16, 4, 4], {}]>>
+  return %0 : tensor<24x8xf32, #dist.sharding<@tp, [{"tp"} segments [16, 4, 4], {}]>>
+}

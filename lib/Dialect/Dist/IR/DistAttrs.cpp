@@ -47,23 +47,81 @@ static void printAxisNames(AsmPrinter &printer, ArrayRef<StringAttr> axes) {
   });
 }
 
-/// Parses `{"a"}, {}, ...` (possibly empty, for rank-0 tensors).
+/// Parses the optional ` segments [n, ...]` after a dim's axes. The
+/// canonical form keeps segments only on split dims with several of them.
+static ParseResult parseSegments(AsmParser &parser, ArrayRef<StringAttr> axes,
+                                 SmallVector<int64_t> &segments) {
+  if (failed(parser.parseOptionalKeyword("segments")))
+    return success();
+  if (parser.parseCommaSeparatedList(AsmParser::Delimiter::Square, [&] {
+        int64_t n;
+        if (parser.parseInteger(n))
+          return failure();
+        segments.push_back(n);
+        return success();
+      }))
+    return failure();
+  if (segments.empty())
+    return parser.emitError(parser.getCurrentLocation(),
+                            "'segments' needs at least one length");
+  if (axes.empty() || segments.size() == 1)
+    segments.clear();
+  return success();
+}
+
+static void printSegments(AsmPrinter &printer, ArrayRef<int64_t> segments) {
+  if (segments.empty())
+    return;
+  printer << " segments [";
+  llvm::interleaveComma(segments, printer);
+  printer << "]";
+}
+
+/// `{"a", ...} segments [...]`: a DimShardingAttr's body.
+static ParseResult parseDimBody(AsmParser &parser,
+                                SmallVector<StringAttr> &axes,
+                                SmallVector<int64_t> &segments) {
+  if (parser.parseLBrace() || parseAxisNames(parser, axes) ||
+      parser.parseRBrace())
+    return failure();
+  return parseSegments(parser, axes, segments);
+}
+
+static void printDimBody(AsmPrinter &printer, ArrayRef<StringAttr> axes,
+                         ArrayRef<int64_t> segments) {
+  printer << "{";
+  printAxisNames(printer, axes);
+  printer << "}";
+  printSegments(printer, segments);
+}
+
+/// Parses `{"a"}, {} segments [..], ...` (possibly empty, for rank-0
+/// tensors).
 static ParseResult parseDimShardings(AsmParser &parser,
                                      SmallVector<DimShardingAttr> &dims) {
+  auto parseRest = [&](SmallVector<StringAttr> axes) -> ParseResult {
+    SmallVector<int64_t> segments;
+    if (parseSegments(parser, axes, segments))
+      return failure();
+    dims.push_back(DimShardingAttr::getChecked(
+        [&] { return parser.emitError(parser.getCurrentLocation()); },
+        parser.getContext(), axes, segments));
+    return success(bool(dims.back()));
+  };
   auto parseOne = [&]() -> ParseResult {
     SmallVector<StringAttr> axes;
     if (parser.parseLBrace() || parseAxisNames(parser, axes) ||
         parser.parseRBrace())
       return failure();
-    dims.push_back(DimShardingAttr::get(parser.getContext(), axes));
-    return success();
+    return parseRest(axes);
   };
   if (failed(parser.parseOptionalLBrace()))
     return success();
   SmallVector<StringAttr> axes;
   if (parseAxisNames(parser, axes) || parser.parseRBrace())
     return failure();
-  dims.push_back(DimShardingAttr::get(parser.getContext(), axes));
+  if (parseRest(axes))
+    return failure();
   while (succeeded(parser.parseOptionalComma()))
     if (parseOne())
       return failure();
@@ -73,9 +131,7 @@ static ParseResult parseDimShardings(AsmParser &parser,
 static void printDimShardings(AsmPrinter &printer,
                               ArrayRef<DimShardingAttr> dims) {
   llvm::interleaveComma(dims, printer, [&](DimShardingAttr dim) {
-    printer << "{";
-    printAxisNames(printer, dim.getAxes());
-    printer << "}";
+    printDimBody(printer, dim.getAxes(), dim.getSegments());
   });
 }
 
@@ -129,6 +185,21 @@ void DistDialect::registerAttributes() {
 }
 
 //===----------------------------------------------------------------------===//
+// DimShardingAttr
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+DimShardingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                        ArrayRef<StringAttr> axes, ArrayRef<int64_t> segments) {
+  (void)axes;
+  for (int64_t n : segments)
+    if (n < 1)
+      return emitError() << "segments must be at least 1 element long, got "
+                         << n;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // ShardingAttr
 //===----------------------------------------------------------------------===//
 
@@ -174,6 +245,16 @@ ShardingAttr::verifyEncoding(ArrayRef<int64_t> shape, Type elementType,
                        << shape.size();
   if (llvm::any_of(shape, ShapedType::isDynamic))
     return emitError() << "sharded tensors must have a static shape";
+  for (auto [d, dim] : llvm::enumerate(getDims())) {
+    if (dim.getSegments().empty())
+      continue;
+    int64_t sum = 0;
+    for (int64_t n : dim.getSegments())
+      sum += n; // each >= 1 and checked below against a real extent
+    if (sum != shape[d])
+      return emitError() << "dim " << d << "'s segments sum to " << sum
+                         << " but the dim has extent " << shape[d];
+  }
   return success();
 }
 
@@ -198,6 +279,11 @@ std::string ShardingAttr::getBodyString() const {
       os << '"';
     });
     os << "}";
+    if (!dim.getSegments().empty()) {
+      os << " segments [";
+      llvm::interleaveComma(dim.getSegments(), os);
+      os << "]";
+    }
   });
   os << "]";
   if (isPartial()) {

@@ -69,7 +69,13 @@ dist::getPlannerLayout(ShardingAttr sharding, MeshOp mesh,
       axes.push_back(*index);
     }
     layout.dimAxes.push_back(std::move(axes));
+    if (!dim.getSegments().empty()) {
+      layout.segments.resize(layout.dimAxes.size());
+      layout.segments.back().assign(dim.getSegments().begin(),
+                                    dim.getSegments().end());
+    }
   }
+  layout.canonicalize();
   for (StringAttr name : sharding.getPartialAxes()) {
     FailureOr<unsigned> index = getAxisIndex(name, mesh, emitError);
     if (failed(index))
@@ -128,9 +134,12 @@ ShardingAttr dist::getShardingAttr(MLIRContext *context, MeshOp mesh,
     return cast<StringAttr>(mesh.getAxisNames()[index]);
   };
   SmallVector<DimShardingAttr> dims;
-  for (const std::vector<unsigned> &axes : layout.dimAxes) {
+  for (auto [d, axes] : llvm::enumerate(layout.dimAxes)) {
     SmallVector<StringAttr> names = llvm::map_to_vector(axes, axisName);
-    dims.push_back(DimShardingAttr::get(context, names));
+    ArrayRef<int64_t> segments;
+    if (layout.isSegmented(d))
+      segments = layout.segments[d];
+    dims.push_back(DimShardingAttr::get(context, names, segments));
   }
   SmallVector<StringAttr> partial =
       llvm::map_to_vector(layout.partialAxes, axisName);

@@ -19,13 +19,27 @@ def Dist_DimShardingAttr : Dist_Attr<"DimSharding", "dim"> {
     a tensor dimension, most significant first. `{}` means the dimension is
     not split. Inside `#dist.sharding` it is written without its prefix.
 
+    An interleaved dimension (a fused QKV or gate/up weight) is followed by
+    `segments [n_1, ..., n_k]`: the dimension is the concatenation of k
+    sub-tensors, each split by the axes on its own (SPEC §2). Segments on a
+    dimension without axes, or a single segment, change nothing and are
+    dropped (the canonical form).
+
     ```mlir
     #dist.dim<{"x", "y"}>   // split 4-way on a 2x2 mesh, "x" major
     #dist.dim<{}>           // not split
+    #dist.dim<{"tp"} segments [4096, 1024, 1024]>  // [Q_r; K_r; V_r] on rank r
     ```
   }];
-  let parameters = (ins OptionalArrayRefParameter<"::mlir::StringAttr">:$axes);
-  let assemblyFormat = "`<` `{` custom<AxisNames>($axes) `}` `>`";
+  let parameters = (ins OptionalArrayRefParameter<"::mlir::StringAttr">:$axes,
+                        OptionalArrayRefParameter<"int64_t">:$segments);
+  let builders = [
+    AttrBuilder<(ins "::llvm::ArrayRef<::mlir::StringAttr>":$axes), [{
+      return $_get($_ctxt, axes, ::llvm::ArrayRef<int64_t>());
+    }]>
+  ];
+  let assemblyFormat = "`<` custom<DimBody>($axes, $segments) `>`";
+  let genVerifyDecl = 1;
 }
 
 def Dist_ShardingAttr : Dist_Attr<"Sharding", "sharding",
