@@ -10,7 +10,12 @@
 #include "llvm/Support/xxhash.h"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/time.h>
+#include <unistd.h>
 #include <vector>
 
 using namespace dist::planner;
@@ -20,6 +25,72 @@ using llvm::StringRef;
 
 static Error entryError(const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+
+/// A message safe to print: bytes that are not printable ASCII (a damaged
+/// or planted entry's contents) become \xNN.
+static std::string printable(StringRef text) {
+  std::string out;
+  for (unsigned char c : text) {
+    if (c >= 0x20 && c < 0x7f) {
+      out += char(c);
+      continue;
+    }
+    char buf[8];
+    std::snprintf(buf, sizeof(buf), "\\x%02x", c);
+    out += buf;
+  }
+  return out;
+}
+
+namespace {
+/// What reading an entry file found.
+struct EntryFile {
+  bool missing = false;
+  std::string contents;
+};
+} // namespace
+
+/// Reads a cache entry. A shared cache directory may hold anything another
+/// user planted, so only a regular file is read: the open does not follow
+/// a symbolic link and does not block on a FIFO, fstat rejects whatever is
+/// not a regular file, and at most PlanCache::kMaxEntryBytes are read.
+static Expected<EntryFile> readEntryFile(const std::string &path) {
+  EntryFile entry;
+  int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == ENOENT) {
+      entry.missing = true;
+      return entry;
+    }
+    if (errno == ELOOP)
+      return entryError("it is a symbolic link, not a cache entry");
+    return entryError(std::strerror(errno));
+  }
+  struct stat st;
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return entryError("it is not a regular file");
+  }
+  if (st.st_size > PlanCache::kMaxEntryBytes) {
+    ::close(fd);
+    return entryError("it holds " + llvm::Twine(int64_t(st.st_size)) +
+                      " bytes, more than an entry ever does (" +
+                      llvm::Twine(PlanCache::kMaxEntryBytes) + ")");
+  }
+  entry.contents.resize(size_t(st.st_size));
+  size_t done = 0;
+  while (done < entry.contents.size()) {
+    ssize_t n = ::read(fd, &entry.contents[done], entry.contents.size() - done);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      break;
+    done += size_t(n);
+  }
+  ::close(fd);
+  entry.contents.resize(done);
+  return entry;
 }
 
 static std::string checksumOf(StringRef key, StringRef json) {
@@ -170,22 +241,23 @@ std::optional<Plan> PlanCache::lookupDisk(const std::string &key,
                                           const PlanRequest &request,
                                           const WarningHandler &handler) {
   std::string path = entryPath(key);
-  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
-      llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
-                                  /*RequiresNullTerminator=*/false);
-  if (!buffer) {
-    if (buffer.getError() != std::errc::no_such_file_or_directory)
-      warn("plan cache: cannot read '" + path +
-           "': " + buffer.getError().message() + "; recomputing the plan",
-           handler);
+  Expected<EntryFile> file = readEntryFile(path);
+  if (!file) {
+    warn("plan cache: cannot read '" + path +
+         "': " + printable(llvm::toString(file.takeError())) +
+         "; recomputing the plan",
+         handler);
     return std::nullopt;
   }
+  if (file->missing)
+    return std::nullopt;
   Expected<Plan> plan =
-      parseCacheEntry((*buffer)->getBuffer(), key, request.mesh,
+      parseCacheEntry(file->contents, key, request.mesh,
                       request.targetMesh ? &*request.targetMesh : nullptr);
   if (!plan) {
     warn("plan cache: ignoring entry '" + path +
-         "': " + llvm::toString(plan.takeError()) + "; recomputing it",
+         "': " + printable(llvm::toString(plan.takeError())) +
+         "; recomputing it",
          handler);
     return std::nullopt;
   }
@@ -193,7 +265,8 @@ std::optional<Plan> PlanCache::lookupDisk(const std::string &key,
   // recomputes every derived number.
   if (Error e = replayPlan(request, *plan)) {
     warn("plan cache: ignoring entry '" + path + "': its plan does not " +
-         "replay (" + llvm::toString(std::move(e)) + "); recomputing it",
+         "replay (" + printable(llvm::toString(std::move(e))) +
+         "); recomputing it",
          handler);
     return std::nullopt;
   }

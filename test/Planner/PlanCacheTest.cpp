@@ -10,6 +10,8 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <atomic>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <thread>
 
 using namespace dist::planner;
@@ -283,5 +285,58 @@ TEST(PlanCacheTest, CrossMeshPlansRoundTripThroughDisk) {
   PlanRequest collective = r;
   collective.moves = MoveSet::Collective;
   EXPECT_NE(planCacheKey(collective), planCacheKey(r));
+}
+} // namespace
+
+namespace {
+// Issue 16: a shared cache directory may hold anything another user
+// planted. A symbolic link (to /dev/zero), a FIFO and an oversized file in
+// an entry's place are refused with a warning, without blocking or reading
+// them whole, and the plan is recomputed; a damaged entry's control bytes
+// are escaped in the warning.
+TEST(PlanCacheTest, PlantedEntriesAreRefusedWithoutBlocking) {
+  TempDir dir;
+  PlanRequest req = request(R"([{"x"}, {"y"}])", R"([{}, {}])");
+  std::string path;
+  {
+    PlanCache cache({dir.path()});
+    path = cache.entryPath(planCacheKey(req));
+  }
+  auto expectRecomputed = [&](llvm::StringRef why) {
+    Warnings warnings;
+    PlanCache cache({dir.path()}, warnings.handler());
+    llvm::Expected<Plan> plan = cache.getOrPlan(req);
+    ASSERT_TRUE(!!plan);
+    EXPECT_EQ(plan->cache, CacheStatus::Miss);
+    ASSERT_FALSE(warnings.messages.empty());
+    EXPECT_THAT(warnings.messages[0], testing::HasSubstr(why));
+  };
+  auto replace = [&]() { llvm::sys::fs::remove(path); };
+
+  replace();
+  ASSERT_EQ(::symlink("/dev/zero", path.c_str()), 0);
+  expectRecomputed("it is a symbolic link, not a cache entry");
+
+  replace();
+  ASSERT_EQ(::mkfifo(path.c_str(), 0600), 0);
+  expectRecomputed("it is not a regular file");
+
+  replace();
+  {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(path, ec);
+    ASSERT_FALSE(ec);
+    os << std::string(PlanCache::kMaxEntryBytes + 1, 'x');
+  }
+  expectRecomputed("more than an entry ever does");
+
+  replace();
+  {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(path, ec);
+    ASSERT_FALSE(ec);
+    os << "\x1b[2J\x07garbage";
+  }
+  expectRecomputed("format '\\x1b[2J\\x07garbage' is not");
 }
 } // namespace

@@ -61,6 +61,11 @@ public:
   /// The format version written into every entry; entries of other versions
   /// are ignored and rewritten.
   static constexpr llvm::StringLiteral kFormat = "dist-plan-cache-v1";
+  /// Entries larger than this are not read (a plan of a few steps is far
+  /// smaller; something bigger was not written by a cache). Only regular
+  /// files are read: links, FIFOs and devices planted in a shared directory
+  /// are refused without blocking, with a warning.
+  static constexpr int64_t kMaxEntryBytes = int64_t(1) << 20;
 
   /// The file an entry for `key` lives in (exposed for tests).
   std::string entryPath(llvm::StringRef key) const;
