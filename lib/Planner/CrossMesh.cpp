@@ -269,36 +269,20 @@ double dist::planner::detail::crossMeshLowerBound(
     const Mesh &srcMesh, const Layout &source, const Mesh &dstMesh,
     const Layout &target, llvm::ArrayRef<int64_t> shape, int64_t elementBytes,
     AxisCostParams transfer) {
+  (void)source;
   (void)target;
+  // A rank in both meshes could be filled by source-side moves at the
+  // source's prices, which this bound does not know: it claims nothing then.
+  for (int64_t i = 0; i < dstMesh.getNumDevices(); ++i)
+    if (!srcMesh.coordinateOfRank(dstMesh.rankOfIndex(i)).empty())
+      return 0;
+  // With disjoint meshes every byte enters the target's ranks through the
+  // one transfer step, and at best they share it evenly.
   double total = double(elementBytes);
   for (int64_t n : shape)
     total *= double(n);
-  // With disjoint meshes every byte enters the target's ranks through the
-  // one transfer step, and at best they share it evenly.
-  double held = 0;
-  int64_t shared = 0;
-  for (int64_t i = 0; i < dstMesh.getNumDevices(); ++i) {
-    std::vector<int64_t> coord =
-        srcMesh.coordinateOfRank(dstMesh.rankOfIndex(i));
-    if (coord.empty())
-      continue;
-    ++shared;
-    double block = double(elementBytes);
-    for (unsigned d = 0; d < shape.size(); ++d) {
-      double length = 0;
-      for (const BlockPiece &run :
-           blockPieces(srcMesh, source, shape, d,
-                       shardIndex(srcMesh, source, d, coord)))
-        length += double(run.global.size());
-      block *= length;
-    }
-    held += block;
-  }
-  double missing = total - held;
-  // Shared ranks could be filled by source-side moves at the source's
-  // prices, which this bound does not know: it claims nothing then.
-  if (missing <= 0 || transfer.beta <= 0 || shared > 0)
+  if (total <= 0 || transfer.beta <= 0)
     return 0;
   return transfer.alpha +
-         missing * transfer.beta / double(dstMesh.getNumDevices());
+         total * transfer.beta / double(dstMesh.getNumDevices());
 }

@@ -19,7 +19,6 @@
 
 #include "AbstractBound.h"
 #include "LowerBound.h"
-#include "ReportedBound.h"
 #include "Search.h"
 #include "SearchSpace.h"
 

@@ -405,12 +405,6 @@ bool ExchangeCostEvaluator::evaluate(const Layout &src, const Layout &dst,
   return true;
 }
 
-double ExchangeCostEvaluator::lowerBound(const Layout &src, const Layout &dst) {
-  std::vector<double> out;
-  lowerBounds(src, dst, out);
-  return out[0];
-}
-
 void ExchangeCostEvaluator::lowerBounds(const Layout &src,
                                         llvm::ArrayRef<Layout> dsts,
                                         std::vector<double> &out) {

@@ -30,13 +30,7 @@ using namespace dist::planner::test;
 
 namespace {
 
-/// DIST_PLANNER_PROPERTY_SCALE=N runs N times as many random cases (with
-/// different seeds) for stress runs; the default keeps the suite fast.
-int scale() {
-  const char *text = std::getenv("DIST_PLANNER_PROPERTY_SCALE");
-  int n = text ? std::atoi(text) : 1;
-  return n > 0 ? n : 1;
-}
+int scale() { return propertyScale(); }
 uint64_t seedOffset() { return scale() == 1 ? 0 : 1000003; }
 
 std::string describe(const Mesh &mesh, const std::vector<int64_t> &shape,

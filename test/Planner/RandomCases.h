@@ -6,12 +6,21 @@
 #include "dist/Planner/Layout.h"
 #include "dist/Planner/Mesh.h"
 
+#include <cstdlib>
 #include <random>
 #include <string>
 
 namespace dist::planner::test {
 
 using Rng = std::mt19937_64;
+
+/// DIST_PLANNER_PROPERTY_SCALE=N runs N times as many random cases (with
+/// different seeds) for stress runs; the default keeps the suites fast.
+inline int propertyScale() {
+  const char *text = std::getenv("DIST_PLANNER_PROPERTY_SCALE");
+  int n = text ? std::atoi(text) : 1;
+  return n > 0 ? n : 1;
+}
 
 inline int64_t uniform(Rng &rng, int64_t lo, int64_t hi) {
   return std::uniform_int_distribution<int64_t>(lo, hi)(rng);

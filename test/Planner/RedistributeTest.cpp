@@ -26,11 +26,7 @@ namespace {
 
 const double kAlpha = 1e-5, kBeta = 1.0 / 370e9;
 
-int scale() {
-  const char *text = std::getenv("DIST_PLANNER_PROPERTY_SCALE");
-  int n = text ? std::atoi(text) : 1;
-  return n > 0 ? n : 1;
-}
+int scale() { return propertyScale(); }
 
 Exchange exchange(const Mesh &m, llvm::StringRef from, llvm::StringRef to,
                   std::vector<int64_t> shape, int64_t elementBytes = 4) {

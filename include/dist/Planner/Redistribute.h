@@ -124,12 +124,11 @@ public:
   /// cost >= k alpha merges what at most k + 1 devices know), and every
   /// element it lacks the smallest beta.
   double planBound(const Layout &from, const Layout &target);
-  /// A lower bound on that cost in O(devices x rank): per device, one
-  /// smallest alpha per source block it takes data from plus the elements it
-  /// lacks at the smallest beta; the most over devices.
-  double lowerBound(const Layout &src, const Layout &dst);
-  /// lowerBound for several targets from one source (its shard indices are
-  /// computed once).
+  /// Lower bounds on the cost of the exchanges from `src` to each of `dsts`,
+  /// in O(devices x rank) each: per device, one smallest alpha per source
+  /// block it takes data from plus the elements it lacks at the smallest
+  /// beta; the most over devices. (The source's shard indices are computed
+  /// once.)
   void lowerBounds(const Layout &src, llvm::ArrayRef<Layout> dsts,
                    std::vector<double> &out);
 

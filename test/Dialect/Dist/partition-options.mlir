@@ -1,5 +1,6 @@
 // RUN: not dist-opt %s --dist-partition="chooser=best" 2>&1 | FileCheck %s --check-prefix=CHOOSER
 // RUN: not dist-opt %s --dist-partition="strategy=fastest" 2>&1 | FileCheck %s --check-prefix=STRATEGY
+// RUN: not dist-opt %s --dist-partition="moves=p2p" 2>&1 | FileCheck %s --check-prefix=MOVES
 // RUN: not dist-opt %s --dist-partition="alpha=q=1e-5" 2>&1 | FileCheck %s --check-prefix=UNKNOWN-AXIS
 // The baselines and the joint chooser on a program where they differ (the
 // transformer block of docs/tutorial-transformer.md): deciding op by op
@@ -12,6 +13,7 @@
 
 // CHOOSER: dist-partition: unknown chooser 'best' (expected joint, per-op or keep-larger)
 // STRATEGY: dist-partition: unknown strategy 'fastest' (expected optimal or greedy)
+// MOVES: dist-partition: unknown moves 'p2p' (expected all or collective)
 // UNKNOWN-AXIS: dist-partition: option 'alpha' names axis "q", which no mesh in this module has
 
 // JOINT: remark: dist-partition: 15 ops partitioned (chooser joint), 6 reshards inserted, modelled cost 1.200e-04 s

@@ -58,27 +58,30 @@ struct ReshardPlanningOptions : public mlir::PassPipelineOptions<Derived> {
   /// The dist-partition options these amount to (the same cost model, so
   /// that layouts are chosen by the costs the reshards are then planned at).
   DistPartitionOptions toPartitionOptions() const {
-    DistPartitionOptions options;
-    options.topology = topology;
-    options.alpha.assign(alpha.begin(), alpha.end());
-    options.beta.assign(beta.begin(), beta.end());
-    options.strategy = strategy;
-    options.moves = moves;
-    options.cacheDir = cacheDir;
+    DistPartitionOptions options = withPlanningOptions<DistPartitionOptions>();
     options.chooser = chooser;
     return options;
   }
 
   /// The dist-lower-reshard pass options these amount to.
   DistLowerReshardOptions toLowerReshardOptions() const {
-    DistLowerReshardOptions options;
+    DistLowerReshardOptions options =
+        withPlanningOptions<DistLowerReshardOptions>();
+    options.maxPeakBytes = maxPeakBytes;
+    return options;
+  }
+
+private:
+  /// The options both passes take: the cost model and how reshards are
+  /// planned.
+  template <typename PassOptions> PassOptions withPlanningOptions() const {
+    PassOptions options;
     options.topology = topology;
     options.alpha.assign(alpha.begin(), alpha.end());
     options.beta.assign(beta.begin(), beta.end());
     options.strategy = strategy;
     options.moves = moves;
     options.cacheDir = cacheDir;
-    options.maxPeakBytes = maxPeakBytes;
     return options;
   }
 };
