@@ -12,6 +12,7 @@
 #include "dist/Conversion/Passes.h"
 #include "dist/Dialect/Dist/IR/DistOps.h"
 #include "dist/Dialect/Dist/IR/PlannerInterop.h"
+#include "dist/Dialect/Dist/IR/ReshapeViews.h"
 #include "dist/Planner/Redistribute.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -302,7 +303,8 @@ struct DistLocalizePass
           !isLocalizableCompute(op)) {
         op->emitOpError("cannot be localized: dist-localize rewrites dist "
                         "collectives, calls, returns and the compute "
-                        "dist-partition produces (linalg ops, tensor.empty) "
+                        "dist-partition produces (linalg ops, tensor.empty, "
+                        "reshapes) "
                         "on sharded tensors; run dist-partition first");
         ok = false;
         return;
@@ -311,8 +313,44 @@ struct DistLocalizePass
         checkType(type, op);
       for (Type type : op->getResultTypes())
         checkType(type, op);
+      if (ok && isTensorReshape(op) && failed(checkView(op, meshes)))
+        ok = false;
     });
     return success(ok);
+  }
+
+  /// A reshape on sharded tensors must be a view (SPEC §2a): localizing
+  /// reshapes each device's buffer in place, which is right only when the
+  /// result's layout keeps every device's bytes.
+  LogicalResult checkView(Operation *op, const MeshTable &meshes) {
+    ShardingAttr from = getSharding(op->getOperand(0).getType());
+    ShardingAttr to = getSharding(op->getResult(0).getType());
+    if (!from || !to || from.getMesh() != to.getMesh())
+      return op->emitOpError("cannot be localized: a reshape needs its "
+                             "operand and result sharded on the same mesh");
+    const MeshInfo *info = meshes.lookup(from.getMesh().getValue());
+    auto emitError = [&] { return op->emitOpError(); };
+    FailureOr<planner::Layout> operand =
+        getPlannerLayout(from, info->op, emitError);
+    FailureOr<planner::Layout> result =
+        getPlannerLayout(to, info->op, emitError);
+    FailureOr<planner::ReshapeDims> dims = getReshapeDims(op);
+    if (failed(operand) || failed(result) || failed(dims))
+      return failure();
+    llvm::Expected<planner::Layout> view =
+        resultViewOf(op, info->mesh, *operand, *dims);
+    if (!view)
+      return op->emitOpError("is not a view of its operand's layout ")
+             << printLayout(info->mesh, *operand) << ": "
+             << llvm::toString(view.takeError())
+             << " (dist-partition reshards the operand first)";
+    if (*view != *result)
+      return op->emitOpError("is not a view: the operand's layout ")
+             << printLayout(info->mesh, *operand) << " reshapes to "
+             << printLayout(info->mesh, *view) << ", not "
+             << printLayout(info->mesh, *result)
+             << " (dist-partition reshards where needed)";
+    return success();
   }
 };
 

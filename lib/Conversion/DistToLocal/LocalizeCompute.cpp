@@ -15,7 +15,8 @@ using namespace mlir;
 using namespace dist;
 
 bool dist::isLocalizableCompute(Operation *op) {
-  return isa<linalg::LinalgOp, tensor::EmptyOp>(op);
+  return isa<linalg::LinalgOp, tensor::EmptyOp, tensor::ExpandShapeOp,
+             tensor::CollapseShapeOp>(op);
 }
 
 namespace {
@@ -155,6 +156,13 @@ struct RetypeCompute : ConversionPattern {
     state.addOperands(operands);
     state.addTypes(resultTypes);
     state.addAttributes(op->getAttrs());
+    // A reshape view keeps its groups; its static output shape is the
+    // local one.
+    if (auto expand = dyn_cast<tensor::ExpandShapeOp>(op))
+      state.attributes.set(
+          expand.getStaticOutputShapeAttrName(),
+          rewriter.getDenseI64ArrayAttr(
+              cast<RankedTensorType>(resultTypes[0]).getShape()));
     for (Region &region : op->getRegions()) {
       Region *moved = state.addRegion();
       rewriter.inlineRegionBefore(region, *moved, moved->end());

@@ -73,3 +73,25 @@ func.func @masked_matmul(%a: tensor<2x6xf32, #dist.sharding<@m, [{}, {"x"}]>>,
                      -> tensor<2x2xf32, #dist.sharding<@m, [{}, {}], partial = sum {"x"}>>
   return %r : tensor<2x2xf32, #dist.sharding<@m, [{}, {}], partial = sum {"x"}>>
 }
+
+// A reshape view reshapes each device's block in place: the fused QKV rows
+// [Q_r; K_r; V_r] (3 x 2 rows of 8) are the expanded heads' block, and back.
+// CHECK-LABEL: func @expand_view
+// CHECK-SAME: (%[[W:.*]]: tensor<6x8xf32>) -> tensor<3x2x8xf32>
+// CHECK: %[[E:.*]] = tensor.expand_shape %[[W]] {{\[}}[0, 1], [2]] output_shape [3, 2, 8] : tensor<6x8xf32> into tensor<3x2x8xf32>
+// CHECK: return %[[E]]
+// CHECK-LABEL: func @collapse_view
+// CHECK-SAME: (%[[H:.*]]: tensor<3x2x8xf32>) -> tensor<6x8xf32>
+// CHECK: %[[C:.*]] = tensor.collapse_shape %[[H]] {{\[}}[0, 1], [2]] : tensor<3x2x8xf32> into tensor<6x8xf32>
+// CHECK: return %[[C]]
+dist.mesh @tp = <["tp"=4]>
+func.func @expand_view(%w: tensor<24x8xf32, #dist.sharding<@tp, [{"tp"} segments [8, 8, 8], {}]>>)
+    -> tensor<3x8x8xf32, #dist.sharding<@tp, [{}, {"tp"}, {}]>> {
+  %e = tensor.expand_shape %w [[0, 1], [2]] output_shape [3, 8, 8] : tensor<24x8xf32, #dist.sharding<@tp, [{"tp"} segments [8, 8, 8], {}]>> into tensor<3x8x8xf32, #dist.sharding<@tp, [{}, {"tp"}, {}]>>
+  return %e : tensor<3x8x8xf32, #dist.sharding<@tp, [{}, {"tp"}, {}]>>
+}
+func.func @collapse_view(%h: tensor<3x8x8xf32, #dist.sharding<@tp, [{}, {"tp"}, {}]>>)
+    -> tensor<24x8xf32, #dist.sharding<@tp, [{"tp"} segments [8, 8, 8], {}]>> {
+  %c = tensor.collapse_shape %h [[0, 1], [2]] : tensor<3x8x8xf32, #dist.sharding<@tp, [{}, {"tp"}, {}]>> into tensor<24x8xf32, #dist.sharding<@tp, [{"tp"} segments [8, 8, 8], {}]>>
+  return %c : tensor<24x8xf32, #dist.sharding<@tp, [{"tp"} segments [8, 8, 8], {}]>>
+}

@@ -11,7 +11,7 @@ func.func @reshard_left(%a: tensor<16xf32, #dist.sharding<@m, [{"x"}]>>) -> tens
 
 dist.mesh @m = <["x"=4]>
 func.func @compute_on_sharded(%a: tensor<16xf32, #dist.sharding<@m, [{"x"}]>>) -> tensor<16xf32, #dist.sharding<@m, [{"x"}]>> {
-  // expected-error @+1 {{'arith.addf' op cannot be localized: dist-localize rewrites dist collectives, calls, returns and the compute dist-partition produces (linalg ops, tensor.empty) on sharded tensors; run dist-partition first}}
+  // expected-error @+1 {{'arith.addf' op cannot be localized: dist-localize rewrites dist collectives, calls, returns and the compute dist-partition produces (linalg ops, tensor.empty, reshapes) on sharded tensors; run dist-partition first}}
   %b = arith.addf %a, %a : tensor<16xf32, #dist.sharding<@m, [{"x"}]>>
   return %b : tensor<16xf32, #dist.sharding<@m, [{"x"}]>>
 }
@@ -30,4 +30,31 @@ dist.mesh @m = <["x"=4]>
 // expected-error @+1 {{'func.func' op mesh @m has no axis "q"}}
 func.func @unknown_axis(%a: tensor<16xf32, #dist.sharding<@m, [{"q"}]>>) {
   return
+}
+
+// -----
+
+dist.mesh @tp = <["tp"=4]>
+func.func @reshape_not_a_view(%a: tensor<12x8xf32, #dist.sharding<@tp, [{"tp"}, {}]>>) -> tensor<3x4x8xf32, #dist.sharding<@tp, [{}, {"tp"}, {}]>> {
+  // expected-error @+1 {{'tensor.expand_shape' op is not a view of its operand's layout [{"tp"}, {}]: dim 0: axis "tp" would split a reshaped dim (extent 3) that its major axes split into only 1 parts; a block is then not one run of the flattened dim (dist-partition reshards the operand first)}}
+  %b = tensor.expand_shape %a [[0, 1], [2]] output_shape [3, 4, 8] : tensor<12x8xf32, #dist.sharding<@tp, [{"tp"}, {}]>> into tensor<3x4x8xf32, #dist.sharding<@tp, [{}, {"tp"}, {}]>>
+  return %b : tensor<3x4x8xf32, #dist.sharding<@tp, [{}, {"tp"}, {}]>>
+}
+
+// -----
+
+dist.mesh @tp = <["tp"=4]>
+func.func @reshape_other_layout(%a: tensor<16x8xf32, #dist.sharding<@tp, [{"tp"}, {}]>>) -> tensor<4x4x8xf32, #dist.sharding<@tp, [{}, {"tp"}, {}]>> {
+  // expected-error @+1 {{'tensor.expand_shape' op is not a view: the operand's layout [{"tp"}, {}] reshapes to [{"tp"}, {}, {}], not [{}, {"tp"}, {}] (dist-partition reshards where needed)}}
+  %b = tensor.expand_shape %a [[0, 1], [2]] output_shape [4, 4, 8] : tensor<16x8xf32, #dist.sharding<@tp, [{"tp"}, {}]>> into tensor<4x4x8xf32, #dist.sharding<@tp, [{}, {"tp"}, {}]>>
+  return %b : tensor<4x4x8xf32, #dist.sharding<@tp, [{}, {"tp"}, {}]>>
+}
+
+// -----
+
+dist.mesh @tp = <["tp"=4]>
+func.func @reshape_half_sharded(%a: tensor<4x4x8xf32, #dist.sharding<@tp, [{"tp"}, {}, {}]>>) -> tensor<16x8xf32> {
+  // expected-error @+1 {{'tensor.collapse_shape' op cannot be localized: a reshape needs its operand and result sharded on the same mesh}}
+  %b = tensor.collapse_shape %a [[0, 1], [2]] : tensor<4x4x8xf32, #dist.sharding<@tp, [{"tp"}, {}, {}]>> into tensor<16x8xf32>
+  return %b : tensor<16x8xf32>
 }

@@ -16,7 +16,7 @@ func.func @non_splat(%a: tensor<4xf32, #dist.sharding<@m, [{"x"}]>>)
 dist.mesh @m = <["x"=4]>
 func.func @unsupported(%a: tensor<4x4xf32, #dist.sharding<@m, [{"x"}, {}]>>) -> f32 {
   %c0 = arith.constant 0 : index
-  // expected-error @+1 {{'tensor.extract' op cannot be partitioned: dist-partition handles linalg structured ops, elementwise arith/math ops on tensors, tensor.empty and splat constants}}
+  // expected-error @+1 {{'tensor.extract' op cannot be partitioned: dist-partition handles linalg structured ops, elementwise arith/math ops on tensors, tensor.empty, tensor.expand_shape/collapse_shape and splat constants}}
   %v = tensor.extract %a[%c0, %c0] : tensor<4x4xf32, #dist.sharding<@m, [{"x"}, {}]>>
   return %v : f32
 }
@@ -42,13 +42,4 @@ func.func @two_meshes(%a: tensor<4xf32, #dist.sharding<@a, [{"x"}]>>, %b: tensor
   %s = linalg.map { arith.addf } ins(%a, %b : tensor<4xf32, #dist.sharding<@a, [{"x"}]>>, tensor<4xf32, #dist.sharding<@b, [{"x"}]>>)
                   outs(%e : tensor<4xf32, #dist.sharding<@a, [{"x"}]>>)
   return %s : tensor<4xf32, #dist.sharding<@a, [{"x"}]>>
-}
-
-// -----
-
-dist.mesh @tp = <["tp"=4]>
-// expected-error @+1 {{cannot be partitioned: its compute uses tensors with interleaved dims (segments)}}
-func.func @segmented_compute(%a: tensor<24x8xf32, #dist.sharding<@tp, [{"tp"} segments [16, 4, 4], {}]>>) -> tensor<24x8xf32, #dist.sharding<@tp, [{"tp"} segments [16, 4, 4], {}]>> {
-  %0 = arith.negf %a : tensor<24x8xf32, #dist.sharding<@tp, [{"tp"} segments [16, 4, 4], {}]>>
-  return %0 : tensor<24x8xf32, #dist.sharding<@tp, [{"tp"} segments [16, 4, 4], {}]>>
 }

@@ -132,7 +132,7 @@ LogicalResult FunctionPartitioner::apply(Chooser chooser, double &cost,
         resultTypes.push_back(
             typeFor(declared.back(), layouts.results[result.getResultNumber()]));
       }
-      unsigned numInputs = info.rule->numInputs;
+      unsigned numInputs = info.getNumInputs();
       for (OpOperand &operand : op.getOpOperands()) {
         unsigned o = operand.getOperandNumber();
         if (!isa<RankedTensorType>(operand.get().getType()))

@@ -9,6 +9,7 @@
 #include "FunctionPartitioner.h"
 
 #include "dist/Dialect/Dist/IR/PlannerInterop.h"
+#include "dist/Dialect/Dist/IR/ReshapeViews.h"
 
 #include "mlir/IR/Builders.h"
 
@@ -275,26 +276,75 @@ LogicalResult FunctionPartitioner::addComputeOp(linalg::LinalgOp op) {
       return failure();
     offered[info.rule->numInputs + result.getResultNumber()].push_back(*layout);
   }
+  // Interleaved splits an operand arrives in (a fused QKV weight's rows):
+  // its loop may be split per segment too, so that the op computes on the
+  // interleaved blocks where they are.
+  struct SegmentedLoop {
+    unsigned loop;
+    SmallVector<unsigned, 2> axes;
+    std::vector<int64_t> segments;
+  };
+  std::vector<SegmentedLoop> segmentedLoops;
+  for (auto [o, layouts] : llvm::enumerate(offered))
+    for (const planner::Layout &layout : layouts)
+      for (unsigned d = 0; d < layout.getRank(); ++d) {
+        int64_t loop = d < info.rule->operandDimLoops[o].size()
+                           ? info.rule->operandDimLoops[o][d]
+                           : -1;
+        if (!layout.isSegmented(d) || loop < 0)
+          continue;
+        SegmentedLoop candidate{unsigned(loop),
+                                SmallVector<unsigned, 2>(
+                                    layout.dimAxes[d].begin(),
+                                    layout.dimAxes[d].end()),
+                                layout.segments[d]};
+        if (llvm::none_of(segmentedLoops, [&](const SegmentedLoop &known) {
+              return known.loop == candidate.loop &&
+                     known.axes == candidate.axes &&
+                     known.segments == candidate.segments;
+            }))
+          segmentedLoops.push_back(std::move(candidate));
+      }
+  // Each assignment, and its variants with a loop split per segment where
+  // it takes that segmented operand's axes.
+  auto tryWithSegments = [&](const Assignment &assignment,
+                             std::optional<PartialSpec> spec, uint32_t mask) {
+    tryStrategy(Strategy{assignment, spec, mask, {}});
+    for (const SegmentedLoop &segmented : segmentedLoops) {
+      if (assignment[segmented.loop] != segmented.axes)
+        continue;
+      Strategy strategy{assignment, spec, mask, {}};
+      strategy.loopSegments.resize(info.rule->numLoops);
+      strategy.loopSegments[segmented.loop] = segmented.segments;
+      tryStrategy(std::move(strategy));
+    }
+  };
   for (auto &assignment : candidateAssignments(*info.rule, plannerMesh, {},
                                                offered, kAssignmentBudget))
-    tryStrategy(Strategy{assignment, std::nullopt, 0});
+    tryWithSegments(assignment, std::nullopt, 0);
   for (auto [spec, inputs] : llvm::zip(specs, offeredBy)) {
     auto assignments = candidateAssignments(*info.rule, plannerMesh, spec.axes,
                                             offered, kAssignmentBudget);
     // Every non-empty subset of the inputs that may arrive partial.
     for (uint32_t mask = inputs; mask; mask = (mask - 1) & inputs)
       for (auto &assignment : assignments)
-        tryStrategy(Strategy{assignment, spec, mask});
+        tryWithSegments(assignment, spec, mask);
   }
   if (info.strategies.empty())
     return op->emitOpError("cannot be partitioned: no layout is valid for it");
 
   infos.push_back(std::move(info));
   unsigned node = infos.size() - 1;
-  infoOfOp[op] = node;
+  return addComputeUses(op, node, [&](unsigned operand) {
+    return infos[node].rule->operandIsTensor[operand];
+  });
+}
 
+LogicalResult FunctionPartitioner::addComputeUses(
+    Operation *op, unsigned node, function_ref<bool(unsigned)> isTensor) {
+  infoOfOp[op] = node;
   for (OpOperand &operand : op->getOpOperands()) {
-    if (!infos[node].rule->operandIsTensor[operand.getOperandNumber()])
+    if (!isTensor(operand.getOperandNumber()))
       continue;
     if (failed(addUse(node, operand.getOperandNumber(), operand.get())))
       return failure();
@@ -317,6 +367,112 @@ LogicalResult FunctionPartitioner::addComputeOp(linalg::LinalgOp op) {
   return success();
 }
 
+LogicalResult FunctionPartitioner::addReshapeOp(Operation *op) {
+  FailureOr<planner::ReshapeDims> dims = getReshapeDims(op);
+  if (failed(dims))
+    return failure();
+  bool expand = isa<tensor::ExpandShapeOp>(op);
+  // The finer side (the expanded tensor) determines the other: every view
+  // is an assignment of axes to its dims, enumerated like the loops of an
+  // elementwise op over it.
+  const std::vector<int64_t> &finerShape = dims->expandedShape;
+  OpRule finer;
+  finer.numLoops = finerShape.size();
+  finer.loopExtents.assign(finerShape.begin(), finerShape.end());
+  finer.isReduction.assign(finer.numLoops, false);
+  finer.splittable.assign(finer.numLoops, true);
+  finer.operandIsTensor.push_back(true);
+  finer.operandDimLoops.emplace_back();
+  for (unsigned d = 0; d < finer.numLoops; ++d)
+    finer.operandDimLoops.back().push_back(d);
+
+  NodeInfo info{NodeInfo::Compute, op, std::nullopt, {}, {}, Value()};
+  auto addPair = [&](const planner::Layout &operand,
+                     const planner::Layout &result) {
+    for (const StrategyLayouts &known : info.layouts)
+      if (known.operands[0] == operand && known.results[0] == result)
+        return;
+    if (info.layouts.size() >= kMaxStrategies)
+      return;
+    info.strategies.emplace_back();
+    info.layouts.emplace_back();
+    info.layouts.back().operands.push_back(operand);
+    info.layouts.back().results.push_back(result);
+  };
+  auto addFromOperand = [&](const planner::Layout &operand) {
+    llvm::Expected<planner::Layout> result =
+        resultViewOf(op, plannerMesh, operand, *dims);
+    if (result)
+      addPair(operand, *result);
+    else
+      llvm::consumeError(result.takeError());
+  };
+  auto addFromResult = [&](const planner::Layout &result) {
+    llvm::Expected<planner::Layout> operand =
+        operandViewOf(op, plannerMesh, result, *dims);
+    if (operand)
+      addPair(*operand, result);
+    else
+      llvm::consumeError(operand.takeError());
+  };
+
+  // The layouts the operand may arrive in and the binding result layout:
+  // each is kept as it is when it has a view (segmented layouts included),
+  // and seeds the enumeration through its finer-side image.
+  std::vector<planner::Layout> arriving, seeds;
+  std::vector<PartialSpec> specs;
+  if (auto it = producers.find(op->getOperand(0)); it != producers.end())
+    for (const StrategyLayouts &layouts : infos[it->second.info].layouts) {
+      const planner::Layout &layout = layouts.results[it->second.result];
+      if (!llvm::is_contained(arriving, layout))
+        arriving.push_back(layout);
+      PartialSpec spec{layout.partialKind, layout.partialAxes};
+      if (layout.hasPartial() && !llvm::is_contained(specs, spec))
+        specs.push_back(spec);
+    }
+  for (const planner::Layout &layout : arriving)
+    addFromOperand(layout);
+  std::optional<planner::Layout> binding;
+  if (getSharding(op->getResult(0).getType())) {
+    FailureOr<planner::Layout> layout =
+        layoutOfType(op->getResult(0).getType(), op);
+    if (failed(layout))
+      return failure();
+    binding = *layout;
+    addFromResult(*binding);
+  }
+  for (const StrategyLayouts &layouts : info.layouts)
+    seeds.push_back(expand ? layouts.results[0] : layouts.operands[0]);
+
+  // Every other view, with and without each partial spec the operand may
+  // arrive with (a reshape moves partial values as they are).
+  std::vector<std::optional<PartialSpec>> partials{std::nullopt};
+  partials.insert(partials.end(), specs.begin(), specs.end());
+  for (const std::optional<PartialSpec> &spec : partials) {
+    std::vector<unsigned> excluded = spec ? spec->axes : std::vector<unsigned>();
+    for (const Assignment &assignment :
+         candidateAssignments(finer, plannerMesh, excluded, {seeds},
+                              kAssignmentBudget)) {
+      planner::Layout layout;
+      for (const auto &axes : assignment)
+        layout.dimAxes.emplace_back(axes.begin(), axes.end());
+      if (spec) {
+        layout.partialAxes = spec->axes;
+        layout.partialKind = spec->kind;
+      }
+      if (expand)
+        addFromResult(layout);
+      else
+        addFromOperand(layout);
+    }
+  }
+  if (info.strategies.empty())
+    return op->emitOpError("cannot be partitioned: no layout makes it a view");
+  infos.push_back(std::move(info));
+  unsigned node = infos.size() - 1;
+  return addComputeUses(op, node, [](unsigned) { return true; });
+}
+
 LogicalResult FunctionPartitioner::build() {
   for (BlockArgument arg : func.getArguments()) {
     if (!isa<RankedTensorType>(arg.getType()))
@@ -335,6 +491,11 @@ LogicalResult FunctionPartitioner::build() {
       continue;
     if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op)) {
       if (failed(addComputeOp(linalgOp)))
+        return failure();
+      continue;
+    }
+    if (isTensorReshape(&op)) {
+      if (failed(addReshapeOp(&op)))
         return failure();
       continue;
     }

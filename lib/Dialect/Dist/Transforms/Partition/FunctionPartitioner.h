@@ -71,6 +71,11 @@ struct NodeInfo {
   std::vector<StrategyLayouts> layouts; // per strategy
   /// The value a hub stands for.
   Value value;
+
+  /// The operands that are inputs (the rest are inits tied to results).
+  unsigned getNumInputs() const {
+    return rule ? rule->numInputs : op->getNumOperands();
+  }
 };
 
 /// Where a tensor value comes from: result `result` of info `info`.
@@ -111,6 +116,13 @@ public:
 
 private:
   LogicalResult addComputeOp(linalg::LinalgOp op);
+  /// A tensor.expand_shape / collapse_shape: its strategies are the pairs of
+  /// layouts under which it is a view (SPEC §2a).
+  LogicalResult addReshapeOp(Operation *op);
+  /// Records the uses of `op`'s operands and its results as produced by
+  /// info `node`; a binding result is moved into its declared layout.
+  LogicalResult addComputeUses(Operation *op, unsigned node,
+                               llvm::function_ref<bool(unsigned)> isTensor);
   LogicalResult addFixedOp(Operation *op);
   unsigned addSource(Operation *op, const planner::Layout &layout);
   unsigned addSink(Operation *op, const planner::Layout &layout);

@@ -94,7 +94,8 @@ LogicalResult dist::partition::normalizeForPartitioning(func::FuncOp func) {
   for (Operation *op : ops) {
     if (!touchesTensors(op))
       continue;
-    if (isa<linalg::LinalgOp, tensor::EmptyOp, func::ReturnOp, func::CallOp>(op) ||
+    if (isa<linalg::LinalgOp, tensor::EmptyOp, tensor::ExpandShapeOp,
+            tensor::CollapseShapeOp, func::ReturnOp, func::CallOp>(op) ||
         op->getDialect() == op->getContext()->getLoadedDialect<DistDialect>())
       continue;
     if (auto constant = dyn_cast<arith::ConstantOp>(op)) {
@@ -129,7 +130,8 @@ LogicalResult dist::partition::normalizeForPartitioning(func::FuncOp func) {
     }
     op->emitOpError("cannot be partitioned: dist-partition handles linalg "
                     "structured ops, elementwise arith/math ops on tensors, "
-                    "tensor.empty and splat constants");
+                    "tensor.empty, tensor.expand_shape/collapse_shape and "
+                    "splat constants");
     ok = false;
   }
   if (!ok)

@@ -90,6 +90,12 @@ std::optional<StrategyLayouts> partition::layoutsOf(const OpRule &rule,
   StrategyLayouts out;
   std::vector<unsigned> reductionAxes;
   out.localWork = 1;
+  auto segmentsOf = [&](int64_t loop) -> const std::vector<int64_t> * {
+    if (loop < 0 || size_t(loop) >= strategy.loopSegments.size() ||
+        strategy.loopSegments[loop].empty())
+      return nullptr;
+    return &strategy.loopSegments[loop];
+  };
   for (unsigned loop = 0; loop < rule.numLoops; ++loop) {
     int64_t parts = 1;
     for (unsigned axis : strategy.loopAxes[loop]) {
@@ -97,8 +103,20 @@ std::optional<StrategyLayouts> partition::layoutsOf(const OpRule &rule,
       if (rule.isReduction[loop])
         reductionAxes.push_back(axis);
     }
-    out.localWork *= static_cast<double>(
-        (rule.loopExtents[loop] + parts - 1) / std::max<int64_t>(parts, 1));
+    parts = std::max<int64_t>(parts, 1);
+    int64_t block = (rule.loopExtents[loop] + parts - 1) / parts;
+    if (const std::vector<int64_t> *segments = segmentsOf(loop)) {
+      // Padding inside segments would sit between a device's indices of a
+      // reduction, where the masking of padded blocks (dist-localize) does
+      // not look; only evenly split segments may be reduced over.
+      block = 0;
+      for (int64_t n : *segments) {
+        if (rule.isReduction[loop] && n % parts != 0)
+          return std::nullopt;
+        block += (n + parts - 1) / parts;
+      }
+    }
+    out.localWork *= static_cast<double>(block);
   }
   llvm::sort(reductionAxes);
 
@@ -109,7 +127,12 @@ std::optional<StrategyLayouts> partition::layoutsOf(const OpRule &rule,
       if (loop >= 0)
         layout.dimAxes.back().assign(strategy.loopAxes[loop].begin(),
                                      strategy.loopAxes[loop].end());
+      if (const std::vector<int64_t> *segments = segmentsOf(loop)) {
+        layout.segments.resize(rule.operandDimLoops[operand].size());
+        layout.segments[layout.dimAxes.size() - 1] = *segments;
+      }
     }
+    layout.canonicalize();
     return layout;
   };
 

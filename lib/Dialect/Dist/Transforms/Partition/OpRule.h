@@ -69,6 +69,11 @@ struct Strategy {
   std::optional<PartialSpec> partial;
   /// Bit i: input i arrives partial (only with `partial`).
   uint32_t partialInputs = 0;
+  /// Per loop (or empty): the segments a split loop is interleaved in (SPEC
+  /// §2 `segments`), empty for a contiguous split. Every operand dim the
+  /// loop indexes is then split per segment alike, so each device still
+  /// iterates over the same indices of all of them.
+  std::vector<std::vector<int64_t>> loopSegments;
 };
 
 struct StrategyLayouts {

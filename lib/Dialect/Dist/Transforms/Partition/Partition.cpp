@@ -108,14 +108,11 @@ void DistPartitionPass::runOnOperation() {
       continue;
     // The one mesh of the function's sharded types.
     MeshOp mesh;
-    bool severalMeshes = false, segmented = false;
+    bool severalMeshes = false;
     auto noteType = [&](Type type) {
       ShardingAttr sharding = getSharding(type);
       if (!sharding)
         return;
-      segmented |= llvm::any_of(sharding.getDims(), [](DimShardingAttr dim) {
-        return !dim.getSegments().empty();
-      });
       FailureOr<MeshOp> found = lookupMesh(func, sharding.getMesh(), symbols);
       if (failed(found))
         return;
@@ -136,16 +133,6 @@ void DistPartitionPass::runOnOperation() {
     if (!mesh) {
       func.emitOpError("cannot be partitioned: none of its tensors has a "
                        "#dist.sharding type, so it has no mesh");
-      failedAny = true;
-      continue;
-    }
-    // The partitioning rules split loops into contiguous blocks; on an
-    // interleaved dim that would read the wrong rows.
-    if (segmented) {
-      func.emitOpError("cannot be partitioned: its compute uses tensors "
-                       "with interleaved dims (segments), which dist-partition "
-                       "does not handle yet; reshard them to a contiguous "
-                       "layout (dist.reshard) around the compute");
       failedAny = true;
       continue;
     }
