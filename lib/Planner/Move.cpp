@@ -111,6 +111,8 @@ bool Move::operator==(const Move &other) const {
     return false;
   if (kind == MoveKind::Redistribute && crossMesh != other.crossMesh)
     return false;
+  if (moveSplitsDim(kind) && segments != other.segments)
+    return false;
   return true;
 }
 
@@ -316,27 +318,35 @@ Expected<Layout> dist::planner::applyMove(const Mesh &mesh, const Layout &src,
 
   Layout result = src;
   result.canonicalize();
-  // Collectives split and join blocks of contiguous dims; on interleaved
-  // dims they would work segment by segment, which is not generated yet.
-  if (move.kind != MoveKind::Redistribute && move.kind != MoveKind::AllReduce &&
-      move.kind != MoveKind::ReplicateToPartial) {
-    bool touches = move.kind == MoveKind::Permute
-                       ? result.hasSegments()
-                       : (moveHasDim(move.kind) && move.dim >= 0 &&
-                          result.isSegmented(unsigned(move.dim))) ||
-                             (move.kind == MoveKind::AllToAll &&
-                              move.toDim >= 0 &&
-                              result.isSegmented(unsigned(move.toDim)));
-    if (touches)
-      return check.fail("collectives on dims with segments are not supported "
-                        "yet (use redistribute)");
+  // The segments a split gives a dim without axes (a dim with axes keeps
+  // its own; collectives on it work segment by segment).
+  int64_t splitDim = move.kind == MoveKind::AllToAll ? move.toDim : move.dim;
+  if (!move.segments.empty()) {
+    if (!moveSplitsDim(move.kind))
+      return check.fail("only all_slice, reduce_scatter and all_to_all give "
+                        "a dim segments");
+    if (move.segments.size() < 2)
+      return check.fail("segments need at least 2 entries");
+    for (int64_t n : move.segments)
+      if (n < 1)
+        return check.fail("segments must be >= 1, got " + llvm::Twine(n));
+    if (!src.dimAxes[splitDim].empty())
+      return check.fail("dim " + llvm::Twine(splitDim) +
+                        " is already split; it keeps its own segments");
   }
+  auto giveSegments = [&](Layout &layout) {
+    if (move.segments.empty())
+      return;
+    layout.segments.resize(layout.getRank());
+    layout.segments[splitDim] = move.segments;
+  };
   switch (move.kind) {
   case MoveKind::AllGather: {
     if (Error e = check.checkSuffix(src.dimAxes[move.dim], move.dim))
       return std::move(e);
     auto &axes = result.dimAxes[move.dim];
     axes.resize(axes.size() - move.axes.size());
+    result.canonicalize();
     return result;
   }
   case MoveKind::AllSlice: {
@@ -344,6 +354,7 @@ Expected<Layout> dist::planner::applyMove(const Mesh &mesh, const Layout &src,
       return std::move(e);
     auto &axes = result.dimAxes[move.dim];
     axes.insert(axes.end(), move.axes.begin(), move.axes.end());
+    giveSegments(result);
     return result;
   }
   case MoveKind::AllToAll: {
@@ -358,6 +369,8 @@ Expected<Layout> dist::planner::applyMove(const Mesh &mesh, const Layout &src,
     from.resize(from.size() - move.axes.size());
     auto &to = result.dimAxes[move.toDim];
     to.insert(to.end(), move.axes.begin(), move.axes.end());
+    giveSegments(result);
+    result.canonicalize();
     return result;
   }
   case MoveKind::ReduceScatter: {
@@ -366,6 +379,7 @@ Expected<Layout> dist::planner::applyMove(const Mesh &mesh, const Layout &src,
     removeAxes(result.partialAxes, move.axes);
     auto &axes = result.dimAxes[move.dim];
     axes.insert(axes.end(), move.axes.begin(), move.axes.end());
+    giveSegments(result);
     return result;
   }
   case MoveKind::AllReduce: {
@@ -405,6 +419,9 @@ Expected<Layout> dist::planner::applyMove(const Mesh &mesh, const Layout &src,
     }
     Layout canonicalTarget = target;
     canonicalTarget.canonicalize();
+    if (canonicalTarget.segments != result.segments)
+      return check.fail("a permute keeps every dim's segments; the operand "
+                        "and the target differ in them (use redistribute)");
     if (canonicalTarget.partialAxes != result.partialAxes)
       return check.fail("the partial axes " + check.set(result.partialAxes) +
                         " of the operand differ from the target's " +
@@ -466,13 +483,27 @@ Expected<Layout> dist::planner::applyMove(const Mesh &mesh, const Layout &src,
   for (unsigned axis : move.axes)
     group *= mesh.getAxisSize(axis);
   // `coarse` is the layout with fewer shards along `dim`.
+  if (Error e = verifyLayoutShape(src, shape))
+    return check.fail("the operand layout does not fit the shape: " +
+                      llvm::toString(std::move(e)));
+  if (Error e = verifyLayoutShape(*result, shape))
+    return check.fail(llvm::toString(std::move(e)));
+  // `coarse` is the layout with fewer shards along `dim`; on a dim with
+  // segments every segment must nest on its own.
   auto nest = [&](const Layout &coarse, int64_t dim) -> Error {
     int64_t outer = coarse.shardCount(mesh, dim);
-    if (blocksNest(shape[dim], outer, group))
+    const Layout &segmented = result->isSegmented(dim) ? *result : src;
+    std::vector<int64_t> runs{shape[dim]};
+    if (segmented.isSegmented(dim))
+      runs = segmented.segments[dim];
+    auto bad = llvm::find_if(
+        runs, [&](int64_t run) { return !blocksNest(run, outer, group); });
+    if (bad == runs.end())
       return Error::success();
-    int64_t n = shape[dim];
+    int64_t n = *bad;
     return check.fail(
-        "along dim " + llvm::Twine(dim) + " (extent " + llvm::Twine(n) +
+        "along dim " + llvm::Twine(dim) + " (" +
+        (runs.size() > 1 ? "a segment of " : "extent ") + llvm::Twine(n) +
         ") the " + llvm::Twine(outer) + " blocks of " +
         llvm::Twine((n + outer - 1) / outer) + " are not unions of the " +
         llvm::Twine(outer * group) + " blocks of " +
@@ -502,6 +533,29 @@ Expected<Layout> dist::planner::applyMove(const Mesh &mesh, const Layout &src,
   return result;
 }
 
+int64_t dist::planner::collectiveInputBytes(const Mesh &mesh,
+                                            const Layout &src,
+                                            const Layout &after,
+                                            const Move &move,
+                                            llvm::ArrayRef<int64_t> shape,
+                                            int64_t elementBytes) {
+  int64_t bytes = localBytes(mesh, src, shape, elementBytes);
+  if (move.kind != MoveKind::ReduceScatter && move.kind != MoveKind::AllToAll)
+    return bytes;
+  int64_t dim = move.kind == MoveKind::AllToAll ? move.toDim : move.dim;
+  if (dim < 0 || !after.isSegmented(unsigned(dim)))
+    return bytes;
+  int64_t group = 1;
+  for (unsigned axis : move.axes)
+    group *= mesh.getAxisSize(axis);
+  std::vector<int64_t> packed = localShape(mesh, src, shape);
+  packed[dim] = group * localShape(mesh, after, shape)[dim];
+  int64_t count = elementBytes;
+  for (int64_t extent : packed)
+    count *= extent;
+  return count;
+}
+
 std::string dist::planner::printMove(const Mesh &mesh, const Move &move) {
   std::string out = stringifyMoveKind(move.kind).str() + " {";
   for (size_t i = 0; i < move.axes.size(); ++i) {
@@ -515,6 +569,12 @@ std::string dist::planner::printMove(const Mesh &mesh, const Move &move) {
     out += " dim " + std::to_string(move.dim);
   if (move.kind == MoveKind::AllToAll)
     out += " -> " + std::to_string(move.toDim);
+  if (!move.segments.empty()) {
+    out += " segments [";
+    for (size_t i = 0; i < move.segments.size(); ++i)
+      out += (i ? ", " : "") + std::to_string(move.segments[i]);
+    out += "]";
+  }
   if (moveHasReduction(move.kind))
     out += " " + stringifyReductionKind(move.reduction).str();
   if (move.kind == MoveKind::Permute ||

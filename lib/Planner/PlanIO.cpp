@@ -108,6 +108,12 @@ std::string dist::planner::planToJSON(const Mesh &sourceMesh, const Plan &plan,
     out += moveHasDim(move.kind) ? std::to_string(move.dim) : "null";
     if (move.kind == MoveKind::AllToAll)
       out += ", \"to_dim\": " + std::to_string(move.toDim);
+    if (!move.segments.empty()) {
+      out += ", \"segments\": [";
+      for (size_t j = 0; j < move.segments.size(); ++j)
+        out += (j ? ", " : "") + std::to_string(move.segments[j]);
+      out += "]";
+    }
     if (moveHasReduction(move.kind)) {
       out += ", \"reduction\": ";
       writeString(out, stringifyReductionKind(move.reduction));
@@ -196,6 +202,18 @@ struct Reader {
     if (move.kind == MoveKind::AllToAll)
       if (Error e = integer(*obj, "to_dim", where, move.toDim))
         return e;
+    if (const llvm::json::Value *segments = obj->get("segments")) {
+      const llvm::json::Array *list = segments->getAsArray();
+      if (!list || !moveSplitsDim(move.kind))
+        return fail(where + ": \"segments\" is an array of integers on an "
+                            "all_slice, reduce_scatter or all_to_all");
+      for (const llvm::json::Value &n : *list) {
+        std::optional<int64_t> length = n.getAsInteger();
+        if (!length)
+          return fail(where + ": \"segments\" holds a non-integer");
+        move.segments.push_back(*length);
+      }
+    }
     if (moveHasReduction(move.kind)) {
       llvm::StringRef red;
       if (Error e = string(*obj, "reduction", where, red))

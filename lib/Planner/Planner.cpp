@@ -232,8 +232,10 @@ static Error replayWith(const PlanRequest &request, const CostModel &srcModel,
       next = applyMove(*mesh, from, move, shape);
       if (!next)
         return stepError(llvm::toString(next.takeError()));
-      cost = model->stepCost(move, bytes);
-      recvBytes = cost > 0 ? collectiveRecvBytes(*mesh, move, bytes) : 0;
+      int64_t moved = collectiveInputBytes(*mesh, from, *next, move, shape,
+                                           request.elementBytes);
+      cost = model->stepCost(move, moved);
+      recvBytes = cost > 0 ? collectiveRecvBytes(*mesh, move, moved) : 0;
     }
     step.bytesBefore = bytes;
     step.bytesAfter = localBytes(*mesh, *next, shape, request.elementBytes);
@@ -301,8 +303,8 @@ Expected<Plan> dist::planner::planReshard(const PlanRequest &request,
   Expected<std::vector<Move>> moves =
       request.isCrossMesh()
           ? detail::searchCrossMesh(request, model, targetModel, stats)
-      : segmented ? detail::searchSegmented(request, canonicalSource,
-                                            canonicalTarget)
+      : segmented ? detail::searchSegmented(request, model, canonicalSource,
+                                            canonicalTarget, stats)
       : request.strategy == Strategy::Optimal
           ? detail::searchOptimal(request, model, stats)
           : detail::searchGreedy(request, model, stats);
@@ -369,82 +371,6 @@ std::optional<MoveSet> dist::planner::parseMoveSet(llvm::StringRef text) {
   if (text == "collective")
     return MoveSet::Collective;
   return std::nullopt;
-}
-
-Expected<std::vector<Move>>
-dist::planner::detail::searchSegmented(const PlanRequest &request,
-                                       const Layout &source,
-                                       const Layout &target) {
-  // Collectives on interleaved dims are not generated yet: an interleaved
-  // layout changes in one point-to-point exchange, which moves exactly the
-  // elements each device lacks (never a detour through a replica).
-  if (source == target)
-    return std::vector<Move>();
-  if (request.moves == MoveSet::Collective)
-    return fail("layouts with segments are resharded by a point-to-point "
-                "redistribute; --moves collective has no plan for them yet");
-  bool samePartials =
-      source.partialAxes == target.partialAxes &&
-      (!source.hasPartial() || source.partialKind == target.partialKind);
-  if (samePartials) {
-    Layout to = target;
-    to.partialKind = source.partialKind;
-    return std::vector<Move>{Move::redistribute(to)};
-  }
-  // Partial values to reduce: the reductions are collectives on contiguous
-  // layouts, so the plan goes through one. Two candidates, the cheaper
-  // kept: reduce into the target's axes laid out contiguously, then one
-  // exchange re-splits the rows per segment; or reduce into a layout whose
-  // exchange to the target is local (the target's blocks replicated: every
-  // device then holds its segments' rows already).
-  if (source.hasSegments())
-    return fail("resharding from a layout with segments while reducing "
-                "partial axes is not supported yet; redistribute to a layout "
-                "without segments first");
-  std::vector<Layout> intermediates;
-  Layout contiguous = target;
-  contiguous.segments.clear();
-  intermediates.push_back(contiguous);
-  Layout replicated = Layout::replicated(target.getRank());
-  replicated.partialAxes = target.partialAxes;
-  replicated.partialKind = target.partialKind;
-  intermediates.push_back(replicated);
-  std::optional<Plan> best;
-  std::vector<Move> bestMoves;
-  std::string why;
-  for (const Layout &mid : intermediates) {
-    PlanRequest first = request;
-    first.target = mid;
-    Expected<Plan> head = planReshard(first);
-    if (!head) {
-      why = llvm::toString(head.takeError());
-      continue;
-    }
-    std::vector<Move> moves;
-    for (PlanStep &step : head->steps)
-      moves.push_back(step.move);
-    moves.push_back(Move::redistribute(target));
-    Plan candidate;
-    for (Move &m : moves) {
-      PlanStep step;
-      step.move = m;
-      candidate.steps.push_back(std::move(step));
-    }
-    if (Error e = replayPlan(request, candidate)) {
-      why = llvm::toString(std::move(e));
-      continue;
-    }
-    if (!best || costLess(candidate.cost, best->cost) ||
-        (costEqual(candidate.cost, best->cost) &&
-         candidate.steps.size() < best->steps.size())) {
-      best = std::move(candidate);
-      bestMoves = std::move(moves);
-    }
-  }
-  if (!best)
-    return fail("no plan reduces " + printLayout(request.mesh, source) +
-                " into " + printLayout(request.mesh, target) + ": " + why);
-  return bestMoves;
 }
 
 Expected<TensorSpec> dist::planner::parseTensorSpec(llvm::StringRef text) {

@@ -48,11 +48,13 @@ searchOptimal(const PlanRequest &request, const CostModel &model,
 llvm::Expected<std::vector<Move>>
 searchGreedy(const PlanRequest &request, const CostModel &model,
              SearchStats *stats);
-/// Requests with interleaved (segmented) layouts: one redistribute for now.
-/// Layouts are canonical.
+/// Requests with interleaved (segmented) layouts (SegmentedSearch.cpp):
+/// the cheapest plan of per-segment collectives and exchanges. Layouts are
+/// canonical.
 llvm::Expected<std::vector<Move>>
-searchSegmented(const PlanRequest &request, const Layout &source,
-                const Layout &target);
+searchSegmented(const PlanRequest &request, const CostModel &model,
+                const Layout &source, const Layout &target,
+                SearchStats *stats);
 
 } // namespace dist::planner::detail
 

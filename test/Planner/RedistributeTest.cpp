@@ -500,57 +500,98 @@ TEST(Segments, TpChangesOnAFactoredMeshAndGqaGather) {
                 "[{}, {\"a\"}], partial = sum {\"b\"}");
 }
 
-TEST(Segments, PartialSumsAreReducedThenSplitPerSegment) {
+TEST(Segments, PartialSumsAreReduceScatteredPerSegment) {
   // A row-parallel GEMM's output, partial over tp, into a fused QKV layout
-  // split per segment: reduce first (collectives on a contiguous layout),
-  // then one exchange re-splits the rows; the cheaper of "reduce-scatter
-  // contiguously" and "all-reduce" is kept.
+  // split per segment: one reduce_scatter that hands each rank its block of
+  // every segment, priced as the plain reduce_scatter of the buffer packed
+  // into one chunk per rank (here no padding: the full buffer).
   Mesh m = mesh("<[\"tp\"=4]>");
   Plan p = planSegmented(m, {96, 32}, "[{}, {}], partial = sum {\"tp\"}",
                          "[{\"tp\"} segments [64, 16, 16], {}]");
-  ASSERT_EQ(p.steps.size(), 2u);
+  ASSERT_EQ(p.steps.size(), 1u);
   EXPECT_EQ(p.steps[0].move.kind, MoveKind::ReduceScatter);
-  EXPECT_EQ(p.steps[1].move.kind, MoveKind::Redistribute);
-  // On a slow network with tiny rows the exchange's messages dominate; the
-  // all-reduce route needs no exchange traffic.
-  Plan q = planSegmented(m, {8, 2}, "[{}, {}], partial = sum {\"tp\"}",
-                         "[{\"tp\"} segments [4, 4], {}]");
-  EXPECT_FALSE(q.steps.empty());
+  EXPECT_EQ(p.steps[0].move.segments, (std::vector<int64_t>{64, 16, 16}));
+  Plan plain = planSegmented(m, {96, 32}, "[{}, {}], partial = sum {\"tp\"}",
+                             "[{\"tp\"}, {}]");
+  EXPECT_DOUBLE_EQ(p.cost, plain.cost);
+  // Already interleaved partial values are reduced where they are.
+  Mesh m2 = mesh("<[\"x\"=2, \"y\"=2]>");
+  Plan q = planSegmented(m2, {8, 8},
+                         "[{\"x\"} segments [4, 4], {}], partial = sum {\"y\"}",
+                         "[{\"x\"} segments [4, 4], {}]");
+  ASSERT_EQ(q.steps.size(), 1u);
+  EXPECT_EQ(q.steps[0].move.kind, MoveKind::AllReduce);
 }
 
-TEST(Segments, UnsupportedRequestsSayWhy) {
-  Mesh m = mesh("<[\"x\"=2, \"y\"=2]>");
-  PlanRequest reduce(m, {8, 8}, 4,
-                     layout(m, "[{\"x\"} segments [4, 4], {}], partial = sum {\"y\"}"),
-                     layout(m, "[{\"x\"} segments [4, 4], {}]"));
-  EXPECT_THAT(errorOf(planReshard(reduce)),
-              HasSubstr("from a layout with segments while reducing partial "
-                        "axes is not supported yet"));
-  PlanRequest collective(m, {8, 8}, 4, layout(m, "[{\"x\"}, {}]"),
-                         layout(m, "[{\"x\"} segments [4, 4], {}]"));
+TEST(Segments, CollectivesWorkPerSegmentAtThePlainCost) {
+  Mesh m = mesh("<[\"dp\"=2, \"tp\"=4]>");
+  // Gathering a fused weight is the plain all_gather of the same buffer.
+  Plan gather = planSegmented(m, {96, 64},
+                              "[{\"tp\"} segments [64, 16, 16], {}]",
+                              "[{}, {}]");
+  Plan plain = planSegmented(m, {96, 64}, "[{\"tp\"}, {}]", "[{}, {}]");
+  ASSERT_EQ(gather.steps.size(), 1u);
+  EXPECT_EQ(gather.steps[0].move.kind, MoveKind::AllGather);
+  EXPECT_DOUBLE_EQ(gather.cost, plain.cost);
+  // Without point-to-point moves, contiguous -> interleaved gathers and
+  // slices per segment (the slice is free).
+  PlanRequest collective(m, {96, 64}, 2, layout(m, "[{\"tp\"}, {}]"),
+                         layout(m, "[{\"tp\"} segments [64, 16, 16], {}]"));
   collective.moves = MoveSet::Collective;
-  EXPECT_THAT(errorOf(planReshard(collective)),
-              HasSubstr("--moves collective has no plan for them yet"));
+  llvm::Expected<Plan> c = planReshard(collective);
+  ASSERT_TRUE(bool(c)) << toString(c.takeError());
+  ASSERT_EQ(c->steps.size(), 2u);
+  EXPECT_EQ(c->steps[1].move.kind, MoveKind::AllSlice);
+  EXPECT_EQ(c->steps[1].move.segments, (std::vector<int64_t>{64, 16, 16}));
+  EXPECT_DOUBLE_EQ(c->cost, plain.cost);
+  ReferenceExecutor exec(m, {96, 64});
+  EXPECT_EQ(errorOf(exec.run(collective.source, collective.target, *c)),
+            "<success>");
+  // An all_to_all that moves the split into segments.
+  Plan a2a = planSegmented(m, {96, 64}, "[{}, {\"tp\"}]",
+                           "[{\"tp\"} segments [64, 16, 16], {}]");
+  EXPECT_EQ(a2a.steps.size(), 1u);
+}
+
+TEST(Segments, BadSegmentedMovesSayWhy) {
+  Mesh m = mesh("<[\"x\"=2, \"y\"=2]>");
+  Layout qkv = layout(m, "[{\"x\"} segments [4, 4], {}]");
+  // Segments on a split onto a dim that already has axes.
+  Move slice = Move::allSlice({1}, 0);
+  slice.segments = {4, 4};
+  EXPECT_THAT(errorOf(applyMove(m, qkv, slice, std::vector<int64_t>{8, 8})),
+              HasSubstr("dim 0 is already split; it keeps its own segments"));
+  // Segments that do not sum to the extent.
+  Move bad = Move::allSlice({0}, 0);
+  bad.segments = {4, 5};
+  EXPECT_THAT(errorOf(applyMove(m, layout(m, "[{}, {}]"), bad,
+                                std::vector<int64_t>{8, 8})),
+              HasSubstr("segments sum to 9"));
+  // Blocks of an uneven segment that do not nest.
+  Move more = Move::allSlice({1}, 0);
+  EXPECT_THAT(errorOf(applyMove(m, layout(m, "[{\"x\"} segments [3, 5], {}]"),
+                                more, std::vector<int64_t>{8, 8})),
+              HasSubstr("a segment of 5"));
+  // A permute keeps segments.
+  EXPECT_THAT(errorOf(applyMove(m, qkv,
+                                Move::permute(m, qkv, layout(m, "[{\"x\"}, {}]")),
+                                std::vector<int64_t>{8, 8})),
+              HasSubstr("a permute keeps every dim's segments"));
   PlanRequest badSum(m, {8, 8}, 4, layout(m, "[{\"x\"} segments [4, 5], {}]"),
                      layout(m, "[{}, {}]"));
   EXPECT_THAT(errorOf(planReshard(badSum)),
               HasSubstr("source layout: dim 0's segments sum to 9"));
-  Plan gather;
-  PlanStep step;
-  step.move = Move::allGather({0}, 0);
-  gather.steps = {step};
-  PlanRequest r(m, {8, 8}, 4, layout(m, "[{\"x\"} segments [4, 4], {}]"),
-                layout(m, "[{}, {}]"));
-  EXPECT_THAT(errorOf(replayPlan(r, gather)),
-              HasSubstr("collectives on dims with segments are not supported"));
 }
 
 // Random interleaved layouts (segments of random lengths on a random split
-// dim) to random layouts, and back: every plan executes element by element
-// (each element carries its global index, so a scrambled segment cannot
-// pass) and stays above its bound.
-TEST(SegmentsProperty, ExchangesExecuteExactly) {
+// dim) to random layouts, and back: every plan (per-segment collectives and
+// exchanges, or collectives alone) executes element by element (each
+// element carries its global index, so a scrambled segment cannot pass),
+// stays above its bound and is never dearer than the detour through a full
+// replica.
+TEST(SegmentsProperty, PlansExecuteExactly) {
   Rng rng(1414);
+  int collectivePlans = 0, detours = 0, cheaperThanDetour = 0;
   for (int i = 0; i < 600 * scale(); ++i) {
     Mesh m = randomMesh(rng, 3, 3, 12);
     unsigned rank = uniform(rng, 1, 2);
@@ -607,7 +648,42 @@ TEST(SegmentsProperty, ExchangesExecuteExactly) {
                                ReferenceExecutor::PartialInput::RandomSplit, i)),
               "<success>")
         << what << "\n" << printPlanTable(m, *p);
+    // Never dearer than the detour through a full replica.
+    Layout whole = Layout::replicated(rank);
+    PlanRequest in = r, out = r;
+    in.target = whole;
+    out.source = whole;
+    llvm::Expected<Plan> gathered = planReshard(in);
+    llvm::Expected<Plan> sliced = planReshard(out);
+    if (!to.hasPartial() && gathered && sliced) {
+      ++detours;
+      ASSERT_LE(p->cost, (gathered->cost + sliced->cost) * (1 + 1e-12)) << what;
+      cheaperThanDetour += p->cost < (gathered->cost + sliced->cost) * 0.999;
+    }
+    if (!gathered)
+      llvm::consumeError(gathered.takeError());
+    if (!sliced)
+      llvm::consumeError(sliced.takeError());
+    // Collectives alone, per segment: when they reach the target, the plan
+    // executes too.
+    PlanRequest collective = r;
+    collective.moves = MoveSet::Collective;
+    llvm::Expected<Plan> c = planReshard(collective);
+    if (!c) {
+      llvm::consumeError(c.takeError());
+      continue;
+    }
+    ++collectivePlans;
+    ASSERT_LE(p->cost, c->cost * (1 + 1e-12)) << what;
+    ASSERT_EQ(errorOf(exec.run(from, to, *c,
+                               ReferenceExecutor::PartialInput::RandomSplit, i)),
+              "<success>")
+        << what << " (collectives)\n" << printPlanTable(m, *c);
   }
+  std::printf("[ segments ] %d collective-only plans executed; %d of %d plans "
+              "cheaper than the detour through a replica\n",
+              collectivePlans, cheaperThanDetour, detours);
+  EXPECT_GT(collectivePlans, 100);
 }
 
 } // namespace

@@ -35,7 +35,11 @@ def DistLocalize : Pass<"dist-localize", "::mlir::ModuleOp"> {
     }
     ```
   }];
-  let dependentDialects = ["::dist::DistDialect"];
+  // Collectives on interleaved dims pack and unpack their buffers with
+  // tensor slices into zero-filled tensors (SegmentPacking.h).
+  let dependentDialects = ["::dist::DistDialect", "::mlir::arith::ArithDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
 }
 
 def ConvertDistToRuntime : Pass<"convert-dist-to-runtime", "::mlir::ModuleOp"> {

@@ -51,6 +51,12 @@ inline bool moveHasDim(MoveKind kind) {
   return kind == MoveKind::AllGather || kind == MoveKind::AllSlice ||
          kind == MoveKind::AllToAll || kind == MoveKind::ReduceScatter;
 }
+/// Moves that add axes to a dim (`dim`, or `toDim` for all_to_all), which
+/// may give it segments.
+inline bool moveSplitsDim(MoveKind kind) {
+  return kind == MoveKind::AllSlice || kind == MoveKind::AllToAll ||
+         kind == MoveKind::ReduceScatter;
+}
 /// Moves whose `reduction` field is meaningful.
 inline bool moveHasReduction(MoveKind kind) {
   return kind == MoveKind::ReduceScatter || kind == MoveKind::AllReduce ||
@@ -73,6 +79,12 @@ struct Move {
   /// redistribute only: the target layout is on the request's target mesh
   /// (the one transfer of a cross-mesh plan, SPEC §3a).
   bool crossMesh = false;
+  /// all_slice, reduce_scatter (onto `dim`) and all_to_all (onto `toDim`):
+  /// when that dim has no axes yet, the segments it is split into (SPEC §2
+  /// `segments`, e.g. a fused QKV weight's [q, k, v]); empty for a
+  /// contiguous split. A dim that already has axes keeps its segments, and
+  /// every collective on a segmented dim works segment by segment.
+  std::vector<int64_t> segments;
 
   static Move allGather(std::vector<unsigned> axes, int64_t dim);
   static Move allSlice(std::vector<unsigned> axes, int64_t dim);
@@ -108,6 +120,9 @@ struct Move {
 ///    already partial, `reduction` must equal their kind.
 ///  - permute: same per-dim shard counts, same partial axes and kind, a
 ///    different layout, and `axes` equal (as a set) to permuteAxes.
+///  - segments: collectives on a dim with segments work per segment and keep
+///    them; `segments` on a split onto a dim without axes gives it segments
+///    (at least 2, each >= 1). A permute needs equal segments on both sides.
 ///  - redistribute: no axes, a valid different target with the same partial
 ///    axes and kind. A cross-mesh redistribute is not a move on one mesh:
 ///    applyMove refuses it (the planner checks it against both meshes).
@@ -116,13 +131,24 @@ llvm::Expected<Layout> applyMove(const Mesh &mesh, const Layout &src,
 
 /// applyMove plus the data-availability condition that depends on extents:
 /// when a dim that is already split P ways gains (or loses) q more shards,
-/// the new blocks must nest in the old ones (see blocksNest). Otherwise the
+/// the new blocks must nest in the old ones (see blocksNest; on a dim with
+/// segments, in every segment), and segments must sum to the extent. Otherwise the
 /// data a device needs is not inside its own buffer (slice) or its group
 /// (gather), and the step is not the collective SPEC §3 prices. Moves on
 /// evenly divisible dims always nest.
 llvm::Expected<Layout> applyMove(const Mesh &mesh, const Layout &src,
                                  const Move &move,
                                  llvm::ArrayRef<int64_t> globalShape);
+
+/// The bytes per device the collective `move` (from `src` to `after`)
+/// operates on: the local buffer, except where the dim it splits ends up
+/// with segments (reduce_scatter, all_to_all). The collective then runs on
+/// the buffer packed into one chunk per group member, each holding that
+/// member's blocks of every segment (padded), which is what it moves.
+int64_t collectiveInputBytes(const Mesh &mesh, const Layout &src,
+                             const Layout &after, const Move &move,
+                             llvm::ArrayRef<int64_t> globalShape,
+                             int64_t elementBytes);
 
 /// True when splitting each of the `outer` blocks of a dim of `extent`
 /// elements into `inner` pieces gives exactly the blocks of a dim split

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "LocalizeCompute.h"
+#include "SegmentPacking.h"
 
 #include "dist/Conversion/Passes.h"
 #include "dist/Dialect/Dist/IR/DistOps.h"
@@ -108,6 +109,53 @@ struct LocalizePattern : OpConversionPattern<GlobalOp> {
     return getSharding(op.getInput().getType()).getMesh();
   }
 
+  /// The planner layouts of the op's operand and result, when either has
+  /// segments on `dims` (then the collective works per segment).
+  struct Segmented {
+    const planner::Mesh *mesh;
+    planner::Layout source, result;
+    int64_t groupSize;
+  };
+  FailureOr<std::optional<Segmented>> segmented(GlobalOp op) const {
+    const MeshInfo *info = meshes.lookup(meshOf(op).getValue());
+    auto emitError = [&] { return op.emitOpError(); };
+    FailureOr<planner::Layout> src = getPlannerLayout(
+        getSharding(op.getInput().getType()), info->op, emitError);
+    FailureOr<planner::Layout> dst =
+        getPlannerLayout(getSharding(op.getType()), info->op, emitError);
+    if (failed(src) || failed(dst))
+      return failure();
+    if (!src->hasSegments() && !dst->hasSegments())
+      return std::optional<Segmented>();
+    int64_t group = 1;
+    for (StringRef axis : op.getAxes().template getAsValueRange<StringAttr>())
+      group *= info->mesh.getAxisSize(*info->mesh.findAxis(axis));
+    return std::optional<Segmented>(
+        Segmented{&info->mesh, std::move(*src), std::move(*dst), group});
+  }
+
+  /// `type` with `extent` rows along `dim`.
+  static RankedTensorType withExtent(RankedTensorType type, unsigned dim,
+                                     int64_t extent) {
+    SmallVector<int64_t> shape(type.getShape());
+    shape[dim] = extent;
+    return RankedTensorType::get(shape, type.getElementType());
+  }
+
+  /// Packs `input` along the dim a slice-like move splits, when that dim
+  /// has segments: chunk j then holds member j's block of every segment.
+  Value packForSplit(OpBuilder &b, Location loc, Value input,
+                     const Segmented &s, unsigned dim) const {
+    std::optional<std::vector<int64_t>> segments =
+        segmentsAlong(s.source, s.result, dim);
+    if (!segments)
+      return input;
+    return packSegments(b, loc, input, dim,
+                        segmentBlocks(*s.mesh, s.source, dim, *segments),
+                        segmentBlocks(*s.mesh, s.result, dim, *segments),
+                        s.groupSize);
+  }
+
   const MeshTable &meshes;
 };
 
@@ -124,25 +172,85 @@ struct LocalizePattern : OpConversionPattern<GlobalOp> {
     }                                                                          \
   };
 
+// On a dim with segments the members' buffers arrive side by side, each
+// holding its block of every segment; unpacking regroups them per segment.
 DIST_LOCALIZE_PATTERN(AllGatherOp, {
-  rewriter.replaceOp(op, LocalAllGatherOp::create(rewriter, loc, type, input,
-                                                   meshOf(op), op.getAxes(),
-                                                   op.getDimAttr()));
+  FailureOr<std::optional<Segmented>> seg = segmented(op);
+  if (failed(seg))
+    return failure();
+  unsigned dim = op.getDim();
+  std::optional<std::vector<int64_t>> segments =
+      *seg ? segmentsAlong((*seg)->source, (*seg)->result, dim) : std::nullopt;
+  if (!segments) {
+    rewriter.replaceOp(op, LocalAllGatherOp::create(rewriter, loc, type, input,
+                                                     meshOf(op), op.getAxes(),
+                                                     op.getDimAttr()));
+    return success();
+  }
+  const Segmented &s = **seg;
+  std::vector<int64_t> pieces = segmentBlocks(*s.mesh, s.source, dim, *segments);
+  auto inputType = cast<RankedTensorType>(input.getType());
+  Value gathered = LocalAllGatherOp::create(
+      rewriter, loc,
+      withExtent(inputType, dim, s.groupSize * inputType.getDimSize(dim)),
+      input, meshOf(op), op.getAxes(), op.getDimAttr());
+  rewriter.replaceOp(
+      op, unpackSegments(rewriter, loc, gathered, dim, pieces,
+                         segmentBlocks(*s.mesh, s.result, dim, *segments),
+                         s.groupSize));
   return success();
 })
 DIST_LOCALIZE_PATTERN(AllSliceOp, {
+  FailureOr<std::optional<Segmented>> seg = segmented(op);
+  if (failed(seg))
+    return failure();
+  if (*seg)
+    input = packForSplit(rewriter, loc, input, **seg, op.getDim());
   rewriter.replaceOp(op, LocalAllSliceOp::create(rewriter, loc, type, input,
                                                  meshOf(op), op.getAxes(),
                                                  op.getDimAttr()));
   return success();
 })
 DIST_LOCALIZE_PATTERN(AllToAllOp, {
-  rewriter.replaceOp(op, LocalAllToAllOp::create(
-                             rewriter, loc, type, input, meshOf(op),
-                             op.getAxes(), op.getDimAttr(), op.getToDimAttr()));
+  FailureOr<std::optional<Segmented>> seg = segmented(op);
+  if (failed(seg))
+    return failure();
+  if (!*seg) {
+    rewriter.replaceOp(op, LocalAllToAllOp::create(
+                               rewriter, loc, type, input, meshOf(op),
+                               op.getAxes(), op.getDimAttr(),
+                               op.getToDimAttr()));
+    return success();
+  }
+  // Pack the dim that is split, exchange, unpack the dim that is joined.
+  const Segmented &s = **seg;
+  unsigned dim = op.getDim();
+  unsigned toDim = op.getToDim();
+  input = packForSplit(rewriter, loc, input, s, toDim);
+  std::optional<std::vector<int64_t>> joined =
+      segmentsAlong(s.source, s.result, dim);
+  RankedTensorType exchanged = type;
+  if (joined)
+    exchanged = withExtent(
+        type, dim,
+        s.groupSize * cast<RankedTensorType>(input.getType()).getDimSize(dim));
+  Value result = LocalAllToAllOp::create(rewriter, loc, exchanged, input,
+                                         meshOf(op), op.getAxes(),
+                                         op.getDimAttr(), op.getToDimAttr());
+  if (joined)
+    result = unpackSegments(rewriter, loc, result, dim,
+                            segmentBlocks(*s.mesh, s.source, dim, *joined),
+                            segmentBlocks(*s.mesh, s.result, dim, *joined),
+                            s.groupSize);
+  rewriter.replaceOp(op, result);
   return success();
 })
 DIST_LOCALIZE_PATTERN(ReduceScatterOp, {
+  FailureOr<std::optional<Segmented>> seg = segmented(op);
+  if (failed(seg))
+    return failure();
+  if (*seg)
+    input = packForSplit(rewriter, loc, input, **seg, op.getDim());
   rewriter.replaceOp(op, LocalReduceScatterOp::create(
                              rewriter, loc, type, input, meshOf(op),
                              op.getAxes(), op.getDimAttr(),

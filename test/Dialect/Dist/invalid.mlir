@@ -652,9 +652,27 @@ func.func @segments_zero(%arg0: tensor<8xf32, #dist.sharding<@m, [{"x"} segments
 
 // -----
 
+dist.mesh @m = <["x"=2, "y"=2]>
+func.func @segments_gather_changes_segments(%arg0: tensor<8xf32, #dist.sharding<@m, [{"x", "y"} segments [4, 4]]>>) {
+  // expected-error @+1 {{result layout [{"x"} segments [2, 6]] should be [{"x"} segments [4, 4]], the layout this move produces}}
+  %0 = dist.all_gather %arg0 axes = ["y"] dim = 0 : tensor<8xf32, #dist.sharding<@m, [{"x", "y"} segments [4, 4]]>> -> tensor<8xf32, #dist.sharding<@m, [{"x"} segments [2, 6]]>>
+  return
+}
+
+// -----
+
+dist.mesh @m = <["x"=2, "y"=2]>
+func.func @segments_slice_not_nested(%arg0: tensor<8xf32, #dist.sharding<@m, [{"x"} segments [3, 5]]>>) {
+  // expected-error @+1 {{all_slice: along dim 0 (a segment of 5) the 2 blocks of 3 are not unions of the 4 blocks of 2, so axis "y" alone cannot carry the data (uneven extents do not nest)}}
+  %0 = dist.all_slice %arg0 axes = ["y"] dim = 0 : tensor<8xf32, #dist.sharding<@m, [{"x"} segments [3, 5]]>> -> tensor<8xf32, #dist.sharding<@m, [{"x", "y"} segments [3, 5]]>>
+  return
+}
+
+// -----
+
 dist.mesh @m = <["x"=2]>
-func.func @segments_gather(%arg0: tensor<8xf32, #dist.sharding<@m, [{"x"} segments [4, 4]]>>) {
-  // expected-error @+1 {{collectives on dims with segments are not supported yet (use redistribute)}}
-  %0 = dist.all_gather %arg0 axes = ["x"] dim = 0 : tensor<8xf32, #dist.sharding<@m, [{"x"} segments [4, 4]]>> -> tensor<8xf32, #dist.sharding<@m, [{}]>>
+func.func @segments_permute(%arg0: tensor<8xf32, #dist.sharding<@m, [{"x"} segments [4, 4]]>>) {
+  // expected-error @+1 {{a permute keeps every dim's segments; the operand and the target differ in them (use redistribute)}}
+  %0 = dist.permute %arg0 axes = ["x"] : tensor<8xf32, #dist.sharding<@m, [{"x"} segments [4, 4]]>> -> tensor<8xf32, #dist.sharding<@m, [{"x"}]>>
   return
 }

@@ -248,3 +248,20 @@ func.func @segments(%a: tensor<24x8xf32, #dist.sharding<@m2, [{"y"} segments [16
   %0 = dist.redistribute %a : tensor<24x8xf32, #dist.sharding<@m2, [{"y"} segments [16, 4, 4], {}]>> -> tensor<24x8xf32, #dist.sharding<@m2, [{"y"} segments [24], {}]>>
   return
 }
+
+// Collectives on interleaved dims work per segment and keep the segments; a
+// split onto a dim without axes may give it segments.
+// CHECK-LABEL: func @segmented_collectives
+// CHECK: dist.all_gather %{{.*}} axes = ["y"] dim = 0 : tensor<24x8xf32, #dist.sharding<@m2, [{"y"} segments [16, 4, 4], {}]>> -> tensor<24x8xf32, #dist.sharding<@m2, [{}, {}]>>
+// CHECK: dist.all_slice %{{.*}} axes = ["y"] dim = 0 : tensor<24x8xf32, #dist.sharding<@m2, [{}, {}]>> -> tensor<24x8xf32, #dist.sharding<@m2, [{"y"} segments [16, 4, 4], {}]>>
+// CHECK: dist.reduce_scatter %{{.*}} axes = ["y"] dim = 0 reduction = sum : tensor<24x8xf32, #dist.sharding<@m2, [{}, {}], partial = sum {"y"}>> -> tensor<24x8xf32, #dist.sharding<@m2, [{"y"} segments [16, 4, 4], {}]>>
+// CHECK: dist.all_to_all %{{.*}} axes = ["y"] dim = 1 to_dim = 0 : tensor<24x8xf32, #dist.sharding<@m2, [{}, {"y"}]>> -> tensor<24x8xf32, #dist.sharding<@m2, [{"y"} segments [16, 4, 4], {}]>>
+func.func @segmented_collectives(%a: tensor<24x8xf32, #dist.sharding<@m2, [{"y"} segments [16, 4, 4], {}]>>,
+                                 %p: tensor<24x8xf32, #dist.sharding<@m2, [{}, {}], partial = sum {"y"}>>,
+                                 %c: tensor<24x8xf32, #dist.sharding<@m2, [{}, {"y"}]>>) {
+  %0 = dist.all_gather %a axes = ["y"] dim = 0 : tensor<24x8xf32, #dist.sharding<@m2, [{"y"} segments [16, 4, 4], {}]>> -> tensor<24x8xf32, #dist.sharding<@m2, [{}, {}]>>
+  %1 = dist.all_slice %0 axes = ["y"] dim = 0 : tensor<24x8xf32, #dist.sharding<@m2, [{}, {}]>> -> tensor<24x8xf32, #dist.sharding<@m2, [{"y"} segments [16, 4, 4], {}]>>
+  %2 = dist.reduce_scatter %p axes = ["y"] dim = 0 reduction = sum : tensor<24x8xf32, #dist.sharding<@m2, [{}, {}], partial = sum {"y"}>> -> tensor<24x8xf32, #dist.sharding<@m2, [{"y"} segments [16, 4, 4], {}]>>
+  %3 = dist.all_to_all %c axes = ["y"] dim = 1 to_dim = 0 : tensor<24x8xf32, #dist.sharding<@m2, [{}, {"y"}]>> -> tensor<24x8xf32, #dist.sharding<@m2, [{"y"} segments [16, 4, 4], {}]>>
+  return
+}

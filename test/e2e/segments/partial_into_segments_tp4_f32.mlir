@@ -1,12 +1,13 @@
 // A row-parallel GEMM's output (partial sums over tp=4) resharded into a
-// fused gate/up layout split per segment [g=24; u=8]: the partial sums are
-// reduced on a contiguous layout first, then one exchange re-splits the rows.
+// fused gate/up layout split per segment [g=24; u=8]: one reduce_scatter
+// that hands each rank the sums of its block of every segment (the buffer
+// packed per rank, then the plain reduce_scatter).
 // REQUIRES: mpi, mlir, numpy
 // RUN: rm -rf %t && dist-run --np 4 --timeout 120 --input random:2 %s --dump %t
 // RUN: %check_shards %s %t --input random:2
 // RUN: dist-opt %s --dist-lower-reshard | FileCheck %s
-// CHECK: dist.reduce_scatter
-// CHECK: dist.redistribute
+// CHECK: dist.reduce_scatter {{.*}} -> tensor<32x8xf32, #dist.sharding<@tp, [{"tp"} segments [24, 8], {}]>>
+// CHECK-NOT: dist.redistribute
 
 dist.mesh @tp = <["tp"=4]>
 

@@ -223,6 +223,14 @@ static LogicalResult verifyMoveResult(Operation *op, const ResolvedMove &r,
                                       planner::Move move,
                                       ArrayRef<int64_t> globalShape) {
   move.axes.assign(r.axes.begin(), r.axes.end());
+  // A split onto a dim without axes gives it the segments the result type
+  // names there (SPEC §2 `segments`).
+  int64_t splitDim =
+      move.kind == planner::MoveKind::AllToAll ? move.toDim : move.dim;
+  if (planner::moveSplitsDim(move.kind) && splitDim >= 0 &&
+      size_t(splitDim) < r.source.getRank() &&
+      r.source.dimAxes[splitDim].empty() && r.target.isSegmented(splitDim))
+    move.segments = r.target.segments[splitDim];
   llvm::Expected<planner::Layout> expected =
       planner::applyMove(r.plannerMesh, r.source, move, globalShape);
   if (!expected)
