@@ -140,6 +140,27 @@ TEST(PlanJSON, RedistributeRoundTrips) {
   EXPECT_EQ(back.steps[0].recvBytes, 524288);
 }
 
+TEST(PlanJSON, SegmentsOfASplitRoundTrip) {
+  // A partial GEMM output reduce-scattered into a fused layout: the step
+  // names the segments it gives the dim, and reading it back (as the plan
+  // cache does) restores them.
+  Mesh m = mesh("<[\"tp\"=4]>");
+  Plan p = plan(m, {96, 8}, "[{}, {}], partial = sum {\"tp\"}",
+                "[{\"tp\"} segments [64, 16, 16], {}]");
+  ASSERT_EQ(p.steps.size(), 1u);
+  std::string json = planToJSON(m, p);
+  EXPECT_THAT(json, HasSubstr("\"dim\": 0, \"segments\": [64, 16, 16], "
+                              "\"reduction\": \"sum\""));
+  Plan back = cantFail(planFromJSON(m, json));
+  ASSERT_EQ(back.steps.size(), 1u);
+  EXPECT_EQ(back.steps[0].move, p.steps[0].move);
+  std::string gather = json;
+  gather.replace(gather.find("reduce_scatter"), 14, "all_gather");
+  EXPECT_THAT(errorOf(planFromJSON(m, gather)),
+              HasSubstr("\"segments\" is an array of integers on an "
+                        "all_slice, reduce_scatter or all_to_all"));
+}
+
 TEST(PlanTable, ListsStepsAndTotals) {
   Mesh m = mesh("<[\"x\"=2, \"y\"=4]>");
   Plan p = plan(m, {1024, 1024}, "[{\"x\"}, {\"y\"}]", "[{\"y\"}, {\"x\"}]",
