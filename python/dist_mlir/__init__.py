@@ -76,7 +76,8 @@ from ._errors import (CompileError, CompileWarning, NoPlanError,
 from .compiler import compile
 from .layout import Layout
 from .mesh import Mesh
-from .placement import REDUCTIONS, Partial, Placement, Replicate, Shard
+from .placement import (REDUCTIONS, Partial, Placement, Replicate, Shard,
+                        StridedShard)
 from .planning import DTYPES, Plan, Step, plan
 from .runner import run
 from . import _dist
@@ -88,7 +89,8 @@ DEFAULT_ALPHA: float = _dist.DEFAULT_ALPHA
 DEFAULT_BETA: float = _dist.DEFAULT_BETA
 
 __all__ = [
-    "Mesh", "Layout", "Placement", "Shard", "Replicate", "Partial",
+    "Mesh", "Layout", "Placement", "Shard", "StridedShard", "Replicate",
+    "Partial",
     "REDUCTIONS", "plan", "Plan", "Step", "DTYPES", "compile", "run",
     "NoPlanError", "CompileError", "RunError", "CompileWarning",
     "PlanCacheWarning", "PLANNER_VERSION", "DEFAULT_ALPHA", "DEFAULT_BETA",

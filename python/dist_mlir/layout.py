@@ -23,7 +23,8 @@ from typing import Union
 
 from . import _dist
 from .mesh import Mesh
-from .placement import Partial, Placement, Replicate, Shard, _check_int
+from .placement import (Partial, Placement, Replicate, Shard, StridedShard,
+                        _check_int)
 
 __all__ = ["Layout", "LayoutLike"]
 
@@ -74,15 +75,25 @@ class Layout:
 
     @classmethod
     def from_placements(cls, mesh: Mesh, placements: Sequence[Placement],
-                        ndim: int) -> Layout:
+                        ndim: int,
+                        shape: Sequence[int] | None = None) -> Layout:
         """The layout of DTensor-style placements, one per mesh axis.
 
         Several ``Shard`` of one dim split it in mesh-axis order (the first
-        is major) unless each carries an explicit ``order``.
+        is major) unless each carries an explicit ``order``. A
+        ``StridedShard`` alone on its dim splits it per segment; with a
+        ``split_factor`` that needs the global ``shape``.
 
         >>> mesh = Mesh({"dp": 2, "tp": 4})
         >>> str(Layout.from_placements(mesh, [Shard(0), Shard(-1)], ndim=2))
         '[{"dp"}, {"tp"}]'
+        >>> str(Layout.from_placements(
+        ...     mesh, [Replicate(), StridedShard(0, split_factor=3)], ndim=2,
+        ...     shape=(96, 8)))
+        '[{"tp"} segments [32, 32, 32], {}]'
+        >>> str(Layout.from_placements(  # FSDP2 + TP: tp major, dp minor
+        ...     mesh, [StridedShard(0, split_factor=4), Shard(0)], ndim=1))
+        '[{"tp", "dp"}]'
         """
         if not isinstance(mesh, Mesh):
             raise TypeError(f"mesh must be a Mesh, got {type(mesh).__name__}")
@@ -98,17 +109,22 @@ class Layout:
                 f"{', '.join(names)}), got {len(placements)}")
         # dim -> [(explicit order or None, mesh axis position, name)]
         shards: dict[int, list[tuple[int | None, int, str]]] = {}
+        strided: dict[int, list[tuple[StridedShard, int, str]]] = {}
         partial: list[str] = []
         reductions: dict[str, str] = {}
         for position, (name, placement) in enumerate(zip(names, placements)):
-            if isinstance(placement, Shard):
+            if isinstance(placement, (Shard, StridedShard)):
                 dim = placement.dim + ndim if placement.dim < 0 else placement.dim
                 if not 0 <= dim < ndim:
                     raise ValueError(
                         f"mesh axis {name!r}: {placement!r} is out of range "
                         f"for a tensor of rank {ndim}")
-                shards.setdefault(dim, []).append(
-                    (placement.order, position, name))
+                if isinstance(placement, StridedShard):
+                    strided.setdefault(dim, []).append(
+                        (placement, position, name))
+                else:
+                    shards.setdefault(dim, []).append(
+                        (placement.order, position, name))
             elif isinstance(placement, Partial):
                 partial.append(name)
                 reductions[name] = placement.reduce_op
@@ -125,6 +141,46 @@ class Layout:
                 f"all partial axes of a layout share one reduction; got "
                 f"{described}")
         dims: list[list[str]] = [[] for _ in range(ndim)]
+        segments: list[list[int]] = [[] for _ in range(ndim)]
+        # DTensor's right-to-left order: the plain shards' axes are major.
+        minor: dict[int, list[str]] = {}
+        for dim, entries in strided.items():
+            if dim in shards:
+                factor = 1
+                for _, position, _ in shards[dim]:
+                    factor *= mesh.shape[position]
+                for placement, _, name in entries:
+                    if placement.split_factor != factor:
+                        raise ValueError(
+                            f"mesh axis {name!r}: {placement!r} next to Shard"
+                            f"({dim}) placements making {factor} shards; "
+                            f"DTensor's split_factor would be {factor}")
+                minor[dim] = [name for _, _, name in
+                              sorted(entries, key=lambda e: e[1])]
+                continue
+            kinds = {p.segments if p.segments is not None else p.split_factor
+                     for p, _, _ in entries}
+            if len(kinds) > 1:
+                raise ValueError(
+                    f"dim {dim}: the StridedShard placements disagree on its "
+                    f"segments: {', '.join(repr(p) for p, _, _ in entries)}")
+            first = entries[0][0]
+            if first.segments is not None:
+                segments[dim] = list(first.segments)
+            else:
+                if shape is None:
+                    raise ValueError(
+                        f"{first!r}: split_factor needs the global shape "
+                        "(Layout.from_placements(..., shape=...))")
+                extent = _check_int(shape[dim], "shape extent")
+                if extent % first.split_factor:
+                    raise ValueError(
+                        f"{first!r}: dim {dim} of extent {extent} is not "
+                        f"{first.split_factor} equal sub-tensors")
+                segments[dim] = ([extent // first.split_factor]
+                                 * first.split_factor)
+            shards[dim] = [(p.order, position, name)
+                           for p, position, name in entries]
         for dim, entries in shards.items():
             orders = [order for order, _, _ in entries]
             if all(order is None for order in orders):
@@ -140,10 +196,18 @@ class Layout:
                         f"dim {dim}: Shard orders {orders} must be 0.."
                         f"{len(entries) - 1}, each once")
                 entries.sort(key=lambda entry: entry[0])
-            dims[dim] = [name for _, _, name in entries]
+            dims[dim] = [name for _, _, name in entries] + minor.get(dim, [])
         kind = next(iter(reductions.values()), "sum")
-        return cls._wrap(mesh,
-                         _dist.Layout.from_axes(mesh._impl, dims, partial, kind))
+        if shape is not None:
+            extents = [_check_int(n, "shape extent") for n in shape]
+            for dim, lengths in enumerate(segments):
+                if lengths and dim < len(extents) and sum(lengths) != extents[dim]:
+                    raise ValueError(
+                        f"dim {dim}: segments {lengths} sum to {sum(lengths)}, "
+                        f"not the extent {extents[dim]}")
+        return cls._wrap(mesh, _dist.Layout.from_axes(
+            mesh._impl, dims, partial, kind,
+            segments if any(segments) else []))
 
     # -- views ---------------------------------------------------------------
 
@@ -183,7 +247,9 @@ class Layout:
         return self._impl.partial_kind
 
     def to_placements(self) -> list[Placement]:
-        """One placement per mesh axis; ``Layout.from_placements`` inverts it.
+        """One placement per mesh axis; ``Layout.from_placements`` inverts it
+        (given the shape when an interleaved dim becomes a ``StridedShard``
+        with a ``split_factor``).
 
         ``order=`` appears only on dims whose axes are not in mesh order.
 
@@ -191,19 +257,24 @@ class Layout:
         >>> Layout(mesh, '[{"y", "x"}]').to_placements()
         [Shard(dim=0, order=1), Shard(dim=0, order=0)]
         """
-        if any(self.segments):
-            raise ValueError(
-                f"layout {self}: interleaved dims (segments) have no "
-                "placement form yet; use the layout text")
         names = self._mesh.axis_names
         position = {name: i for i, name in enumerate(names)}
         placements: list[Placement] = [Replicate()] * len(names)
+        segments = self.segments
         for dim, axes in enumerate(self.dims):
             positions = [position[name] for name in axes]
             in_mesh_order = positions == sorted(positions)
+            lengths = segments[dim] if dim < len(segments) else ()
             for order, name in enumerate(axes):
-                placements[position[name]] = (
-                    Shard(dim) if in_mesh_order else Shard(dim, order=order))
+                explicit = None if in_mesh_order else order
+                if not lengths:
+                    placements[position[name]] = Shard(dim, order=explicit)
+                elif len(set(lengths)) == 1:
+                    placements[position[name]] = StridedShard(
+                        dim, split_factor=len(lengths), order=explicit)
+                else:
+                    placements[position[name]] = StridedShard(
+                        dim, segments=lengths, order=explicit)
         for name in self.partial:
             placements[position[name]] = Partial(self.reduction)
         return placements
@@ -243,7 +314,8 @@ def _check_ndim(ndim: object) -> int:
     return ndim
 
 
-def as_layout(mesh: Mesh, value: object, ndim: int, what: str) -> Layout:
+def as_layout(mesh: Mesh, value: object, ndim: int, what: str,
+              shape: Sequence[int] | None = None) -> Layout:
     """Converts plan()'s ``src``/``dst`` argument, naming it in errors."""
     try:
         if isinstance(value, Layout):
@@ -254,7 +326,7 @@ def as_layout(mesh: Mesh, value: object, ndim: int, what: str) -> Layout:
         elif isinstance(value, str):
             layout = Layout(mesh, value)
         else:
-            layout = Layout.from_placements(mesh, value, ndim)
+            layout = Layout.from_placements(mesh, value, ndim, shape)
         if layout.ndim != ndim:
             raise ValueError(
                 f"layout has {layout.ndim} dims but the tensor has rank {ndim}")

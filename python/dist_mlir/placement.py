@@ -7,6 +7,13 @@ placement for every axis of the mesh (in mesh order):
 - ``Replicate()``: every device along the axis holds the same data.
 - ``Partial("sum")``: devices along the axis hold partial values whose
   reduction (``sum``, ``max``, ``min``, ``prod`` or ``avg``) is the tensor.
+- ``StridedShard(d, split_factor=k)``: DTensor's ``_StridedShard``. Alone on
+  dim ``d``, the axis splits each of ``k`` equal sub-tensors of the dim on
+  its own (a fused QKV weight: rank r holds ``[Q_r; K_r; V_r]``), which is
+  the layout ``{"tp"} segments [n/k, ...]`` (SPEC §2). Next to ``Shard(d)``
+  placements whose axes make ``k`` shards (FSDP2 + TP), it is DTensor's
+  right-to-left order: those axes are major, this one minor.
+  ``StridedShard(d, segments=[...])`` gives unequal sub-tensors (GQA).
 
 When several mesh axes shard the same dim, their order matters: the first is
 the *major* one (it picks the coarse block, the next one splits that block
@@ -31,7 +38,8 @@ from __future__ import annotations
 import numbers
 from dataclasses import dataclass
 
-__all__ = ["Placement", "Shard", "Replicate", "Partial", "REDUCTIONS"]
+__all__ = ["Placement", "Shard", "StridedShard", "Replicate", "Partial",
+           "REDUCTIONS"]
 
 #: The reductions a partial value can have (SPEC §2).
 REDUCTIONS = ("sum", "max", "min", "prod", "avg")
@@ -91,6 +99,65 @@ class Shard(Placement):
         if self.order is None:
             return f"Shard(dim={self.dim})"
         return f"Shard(dim={self.dim}, order={self.order})"
+
+
+@dataclass(frozen=True)
+class StridedShard(Placement):
+    """The mesh axis splits tensor dim ``dim`` segment by segment.
+
+    Args:
+        dim: the tensor dim (negative counts from the end).
+        split_factor: DTensor's ``_StridedShard`` argument: the dim is that
+            many equal sub-tensors (then ``Layout.from_placements`` needs
+            the global ``shape``), or, next to ``Shard`` placements of the
+            same dim, the number of shards those make.
+        segments: instead of ``split_factor``, the sub-tensor lengths, e.g.
+            ``(4096, 1024, 1024)`` for a GQA QKV weight.
+        order: as for ``Shard``, when several axes split the dim.
+    """
+
+    dim: int
+    split_factor: int | None = None
+    segments: tuple[int, ...] | None = None
+    order: int | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "dim", _check_int(self.dim, "StridedShard dim"))
+        if (self.split_factor is None) == (self.segments is None):
+            raise ValueError("StridedShard needs exactly one of split_factor= "
+                             "and segments=")
+        if self.split_factor is not None:
+            factor = _check_int(self.split_factor, "StridedShard split_factor")
+            if factor < 1:
+                raise ValueError(
+                    f"StridedShard split_factor must be >= 1, got {factor}")
+            object.__setattr__(self, "split_factor", factor)
+        if self.segments is not None:
+            if isinstance(self.segments, (str, bytes)):
+                raise TypeError("StridedShard segments must be a sequence of "
+                                "ints")
+            lengths = tuple(_check_int(n, "StridedShard segment")
+                            for n in self.segments)
+            if not lengths or any(n < 1 for n in lengths):
+                raise ValueError(
+                    f"StridedShard segments must be >= 1 each, got {lengths}")
+            object.__setattr__(self, "segments", lengths)
+        if self.order is not None:
+            order = _check_int(self.order, "StridedShard order")
+            if order < 0:
+                raise ValueError(
+                    f"StridedShard order must be >= 0, got {order}")
+            object.__setattr__(self, "order", order)
+
+    def is_shard(self, dim: int | None = None) -> bool:
+        return dim is None or dim == self.dim
+
+    def __repr__(self) -> str:
+        what = (f"split_factor={self.split_factor}"
+                if self.split_factor is not None
+                else f"segments={list(self.segments)}")
+        order = "" if self.order is None else f", order={self.order}"
+        return f"StridedShard(dim={self.dim}, {what}{order})"
 
 
 @dataclass(frozen=True)

@@ -285,8 +285,8 @@ def plan(mesh: Mesh | str, shape: Sequence[int], dtype: Any,
         to_mesh = Mesh.from_text(to_mesh)
     elif to_mesh is not None and not isinstance(to_mesh, Mesh):
         raise TypeError(f"to_mesh must be a Mesh, got {type(to_mesh).__name__}")
-    source = as_layout(mesh, src, len(extents), "src")
-    target = as_layout(to_mesh or mesh, dst, len(extents), "dst")
+    source = as_layout(mesh, src, len(extents), "src", extents)
+    target = as_layout(to_mesh or mesh, dst, len(extents), "dst", extents)
     if not isinstance(strategy, str):
         raise TypeError(f"strategy must be str, got {strategy!r}")
     if not isinstance(moves, str):

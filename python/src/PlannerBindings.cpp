@@ -293,13 +293,17 @@ void bindPlanner(py::module_ &m) {
           "from_axes",
           [](const Mesh &mesh, const std::vector<std::vector<std::string>> &dims,
              const std::vector<std::string> &partial,
-             const std::string &kindText) {
+             const std::string &kindText,
+             const std::vector<std::vector<int64_t>> &segments) {
             Layout layout;
             for (const std::vector<std::string> &names : dims) {
               layout.dimAxes.emplace_back();
               for (const std::string &name : names)
                 layout.dimAxes.back().push_back(axisIndex(mesh, name));
             }
+            if (!segments.empty() && segments.size() != dims.size())
+              throw py::value_error("segments: one list per dim expected");
+            layout.segments = segments;
             for (const std::string &name : partial)
               layout.partialAxes.push_back(axisIndex(mesh, name));
             std::optional<ReductionKind> kind = parseReductionKind(kindText);
@@ -313,7 +317,8 @@ void bindPlanner(py::module_ &m) {
             return layout;
           },
           py::arg("mesh"), py::arg("dims"), py::arg("partial"),
-          py::arg("kind"))
+          py::arg("kind"),
+          py::arg("segments") = std::vector<std::vector<int64_t>>())
       .def(
           "text",
           [](const Layout &layout, const Mesh &mesh) {

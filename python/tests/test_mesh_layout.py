@@ -7,7 +7,8 @@ import json
 
 import pytest
 
-from dist_mlir import Layout, Mesh, Partial, Replicate, Shard, REDUCTIONS
+from dist_mlir import (Layout, Mesh, Partial, Replicate, Shard, StridedShard,
+                       REDUCTIONS, plan)
 
 
 # -- Mesh ---------------------------------------------------------------------
@@ -201,3 +202,68 @@ def test_placement_values() -> None:
     assert Partial().reduce_op == "sum" and Partial().is_partial()
     assert repr(Partial("max")) == "Partial('max')"
     assert len({Shard(0), Shard(0), Replicate(), Replicate()}) == 2
+
+
+# -- Strided placements (DTensor's _StridedShard, SPEC §2 segments) -----------
+
+def test_strided_shard_alone_is_a_segmented_dim() -> None:
+    mesh = Mesh({"dp": 2, "tp": 4})
+    qkv = Layout.from_placements(
+        mesh, [Replicate(), StridedShard(0, split_factor=3)], ndim=2,
+        shape=(96, 8))
+    assert str(qkv) == '[{"tp"} segments [32, 32, 32], {}]'
+    assert qkv.segments == ((32, 32, 32), ())
+    gqa = Layout.from_placements(
+        mesh, [Replicate(), StridedShard(0, segments=(64, 16, 16))], ndim=2)
+    assert str(gqa) == '[{"tp"} segments [64, 16, 16], {}]'
+    # Back to placements: equal segments as a split factor, unequal as a
+    # list; both invert.
+    assert qkv.to_placements() == [Replicate(), StridedShard(0, split_factor=3)]
+    assert gqa.to_placements() == [
+        Replicate(), StridedShard(0, segments=(64, 16, 16))]
+    assert Layout.from_placements(mesh, qkv.to_placements(), ndim=2,
+                                  shape=(96, 8)) == qkv
+    assert Layout.from_placements(mesh, gqa.to_placements(), ndim=2) == gqa
+    # Two axes on one interleaved dim keep their order.
+    two = Layout(mesh, '[{"tp", "dp"} segments [64, 16, 16], {}]')
+    assert Layout.from_placements(mesh, two.to_placements(), ndim=2) == two
+
+
+def test_strided_shard_next_to_shard_is_dtensor_right_to_left_order() -> None:
+    # FSDP2 + TP: tp shards first (major), dp within each tp shard (minor).
+    mesh = Mesh({"dp": 2, "tp": 4})
+    layout = Layout.from_placements(
+        mesh, [StridedShard(0, split_factor=4), Shard(0)], ndim=1)
+    assert str(layout) == '[{"tp", "dp"}]'
+    with pytest.raises(ValueError, match="DTensor's split_factor would be 4"):
+        Layout.from_placements(
+            mesh, [StridedShard(0, split_factor=2), Shard(0)], ndim=1)
+
+
+def test_strided_shard_errors_say_why() -> None:
+    mesh = Mesh({"tp": 4})
+    with pytest.raises(ValueError, match="exactly one of split_factor"):
+        StridedShard(0)
+    with pytest.raises(ValueError, match=">= 1"):
+        StridedShard(0, segments=(4, 0))
+    with pytest.raises(TypeError, match="must be an int"):
+        StridedShard(0, split_factor=True)
+    with pytest.raises(ValueError, match="needs the global shape"):
+        Layout.from_placements(mesh, [StridedShard(0, split_factor=3)], ndim=1)
+    with pytest.raises(ValueError, match="not 5 equal sub-tensors"):
+        Layout.from_placements(mesh, [StridedShard(0, split_factor=5)], ndim=1,
+                               shape=(96,))
+    with pytest.raises(ValueError, match="sum to 10, not the extent 12"):
+        Layout.from_placements(mesh, [StridedShard(0, segments=(5, 5))],
+                               ndim=1, shape=(12,))
+
+
+def test_plan_takes_strided_placements() -> None:
+    # A GQA weight split per segment, gathered whole: one all_gather, priced
+    # as the plain one on the same bytes.
+    mesh = Mesh({"tp": 4})
+    p = plan(mesh, (96, 8), "f32", [StridedShard(0, split_factor=3)],
+             "[{}, {}]")
+    assert [s.op for s in p.steps] == ["all_gather"]
+    contiguous = plan(mesh, (96, 8), "f32", "[{\"tp\"}, {}]", "[{}, {}]")
+    assert p.cost == pytest.approx(contiguous.cost)

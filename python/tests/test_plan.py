@@ -301,5 +301,5 @@ def test_segmented_layouts() -> None:
     assert p.steps[0].layout == qkv
     with pytest.raises(ValueError, match="segments sum to 384 but the dim has extent 320"):
         qkv.local_shape((320, 64))
-    with pytest.raises(ValueError, match="no placement form yet"):
-        qkv.to_placements()
+    assert qkv.to_placements() == [
+        dist_mlir.StridedShard(0, segments=(256, 64, 64))]
