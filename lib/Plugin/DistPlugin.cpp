@@ -5,9 +5,7 @@
 //
 // The host already registers every upstream dialect, interface model, pass
 // and pipeline; registering upstream pipelines a second time is a fatal
-// error, so the plugin adds only what dist itself defines. Everything but
-// the two entry points is hidden, so that the dist libraries linked in here
-// cannot interpose on another copy in the host.
+// error, so the plugin adds only what dist itself defines.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,9 +16,8 @@
 #include "mlir/Tools/Plugins/PassPlugin.h"
 
 #include "llvm/Config/llvm-config.h"
-#include "llvm/Support/Compiler.h"
 
-extern "C" LLVM_ATTRIBUTE_WEAK LLVM_ATTRIBUTE_VISIBILITY_DEFAULT mlir::DialectPluginLibraryInfo
+extern "C" LLVM_ATTRIBUTE_WEAK mlir::DialectPluginLibraryInfo
 mlirGetDialectPluginInfo() {
   return {MLIR_PLUGIN_API_VERSION, "Dist", LLVM_VERSION_STRING,
           [](mlir::DialectRegistry *registry) {
@@ -28,7 +25,7 @@ mlirGetDialectPluginInfo() {
           }};
 }
 
-extern "C" LLVM_ATTRIBUTE_WEAK LLVM_ATTRIBUTE_VISIBILITY_DEFAULT mlir::PassPluginLibraryInfo
+extern "C" LLVM_ATTRIBUTE_WEAK mlir::PassPluginLibraryInfo
 mlirGetPassPluginInfo() {
   return {MLIR_PLUGIN_API_VERSION, "Dist", LLVM_VERSION_STRING,
           []() { dist::registerDistOwnPasses(); }};
