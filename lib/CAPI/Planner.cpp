@@ -114,6 +114,67 @@ llvm::Expected<Layout> layoutAt(const RequestReader &reader,
   return *layout;
 }
 
+/// A mesh given as text under `key`; nullopt when absent.
+llvm::Expected<std::optional<Mesh>> meshAt(const RequestReader &reader,
+                                           llvm::StringRef key) {
+  llvm::Expected<std::optional<std::string>> text = reader.optionalString(key);
+  if (!text)
+    return text.takeError();
+  if (!*text)
+    return std::nullopt;
+  llvm::Expected<Mesh> mesh = Mesh::parse(**text);
+  if (!mesh)
+    return atKey(key, mesh.takeError());
+  return std::optional<Mesh>(std::move(*mesh));
+}
+
+/// "topology": the object a topology file holds (SPEC §3), given the same
+/// checks as dist-plan --topology. Across meshes it may name the axes of
+/// both; on one mesh it may not give a transfer link.
+llvm::Expected<Topology> topologyAt(const RequestReader &reader,
+                                   const Mesh &mesh,
+                                   const std::optional<Mesh> &targetMesh) {
+  Topology topology;
+  if (const llvm::json::Value *value = reader.get("topology")) {
+    if (!value->getAsObject())
+      return RequestReader::fail("topology", "must be an object");
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    os << *value;
+    llvm::Expected<Topology> parsed = Topology::parseJSON(text);
+    if (!parsed)
+      return atKey("topology", parsed.takeError());
+    topology = std::move(*parsed);
+  }
+  for (const auto &[name, params] : topology.axes)
+    if (targetMesh && !mesh.findAxis(name) && !targetMesh->findAxis(name))
+      return RequestReader::fail("topology",
+                                 "axis \"" + name + "\" is in neither mesh");
+  if (topology.transfer && !targetMesh)
+    return RequestReader::fail("topology",
+                               "a \"transfer\" link needs \"to_mesh\"");
+  return topology;
+}
+
+/// An optional key naming one of a few choices (`parse` reads it); the
+/// default when absent.
+template <typename T>
+llvm::Expected<T> choiceAt(const RequestReader &reader, llvm::StringRef key,
+                           T defaultValue,
+                           std::optional<T> (*parse)(llvm::StringRef),
+                           llvm::StringRef choices) {
+  llvm::Expected<std::optional<std::string>> text = reader.optionalString(key);
+  if (!text)
+    return text.takeError();
+  if (!*text)
+    return defaultValue;
+  std::optional<T> value = parse(**text);
+  if (!value)
+    return RequestReader::fail(key, "'" + **text + "' is not one of " +
+                                        choices);
+  return *value;
+}
+
 /// Plans the request; the answer's text either way.
 llvm::Expected<std::string> answer(llvm::StringRef requestText) {
   llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(requestText);
@@ -127,12 +188,14 @@ llvm::Expected<std::string> answer(llvm::StringRef requestText) {
   if (llvm::Error error = reader.checkKeys())
     return std::move(error);
 
-  llvm::Expected<std::string> meshText = reader.requiredString("mesh");
-  if (!meshText)
-    return meshText.takeError();
-  llvm::Expected<Mesh> mesh = Mesh::parse(*meshText);
+  llvm::Expected<std::optional<Mesh>> mesh = meshAt(reader, "mesh");
   if (!mesh)
-    return atKey("mesh", mesh.takeError());
+    return mesh.takeError();
+  if (!*mesh)
+    return RequestReader::fail("mesh", "is required");
+  llvm::Expected<std::optional<Mesh>> targetMesh = meshAt(reader, "to_mesh");
+  if (!targetMesh)
+    return targetMesh.takeError();
 
   llvm::Expected<std::string> shapeText = reader.requiredString("shape");
   if (!shapeText)
@@ -141,86 +204,41 @@ llvm::Expected<std::string> answer(llvm::StringRef requestText) {
   if (!tensor)
     return atKey("shape", tensor.takeError());
 
-  std::optional<Mesh> targetMesh;
-  llvm::Expected<std::optional<std::string>> toMeshText =
-      reader.optionalString("to_mesh");
-  if (!toMeshText)
-    return toMeshText.takeError();
-  if (*toMeshText) {
-    llvm::Expected<Mesh> parsedMesh = Mesh::parse(**toMeshText);
-    if (!parsedMesh)
-      return atKey("to_mesh", parsedMesh.takeError());
-    targetMesh = std::move(*parsedMesh);
-  }
-
-  llvm::Expected<Layout> from = layoutAt(reader, "from", *mesh, *tensor);
+  const Mesh &source = **mesh;
+  const Mesh *target = *targetMesh ? &**targetMesh : nullptr;
+  llvm::Expected<Layout> from = layoutAt(reader, "from", source, *tensor);
   if (!from)
     return from.takeError();
   llvm::Expected<Layout> to =
-      layoutAt(reader, "to", targetMesh ? *targetMesh : *mesh, *tensor);
+      layoutAt(reader, "to", target ? *target : source, *tensor);
   if (!to)
     return to.takeError();
 
-  // The topology is the object a topology file holds (SPEC §3); the
-  // planner's reader gives it the same checks as dist-plan --topology.
-  Topology topology;
-  if (const llvm::json::Value *value = reader.get("topology")) {
-    if (!value->getAsObject())
-      return RequestReader::fail("topology", "must be an object");
-    std::string text;
-    llvm::raw_string_ostream os(text);
-    os << *value;
-    llvm::Expected<Topology> parsedTopology = Topology::parseJSON(text);
-    if (!parsedTopology)
-      return atKey("topology", parsedTopology.takeError());
-    topology = std::move(*parsedTopology);
-  }
-  for (const auto &[name, params] : topology.axes)
-    if (targetMesh && !mesh->findAxis(name) && !targetMesh->findAxis(name))
-      return RequestReader::fail("topology",
-                                 "axis \"" + name + "\" is in neither mesh");
-  if (topology.transfer && !targetMesh)
-    return RequestReader::fail("topology",
-                               "a \"transfer\" link needs \"to_mesh\"");
+  llvm::Expected<Topology> topology = topologyAt(reader, source, *targetMesh);
+  if (!topology)
+    return topology.takeError();
   llvm::Expected<AlphaBetaCostModel> model = AlphaBetaCostModel::create(
-      *mesh, targetMesh ? topology.restrictedTo(*mesh) : topology);
+      source, target ? topology->restrictedTo(source) : *topology);
   if (!model)
     return atKey("topology", model.takeError());
   std::optional<AlphaBetaCostModel> targetModel;
-  if (targetMesh) {
+  if (target) {
     llvm::Expected<AlphaBetaCostModel> created = AlphaBetaCostModel::create(
-        *targetMesh, topology.restrictedTo(*targetMesh));
+        *target, topology->restrictedTo(*target));
     if (!created)
       return atKey("topology", created.takeError());
     targetModel.emplace(std::move(*created));
   }
 
-  Strategy strategy = Strategy::Optimal;
-  llvm::Expected<std::optional<std::string>> strategyText =
-      reader.optionalString("strategy");
-  if (!strategyText)
-    return strategyText.takeError();
-  if (*strategyText) {
-    std::optional<Strategy> value = parseStrategy(**strategyText);
-    if (!value)
-      return RequestReader::fail("strategy", "'" + **strategyText +
-                                                 "' is not one of optimal, "
-                                                 "greedy");
-    strategy = *value;
-  }
-  MoveSet moves = MoveSet::All;
-  llvm::Expected<std::optional<std::string>> movesText =
-      reader.optionalString("moves");
-  if (!movesText)
-    return movesText.takeError();
-  if (*movesText) {
-    std::optional<MoveSet> value = parseMoveSet(**movesText);
-    if (!value)
-      return RequestReader::fail("moves", "'" + **movesText +
-                                              "' is not one of all, "
-                                              "collective");
-    moves = *value;
-  }
+  llvm::Expected<Strategy> strategy =
+      choiceAt(reader, "strategy", Strategy::Optimal, parseStrategy,
+               "optimal, greedy");
+  if (!strategy)
+    return strategy.takeError();
+  llvm::Expected<MoveSet> moves = choiceAt(reader, "moves", MoveSet::All,
+                                           parseMoveSet, "all, collective");
+  if (!moves)
+    return moves.takeError();
 
   std::optional<int64_t> maxPeakBytes;
   if (const llvm::json::Value *value = reader.get("max_peak_bytes")) {
@@ -231,21 +249,21 @@ llvm::Expected<std::string> answer(llvm::StringRef requestText) {
     maxPeakBytes = *limit;
   }
 
-  PlanRequest request(*mesh, tensor->shape, tensor->elementBytes, *from, *to);
-  request.strategy = strategy;
+  PlanRequest request(source, tensor->shape, tensor->elementBytes, *from, *to);
+  request.strategy = *strategy;
   request.costModel = &*model;
-  request.moves = moves;
+  request.moves = *moves;
   request.maxPeakBytes = maxPeakBytes;
-  if (targetMesh) {
-    request.targetMesh = *targetMesh;
+  if (target) {
+    request.targetMesh = *target;
     request.targetCostModel = &*targetModel;
-    request.transfer = topology.transfer;
+    request.transfer = topology->transfer;
   }
   llvm::Expected<Plan> plan = planReshard(request);
   if (!plan)
     return llvm::createStringError("no plan: " +
                                    llvm::toString(plan.takeError()));
-  return planToJSON(*mesh, *plan, targetMesh ? &*targetMesh : nullptr);
+  return planToJSON(source, *plan, target);
 }
 
 } // namespace
