@@ -28,6 +28,10 @@ set_target_properties(DistPlanner PROPERTIES EXPORT_NAME PlannerCore)
 set_target_properties(DistCAPIPlanner PROPERTIES EXPORT_NAME Planner)
 dist_export_includes(DistPlanner)
 dist_export_includes(DistCAPIPlanner)
+# The planner's C++ headers use LLVM's ADT and Support (the C API's do not).
+foreach(dir ${LLVM_INCLUDE_DIRS})
+  target_include_directories(DistPlanner SYSTEM INTERFACE $<BUILD_INTERFACE:${dir}>)
+endforeach()
 add_library(Dist::Planner ALIAS DistCAPIPlanner)
 
 if(TARGET DistRuntime)
