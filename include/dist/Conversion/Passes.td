@@ -18,14 +18,21 @@ def DistImportShard : Pass<"dist-import-shard", "::mlir::ModuleOp"> {
       `#dist.sharding<@g, [{"0"}, {}, {"1", "2"} ]>`: entry d lists the axes
       that split tensor dim d, major to minor; dims past the last entry are
       not split.
-    - The first `shard.shard` of a value gives the value that layout as its
-      type's encoding: a function argument's, or the result of the op that
-      produced it (with or without `annotate_for_users`). A later
-      annotation of the same value in another layout (the usual
-      `shard.shard %v to %s1` then `shard.shard %0 to %s2
+    - The first `shard.shard` of a value gives it that layout (with or
+      without `annotate_for_users`): a function argument's type takes it as
+      its encoding; so does an op result computed into a `tensor.empty`
+      through linalg inits (the init chain takes it too, which is how dist
+      states a computed result's layout). Any other op result stays free
+      and is copied into a tensor of that layout (`linalg.map`), which
+      `dist-partition` makes a local copy by computing the producer in that
+      layout. A later annotation of the same value in another layout (the
+      usual `shard.shard %v to %s1` then `shard.shard %0 to %s2
       annotate_for_users` pair) becomes a `dist.reshard`; in the same layout
       it disappears. Function signatures follow their arguments and
       returned values.
+    - Elementwise `arith`/`math` ops on tensors in annotated functions become
+      `linalg.generic` ops, which read operands of any layout (as
+      `dist-partition` would rewrite them anyway).
 
     ```mlir
     shard.grid @g(shape = 2)
@@ -51,7 +58,10 @@ def DistImportShard : Pass<"dist-import-shard", "::mlir::ModuleOp"> {
     not made by `shard.sharding`, and the other `shard` ops (collectives,
     process indices), which belong to already-partitioned programs.
   }];
-  let dependentDialects = ["::dist::DistDialect"];
+  let dependentDialects = [
+    "::dist::DistDialect", "::mlir::linalg::LinalgDialect",
+    "::mlir::tensor::TensorDialect"
+  ];
 }
 
 def DistLocalize : Pass<"dist-localize", "::mlir::ModuleOp"> {

@@ -5,9 +5,13 @@
 // become #dist.sharding encodings on the annotated values' types, and a
 // value annotated twice in different layouts gets a dist.reshard, which dist
 // then plans as a whole (upstream's own resharding handles single steps).
-// SPEC §7 states the rules; Passes.td has an example.
+// SPEC §7 states the rules; Passes.td has an example. Here: the driver,
+// grids, the checks on shardings and the signatures; Annotations.cpp turns
+// each shard.shard into types, copies and reshards.
 //
 //===----------------------------------------------------------------------===//
+
+#include "Annotations.h"
 
 #include "dist/Conversion/Passes.h"
 #include "dist/Dialect/Dist/IR/DistOps.h"
@@ -18,10 +22,8 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 
+#include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringMap.h"
-#include "llvm/ADT/StringSet.h"
-
-#include <string>
 
 namespace dist {
 #define GEN_PASS_DEF_DISTIMPORTSHARD
@@ -33,16 +35,13 @@ using namespace dist;
 
 namespace {
 
-/// Grid axis k is mesh axis "k" (SPEC §7).
-std::string axisName(int64_t gridAxis) { return std::to_string(gridAxis); }
-
 /// Every shard op other than the annotations belongs to a program that
 /// upstream has already partitioned (collectives, process indices): there
 /// is nothing for dist to plan there, and silently dropping them would be
 /// wrong.
 LogicalResult rejectOtherShardOps(ModuleOp module) {
   WalkResult result = module.walk([](Operation *op) {
-    if (!isa<shard::ShardDialect>(op->getDialect()) ||
+    if (!isa_and_nonnull<shard::ShardDialect>(op->getDialect()) ||
         isa<shard::GridOp, shard::ShardingOp, shard::ShardOp>(op))
       return WalkResult::advance();
     op->emitError() << "'" << op->getName()
@@ -57,9 +56,6 @@ LogicalResult rejectOtherShardOps(ModuleOp module) {
 /// Returns the grids' ranks by name.
 FailureOr<llvm::StringMap<int64_t>> importGrids(ModuleOp module) {
   llvm::StringMap<int64_t> ranks;
-  llvm::StringSet<> meshNames;
-  for (MeshOp mesh : module.getOps<MeshOp>())
-    meshNames.insert(mesh.getSymName());
   for (shard::GridOp grid :
        llvm::make_early_inc_range(module.getOps<shard::GridOp>())) {
     ArrayRef<int64_t> shape = grid.getShape();
@@ -68,13 +64,10 @@ FailureOr<llvm::StringMap<int64_t>> importGrids(ModuleOp module) {
         return grid.emitError()
                << "grid axis " << axis
                << " has a dynamic size; a dist mesh needs every size";
-    if (meshNames.contains(grid.getSymName()))
-      return grid.emitError() << "a dist.mesh @" << grid.getSymName()
-                              << " already exists";
     OpBuilder builder(grid);
     SmallVector<Attribute> names;
     for (int64_t axis = 0, e = shape.size(); axis < e; ++axis)
-      names.push_back(builder.getStringAttr(axisName(axis)));
+      names.push_back(builder.getStringAttr(meshAxisName(axis)));
     MeshOp::create(builder, grid.getLoc(), grid.getSymName(),
                    builder.getArrayAttr(names), shape,
                    /*devices=*/nullptr, /*cost=*/nullptr);
@@ -109,88 +102,6 @@ LogicalResult verifyImportable(shard::ShardingOp sharding,
         return sharding.emitError()
                << "grid axis " << axis << " is not an axis of @"
                << sharding.getGrid() << " (rank " << rank->second << ")";
-  return success();
-}
-
-/// `type` with the layout of `sharding` as its encoding.
-FailureOr<RankedTensorType> annotatedType(shard::ShardOp annotation,
-                                          shard::ShardingOp sharding,
-                                          RankedTensorType type) {
-  if (type.getEncoding() && !isa<ShardingAttr>(type.getEncoding()))
-    return annotation.emitError()
-           << "the annotated tensor already has an encoding ("
-           << type.getEncoding() << ") that is not a dist layout";
-  shard::GridAxesArrayAttr splitAxes = sharding.getSplitAxes();
-  if (static_cast<int64_t>(splitAxes.size()) > type.getRank())
-    return annotation.emitError()
-           << "the sharding has " << splitAxes.size()
-           << " split_axes entries but the tensor has rank " << type.getRank();
-  MLIRContext *context = annotation.getContext();
-  SmallVector<DimShardingAttr> dims;
-  for (int64_t d = 0; d < type.getRank(); ++d) {
-    SmallVector<StringAttr> axes;
-    if (d < static_cast<int64_t>(splitAxes.size()))
-      for (int16_t axis : splitAxes.getAxes()[d].asArrayRef())
-        axes.push_back(StringAttr::get(context, axisName(axis)));
-    dims.push_back(DimShardingAttr::get(context, axes));
-  }
-  auto emitError = [&] { return sharding.emitError(); };
-  ShardingAttr layout = ShardingAttr::getChecked(
-      emitError, context, sharding.getGridAttr(), ArrayRef(dims),
-      ReductionKind::sum,
-      ArrayRef<StringAttr>());
-  if (!layout)
-    return failure();
-  auto emitAtAnnotation = [&] { return annotation.emitError(); };
-  if (failed(layout.verifyEncoding(type.getShape(), type.getElementType(),
-                                   emitAtAnnotation)))
-    return failure();
-  return RankedTensorType::get(type.getShape(), type.getElementType(), layout);
-}
-
-/// A function argument or an op result may carry a layout; the arguments of
-/// inner blocks (loop-carried values) have no type of their own to carry it.
-LogicalResult verifyAnnotatable(shard::ShardOp annotation) {
-  auto argument = dyn_cast<BlockArgument>(annotation.getSrc());
-  if (!argument)
-    return success();
-  Block *block = argument.getOwner();
-  if (block->isEntryBlock() && isa<func::FuncOp>(block->getParentOp()))
-    return success();
-  return annotation.emitError()
-         << "only function arguments and op results can be annotated, not "
-            "the argument of an inner block";
-}
-
-/// Rewrites one shard.shard: the first annotation of a value gives it the
-/// layout; a later one in another layout is a reshard.
-LogicalResult importAnnotation(shard::ShardOp annotation) {
-  auto sharding = annotation.getSharding().getDefiningOp<shard::ShardingOp>();
-  if (!sharding)
-    return annotation.emitError()
-           << "the sharding must be made by a shard.sharding op";
-  Value source = annotation.getSrc();
-  auto sourceType = cast<RankedTensorType>(source.getType());
-  RankedTensorType plainType = RankedTensorType::get(
-      sourceType.getShape(), sourceType.getElementType());
-  FailureOr<RankedTensorType> type = annotatedType(
-      annotation, sharding,
-      isa_and_nonnull<ShardingAttr>(sourceType.getEncoding()) ? plainType
-                                                              : sourceType);
-  if (failed(type))
-    return failure();
-
-  Value replacement = source;
-  if (!isa_and_nonnull<ShardingAttr>(sourceType.getEncoding())) {
-    if (failed(verifyAnnotatable(annotation)))
-      return failure();
-    source.setType(*type);
-  } else if (sourceType != *type) {
-    OpBuilder builder(annotation);
-    replacement = ReshardOp::create(builder, annotation.getLoc(), *type, source);
-  }
-  annotation.getResult().replaceAllUsesWith(replacement);
-  annotation.erase();
   return success();
 }
 
@@ -250,11 +161,16 @@ struct DistImportShardPass
 
     // In program order, so that a value's first annotation is met first.
     SmallVector<shard::ShardOp> annotations;
-    module.walk<WalkOrder::PreOrder>(
-        [&](shard::ShardOp op) { annotations.push_back(op); });
+    SetVector<func::FuncOp> annotated;
+    module.walk<WalkOrder::PreOrder>([&](shard::ShardOp op) {
+      annotations.push_back(op);
+      if (auto function = op->getParentOfType<func::FuncOp>())
+        annotated.insert(function);
+    });
     for (shard::ShardOp annotation : annotations)
       if (failed(importAnnotation(annotation)))
         return failure();
+    elementwiseToLinalg(annotated.getArrayRef());
 
     for (shard::ShardingOp sharding : shardings) {
       if (!sharding->use_empty()) {

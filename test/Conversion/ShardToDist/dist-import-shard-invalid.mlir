@@ -90,3 +90,39 @@ func.func @loop_carried(%arg0: tensor<4xf32>, %n: index) -> tensor<4xf32> {
   }
   return %r : tensor<4xf32>
 }
+
+
+// -----
+
+shard.grid @grid(shape = 2)
+func.func @other_encoding(%arg0: tensor<4xf32, "tiled">) -> tensor<4xf32, "tiled"> {
+  %s = shard.sharding @grid split_axes = [[0]] : !shard.sharding
+  // expected-error @+1 {{the annotated tensor already has an encoding ("tiled") that is not a dist layout}}
+  %0 = shard.shard %arg0 to %s : tensor<4xf32, "tiled">
+  return %0 : tensor<4xf32, "tiled">
+}
+
+// -----
+
+shard.grid @grid(shape = 2)
+func.func @sharding_argument(%arg0: tensor<4xf32>, %s: !shard.sharding) -> tensor<4xf32> {
+  // expected-error @+1 {{the sharding must be made by a shard.sharding op}}
+  %0 = shard.shard %arg0 to %s : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+shard.grid @grid(shape = 2)
+func.func @two_returns(%arg0: tensor<4xf32>, %c: i1) -> tensor<4xf32> {
+  %s0 = shard.sharding @grid split_axes = [[0]] : !shard.sharding
+  %s1 = shard.sharding @grid split_axes = [[]] : !shard.sharding
+  %0 = shard.shard %arg0 to %s0 : tensor<4xf32>
+  cf.cond_br %c, ^bb1, ^bb2
+^bb1:
+  return %0 : tensor<4xf32>
+^bb2:
+  %1 = shard.shard %0 to %s1 annotate_for_users : tensor<4xf32>
+  // expected-error @+1 {{the function's returns give its results different layouts}}
+  return %1 : tensor<4xf32>
+}
