@@ -8,7 +8,7 @@
 #     to WORK_DIR/prefix: nothing may depend on where it was installed, and
 #     no file may name the build folder;
 #  2. builds test/consumer against the moved tree with find_package(Dist)
-#     and runs its C++ pass driver and its C API program;
+#     and runs its C++ pass driver, its C API program and its runtime user;
 #  3. runs upstream's mlir-opt with the installed DistPlugin.so, the
 #     installed dist-plan, and the installed Python package;
 #  4. configures dist as a subproject (test/consumer/subproject).
@@ -55,6 +55,7 @@ step "built test/consumer with find_package(Dist)"
 
 "$work/consumer-build/consumer-opt" "$consumer/shard-program.mlir"
 "$work/consumer-build/consumer-plan"
+"$work/consumer-build/consumer-runtime"
 
 "$llvm_bin/mlir-opt" --load-dialect-plugin="$prefix/lib/DistPlugin.so" \
   --load-pass-plugin="$prefix/lib/DistPlugin.so" "$consumer/shard-program.mlir" \
