@@ -41,9 +41,9 @@
 extern "C" {
 #endif
 
-/* The plan for `request` (a NUL-terminated JSON object), or an error object;
- * never NULL. The string is allocated with malloc: release it with
- * distFreeString. A NULL request answers an error object. */
+/* The plan for `request` (a NUL-terminated JSON object), or an error object.
+ * The string is allocated with malloc: release it with distFreeString. NULL
+ * only when that allocation fails. A NULL request answers an error object. */
 char *distPlanJSON(const char *request);
 
 /* Releases a string returned by distPlanJSON. NULL is ignored. */
