@@ -11,6 +11,8 @@ int main(void) {
       "{\"mesh\": \"<[\\\"x\\\"=2, \\\"y\\\"=4]>\", \"shape\": \"64x64xf32\","
       " \"from\": \"[{\\\"x\\\"}, {\\\"y\\\"}]\","
       " \"to\": \"[{\\\"y\\\"}, {\\\"x\\\"}]\"}");
+  if (!plan)
+    return 1; /* out of memory */
   int failed = strncmp(plan, "{\"error\"", 8) == 0;
   puts(plan);
   distFreeString(plan);
