@@ -15,14 +15,23 @@ class DialectRegistry;
 
 namespace dist {
 
-/// The dist dialect, the upstream dialects our pipelines produce, and the
-/// bufferization models they rely on.
+/// The dist dialect, the upstream dialects our pipelines produce (and the
+/// `shard` dialect dist-import-shard reads), and the bufferization models
+/// they rely on.
 void registerAllDistDialects(mlir::DialectRegistry &registry);
 
 /// dist passes and pipelines (dist-lower-reshard, dist-reshard-pipeline,
-/// dist-localize, convert-dist-to-runtime, dist-to-llvm), plus the upstream
-/// passes they are built from.
+/// dist-localize, convert-dist-to-runtime, dist-to-llvm, dist-import-shard),
+/// plus the upstream passes they are built from.
 void registerAllDistPasses();
+
+/// Only what dist defines: the dist dialect and its interface models, for a
+/// host that registers the upstream dialects itself (mlir-opt, DistPlugin.so).
+void registerDistDialect(mlir::DialectRegistry &registry);
+
+/// Only dist's own passes and pipelines, for a host that registers the
+/// upstream ones itself (registering an upstream pipeline twice is fatal).
+void registerDistOwnPasses();
 
 } // namespace dist
 

@@ -23,6 +23,7 @@
 #include "mlir/Dialect/MemRef/Transforms/AllocationOpInterfaceImpl.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Shard/IR/ShardDialect.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tensor/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -92,13 +93,18 @@ void dist::registerDistConversionPassesAndPipelines() {
       buildDistToLLVMPipeline);
 }
 
-void dist::registerAllDistDialects(DialectRegistry &registry) {
-  registry.insert<DistDialect, arith::ArithDialect,
-                  bufferization::BufferizationDialect, cf::ControlFlowDialect,
-                  func::FuncDialect, linalg::LinalgDialect,
-                  LLVM::LLVMDialect, math::MathDialect, memref::MemRefDialect,
-                  scf::SCFDialect, tensor::TensorDialect>();
+void dist::registerDistDialect(DialectRegistry &registry) {
+  registry.insert<DistDialect>();
   registerBufferizableOpInterfaceExternalModels(registry);
+}
+
+void dist::registerAllDistDialects(DialectRegistry &registry) {
+  registerDistDialect(registry);
+  registry.insert<arith::ArithDialect, bufferization::BufferizationDialect,
+                  cf::ControlFlowDialect, func::FuncDialect,
+                  linalg::LinalgDialect, LLVM::LLVMDialect, math::MathDialect,
+                  memref::MemRefDialect, scf::SCFDialect,
+                  shard::ShardDialect, tensor::TensorDialect>();
   arith::registerBufferizableOpInterfaceExternalModels(registry);
   bufferization::func_ext::registerBufferizableOpInterfaceExternalModels(
       registry);
@@ -110,11 +116,15 @@ void dist::registerAllDistDialects(DialectRegistry &registry) {
   memref::registerAllocationOpInterfaceExternalModels(registry);
 }
 
+void dist::registerDistOwnPasses() {
+  registerDistPassesAndPipelines();
+  registerDistConversionPassesAndPipelines();
+}
+
 void dist::registerAllDistPasses() {
   registerTransformsPasses();
   registerConversionPasses();
   bufferization::registerBufferizationPasses();
   bufferization::registerBufferizationPipelines();
-  registerDistPassesAndPipelines();
-  registerDistConversionPassesAndPipelines();
+  registerDistOwnPasses();
 }

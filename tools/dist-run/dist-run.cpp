@@ -53,6 +53,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <thread>
 
 using namespace dist::run;
@@ -539,14 +540,18 @@ int failure(const llvm::Twine &message) {
   return kFailure;
 }
 
-/// dist-mpirun next to this executable (build or install tree), else the one
-/// of the build that configured dist-run.
-std::string findMpirun(llvm::StringRef self) {
+/// dist-mpirun next to this executable (build or install tree: they are
+/// always side by side), else on PATH. No build path is compiled in, so an
+/// installed tree can be moved.
+std::optional<std::string> findMpirun(llvm::StringRef self) {
   llvm::SmallString<256> sibling(llvm::sys::path::parent_path(self));
   llvm::sys::path::append(sibling, "dist-mpirun");
   if (llvm::sys::fs::can_execute(sibling))
     return std::string(sibling);
-  return DIST_RUN_MPIRUN;
+  if (llvm::ErrorOr<std::string> onPath =
+          llvm::sys::findProgramByName("dist-mpirun"))
+    return *onPath;
+  return std::nullopt;
 }
 
 /// Removes the front's temporary folder however the front returns.
@@ -680,8 +685,10 @@ int runFront(const char *argv0) {
 
   std::string self = llvm::sys::fs::getMainExecutable(
       argv0, reinterpret_cast<void *>(&runFront));
-  std::string mpirun = findMpirun(self);
-  std::vector<std::string> args = {mpirun};
+  std::optional<std::string> mpirun = findMpirun(self);
+  if (!mpirun)
+    return failure("dist-mpirun not found next to " + self + " or on PATH");
+  std::vector<std::string> args = {*mpirun};
   if (timeoutSeconds > 0) {
     args.push_back("--timeout");
     args.push_back(std::to_string(timeoutSeconds));
@@ -702,12 +709,12 @@ int runFront(const char *argv0) {
 
   std::string error;
   bool executionFailed = false;
-  int rc = llvm::sys::ExecuteAndWait(mpirun, argRefs, /*Env=*/std::nullopt,
+  int rc = llvm::sys::ExecuteAndWait(*mpirun, argRefs, /*Env=*/std::nullopt,
                                      /*Redirects=*/{}, /*SecondsToWait=*/0,
                                      /*MemoryLimit=*/0, &error,
                                      &executionFailed);
   if (executionFailed)
-    return failure("cannot start '" + mpirun + "': " + error);
+    return failure("cannot start '" + *mpirun + "': " + error);
   if (rc == 0)
     return kSuccess;
   if (rc == 124 && timeoutSeconds > 0)

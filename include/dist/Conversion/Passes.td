@@ -5,6 +5,65 @@
 
 include "mlir/Pass/PassBase.td"
 
+def DistImportShard : Pass<"dist-import-shard", "::mlir::ModuleOp"> {
+  let summary = "Turn upstream shard annotations into dist meshes, layouts and reshards";
+  let description = [{
+    Reads a program annotated with upstream MLIR's `shard` dialect
+    (`shard.grid`, `shard.sharding`, `shard.shard`) and writes the same
+    program in dist's terms, so that dist plans its reshards:
+
+    - `shard.grid @g(shape = 2x4)` becomes `dist.mesh @g = <["0"=2, "1"=4]>`:
+      grid axis k is the mesh axis named `"k"`.
+    - `shard.sharding @g split_axes = [[0], [], [1, 2]]` is the layout
+      `#dist.sharding<@g, [{"0"}, {}, {"1", "2"} ]>`: entry d lists the axes
+      that split tensor dim d, major to minor; dims past the last entry are
+      not split.
+    - The first `shard.shard` of a value gives it that layout (with or
+      without `annotate_for_users`): a function argument's type takes it as
+      its encoding; so does an op result computed into a `tensor.empty`
+      through linalg inits (the init chain takes it too, which is how dist
+      states a computed result's layout). Any other op result stays free
+      and is copied into a tensor of that layout (`linalg.map`), which
+      `dist-partition` makes a local copy by computing the producer in that
+      layout. A later annotation of the same value in another layout (the
+      usual `shard.shard %v to %s1` then `shard.shard %0 to %s2
+      annotate_for_users` pair) becomes a `dist.reshard`; in the same layout
+      it disappears. Function signatures follow their arguments and
+      returned values.
+    - Elementwise `arith`/`math` ops on tensors in annotated functions become
+      `linalg.generic` ops, which read operands of any layout (as
+      `dist-partition` would rewrite them anyway).
+
+    ```mlir
+    shard.grid @g(shape = 2)
+    func.func @f(%arg0: tensor<8x8xf32>) -> tensor<8x8xf32> {
+      %s0 = shard.sharding @g split_axes = [[0]] : !shard.sharding
+      %0 = shard.shard %arg0 to %s0 : tensor<8x8xf32>
+      %s1 = shard.sharding @g split_axes = [[], [0]] : !shard.sharding
+      %1 = shard.shard %0 to %s1 annotate_for_users : tensor<8x8xf32>
+      return %1 : tensor<8x8xf32>
+    }
+    // becomes
+    dist.mesh @g = <["0"=2]>
+    func.func @f(%arg0: tensor<8x8xf32, #dist.sharding<@g, [{"0"}, {} ]>>)
+        -> tensor<8x8xf32, #dist.sharding<@g, [{}, {"0"} ]>> {
+      %0 = dist.reshard %arg0 : tensor<8x8xf32, #dist.sharding<@g, [{"0"}, {} ]>>
+                             -> tensor<8x8xf32, #dist.sharding<@g, [{}, {"0"} ]>>
+      return %0 : tensor<8x8xf32, #dist.sharding<@g, [{}, {"0"} ]>>
+    }
+    ```
+
+    What dist layouts cannot hold is a located error: halo sizes, explicit
+    shard offsets (`sharded_dims_offsets`), grids of dynamic size, shardings
+    not made by `shard.sharding`, and the other `shard` ops (collectives,
+    process indices), which belong to already-partitioned programs.
+  }];
+  let dependentDialects = [
+    "::dist::DistDialect", "::mlir::linalg::LinalgDialect",
+    "::mlir::tensor::TensorDialect"
+  ];
+}
+
 def DistLocalize : Pass<"dist-localize", "::mlir::ModuleOp"> {
   let summary = "Rewrite the global view into each device's local view";
   let description = [{

@@ -1,0 +1,190 @@
+//===- Annotations.cpp - shard.shard -> dist layouts ----------------------===//
+//
+// A dist layout lives in a tensor type's encoding, while upstream attaches
+// shardings to values with shard.shard. Each annotation becomes a type (of
+// a function argument, or of a linalg result and its inits), a copy into a
+// tensor of the layout, or a dist.reshard; see importAnnotation.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Annotations.h"
+
+#include "dist/Dialect/Dist/IR/DistOps.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/Interfaces/DestinationStyleOpInterface.h"
+#include "mlir/Transforms/WalkPatternRewriteDriver.h"
+
+using namespace mlir;
+using namespace dist;
+
+namespace {
+
+/// `type` with the layout of `sharding` as its encoding.
+FailureOr<RankedTensorType> annotatedType(shard::ShardOp annotation,
+                                          shard::ShardingOp sharding,
+                                          RankedTensorType type) {
+  if (type.getEncoding() && !isa<ShardingAttr>(type.getEncoding()))
+    return annotation.emitError()
+           << "the annotated tensor already has an encoding ("
+           << type.getEncoding() << ") that is not a dist layout";
+  shard::GridAxesArrayAttr splitAxes = sharding.getSplitAxes();
+  if (static_cast<int64_t>(splitAxes.size()) > type.getRank())
+    return annotation.emitError()
+           << "the sharding has " << splitAxes.size()
+           << " split_axes entries but the tensor has rank " << type.getRank();
+  MLIRContext *context = annotation.getContext();
+  SmallVector<DimShardingAttr> dims;
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    SmallVector<StringAttr> axes;
+    if (d < static_cast<int64_t>(splitAxes.size()))
+      for (int16_t axis : splitAxes.getAxes()[d].asArrayRef())
+        axes.push_back(StringAttr::get(context, meshAxisName(axis)));
+    dims.push_back(DimShardingAttr::get(context, axes));
+  }
+  auto emitError = [&] { return sharding.emitError(); };
+  ShardingAttr layout = ShardingAttr::getChecked(
+      emitError, context, sharding.getGridAttr(), ArrayRef(dims),
+      ReductionKind::sum,
+      ArrayRef<StringAttr>());
+  if (!layout)
+    return failure();
+  auto emitAtAnnotation = [&] { return annotation.emitError(); };
+  if (failed(layout.verifyEncoding(type.getShape(), type.getElementType(),
+                                   emitAtAnnotation)))
+    return failure();
+  return RankedTensorType::get(type.getShape(), type.getElementType(), layout);
+}
+
+/// A function argument or an op result may carry a layout; the arguments of
+/// inner blocks (loop-carried values) have no type of their own to carry it.
+LogicalResult verifyAnnotatable(shard::ShardOp annotation) {
+  auto argument = dyn_cast<BlockArgument>(annotation.getSrc());
+  if (!argument)
+    return success();
+  Block *block = argument.getOwner();
+  if (block->isEntryBlock() && isa<func::FuncOp>(block->getParentOp()))
+    return success();
+  return annotation.emitError()
+         << "only function arguments and op results can be annotated, not "
+            "the argument of an inner block";
+}
+
+/// Whether every user of `value` accepts it in another layout: linalg ops
+/// read inputs of any layout (dist-partition moves them), elementwise ops
+/// become such linalg ops (elementwiseToLinalg), and annotations, reshards
+/// and returns take any. Other ops may tie types together (an init is tied
+/// to its result's type, a cast or reshape to its result's).
+bool usersAcceptLayout(Value value) {
+  for (OpOperand &use : value.getUses()) {
+    Operation *user = use.getOwner();
+    if (isa<shard::ShardOp, ReshardOp, func::ReturnOp>(user) ||
+        OpTrait::hasElementwiseMappableTraits(user))
+      continue;
+    auto linalgOp = dyn_cast<linalg::LinalgOp>(user);
+    if (!linalgOp || !linalgOp.isDpsInput(&use))
+      return false;
+  }
+  return true;
+}
+
+/// The values that take the layout together when an op result does:
+/// `value`, the init it is tied to, that init's init, ... down to the
+/// tensor.empty that starts the chain (dist's global view states a computed
+/// result's layout this way: linalg.fill ins(..) outs(tensor.empty() : L)).
+/// Empty when there is no such chain, or retyping it could break a user.
+SmallVector<Value> destinationChain(Value value) {
+  SmallVector<Value> chain;
+  if (!usersAcceptLayout(value))
+    return {};
+  while (Operation *op = value.getDefiningOp()) {
+    chain.push_back(value);
+    if (isa<tensor::EmptyOp>(op))
+      return chain;
+    auto dps = dyn_cast<DestinationStyleOpInterface>(op);
+    if (!dps)
+      return {};
+    Value init = dps.getTiedOpOperand(cast<OpResult>(value))->get();
+    if (!init.hasOneUse() || init.getType() != value.getType())
+      return {};
+    value = init;
+  }
+  return {};
+}
+
+/// `value` (an op result without a layout) as a tensor of layout `type`: a
+/// copy into an empty tensor of that layout. The producer stays free, so
+/// dist-partition computes it in whatever layout is cheapest (normally
+/// `type` itself, which makes the copy a local one).
+Value materializeLayout(Value value, RankedTensorType type, Location loc) {
+  OpBuilder builder(value.getContext());
+  builder.setInsertionPointAfterValue(value);
+  Value empty = tensor::EmptyOp::create(builder, loc, type.getShape(),
+                                        type.getElementType(),
+                                        type.getEncoding());
+  auto copy = linalg::MapOp::create(
+      builder, loc, ValueRange{value}, empty,
+      [](OpBuilder &b, Location bodyLoc, ValueRange args) {
+        linalg::YieldOp::create(b, bodyLoc, args.front());
+      });
+  return copy->getResult(0);
+}
+
+} // namespace
+
+LogicalResult dist::importAnnotation(shard::ShardOp annotation) {
+  auto sharding = annotation.getSharding().getDefiningOp<shard::ShardingOp>();
+  if (!sharding)
+    return annotation.emitError()
+           << "the sharding must be made by a shard.sharding op";
+  Value source = annotation.getSrc();
+  auto sourceType = cast<RankedTensorType>(source.getType());
+  bool hasLayout = isa_and_nonnull<ShardingAttr>(sourceType.getEncoding());
+  FailureOr<RankedTensorType> type = annotatedType(
+      annotation, sharding,
+      hasLayout ? RankedTensorType::get(sourceType.getShape(),
+                                        sourceType.getElementType())
+                : sourceType);
+  if (failed(type))
+    return failure();
+
+  Value replacement = source;
+  if (hasLayout) {
+    if (sourceType != *type) {
+      OpBuilder builder(annotation);
+      replacement =
+          ReshardOp::create(builder, annotation.getLoc(), *type, source);
+    }
+  } else if (isa<BlockArgument>(source)) {
+    if (failed(verifyAnnotatable(annotation)))
+      return failure();
+    source.setType(*type);
+  } else if (SmallVector<Value> chain = destinationChain(source);
+             !chain.empty()) {
+    for (Value value : chain)
+      value.setType(*type);
+  } else {
+    replacement = materializeLayout(source, *type, annotation.getLoc());
+  }
+  annotation.getResult().replaceAllUsesWith(replacement);
+  annotation.erase();
+  return success();
+}
+
+// Elementwise arith/math ops on tensors need equal operand and result types,
+// which operands annotated in different layouts break. As linalg.generic
+// (the form dist-partition gives them anyway) they compute into a result
+// without a layout. The walk driver neither folds nor erases anything.
+void dist::elementwiseToLinalg(ArrayRef<func::FuncOp> functions) {
+  if (functions.empty())
+    return;
+  RewritePatternSet patterns(functions.front()->getContext());
+  linalg::populateElementwiseToLinalgConversionPatterns(patterns);
+  FrozenRewritePatternSet frozen(std::move(patterns));
+  for (func::FuncOp function : functions)
+    walkAndApplyPatterns(function, frozen);
+}
+

@@ -1,0 +1,32 @@
+// Upstream's mlir-opt (LLVM 22, on the shared libMLIR.so) with dist loaded
+// as a dialect and pass plugin: it parses dist IR, runs dist's passes and
+// pipelines, and imports upstream shard annotations. mlir-opt makes its
+// per-pass flags (--canonicalize, ...) before it loads a plugin, so plugin
+// passes are named in --pass-pipeline (-p), as upstream's own plugin tests do.
+// RUN: mlir-opt --load-dialect-plugin=%dist_plugin --load-pass-plugin=%dist_plugin %s --pass-pipeline='builtin.module(dist-lower-reshard)' | FileCheck %s
+// RUN: mlir-opt --load-dialect-plugin=%dist_plugin --load-pass-plugin=%dist_plugin %s -p 'builtin.module(dist-reshard-pipeline)' | FileCheck %s
+// RUN: mlir-opt --load-dialect-plugin=%dist_plugin --load-pass-plugin=%dist_plugin %S/Inputs/shard-annotated.mlir -p 'builtin.module(dist-import-shard, dist-lower-reshard)' | FileCheck %s --check-prefix=IMPORT
+// RUN: mlir-opt --load-pass-plugin=%dist_plugin --help | FileCheck %s --check-prefix=HELP
+
+dist.mesh @m = <["x"=2, "y"=4]>
+
+// CHECK-LABEL: func.func @transpose
+// CHECK-SAME: (%[[A:.*]]: tensor<16x16xf32, #dist.sharding<@m, [{"x"}, {}]>>)
+// CHECK: %[[B:.*]] = dist.all_to_all %[[A]] axes = ["x"] dim = 0 to_dim = 1
+// CHECK: return %[[B]]
+func.func @transpose(%a: tensor<16x16xf32, #dist.sharding<@m, [{"x"}, {}]>>)
+    -> tensor<16x16xf32, #dist.sharding<@m, [{}, {"x"}]>> {
+  %b = dist.reshard %a : tensor<16x16xf32, #dist.sharding<@m, [{"x"}, {}]>>
+                      -> tensor<16x16xf32, #dist.sharding<@m, [{}, {"x"}]>>
+  return %b : tensor<16x16xf32, #dist.sharding<@m, [{}, {"x"}]>>
+}
+
+// IMPORT: dist.mesh @grid = <["0"=2]>
+// IMPORT-LABEL: func.func @rows_to_cols
+// IMPORT-SAME: (%[[A:.*]]: tensor<8x8xf32, #dist.sharding<@grid, [{"0"}, {}]>>)
+// IMPORT: %[[B:.*]] = dist.all_to_all %[[A]] axes = ["0"] dim = 0 to_dim = 1
+// IMPORT: return %[[B]]
+
+// HELP: --dist-import-shard
+// HELP: --dist-lower-reshard
+// HELP: --dist-to-llvm
