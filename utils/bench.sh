@@ -147,8 +147,9 @@ $(cat "$work/quality.md")
 twice with \`dist-plan\`: with every move (the default) and with \`--moves collective\`
 (docs/pipeline.md). *Wire bytes* sums each step's \`recv_bytes\` (the most one device
 receives in it). The planner-speed table below is measured with redistribute on. The
-interleaved-layout table compares each segmented reshard's plan with the detour through
-a full replica (the route a system without per-segment layouts takes).
+interleaved-layout table compares each segmented reshard's plan with per-segment
+collectives alone (\`--moves collective\`) and with the detour through a full replica
+(the route a system without per-segment layouts takes; docs/segments.md).
 
 $(cat "$work/redistribute.md")
 

@@ -9,6 +9,9 @@
 #ifndef DIST_INITALLDIST_H
 #define DIST_INITALLDIST_H
 
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+
 namespace mlir {
 class DialectRegistry;
 } // namespace mlir
@@ -32,6 +35,10 @@ void registerDistDialect(mlir::DialectRegistry &registry);
 /// Only dist's own passes and pipelines, for a host that registers the
 /// upstream ones itself (registering an upstream pipeline twice is fatal).
 void registerDistOwnPasses();
+
+/// The command-line names of the passes and pipelines registerDistOwnPasses
+/// registers (`dist-lower-reshard`, ..., `dist-to-llvm`).
+llvm::ArrayRef<llvm::StringRef> getDistOwnPassNames();
 
 } // namespace dist
 

@@ -121,6 +121,17 @@ void dist::registerDistOwnPasses() {
   registerDistConversionPassesAndPipelines();
 }
 
+llvm::ArrayRef<llvm::StringRef> dist::getDistOwnPassNames() {
+  // Kept next to registerDistOwnPasses: a pass registered there belongs
+  // here too (test/Plugin checks every name works as an mlir-opt flag).
+  static const llvm::StringRef names[] = {
+      "dist-partition",         "dist-lower-reshard",
+      "dist-reshard-pipeline",  "dist-localize",
+      "convert-dist-to-runtime", "dist-to-llvm",
+      "dist-import-shard"};
+  return names;
+}
+
 void dist::registerAllDistPasses() {
   registerTransformsPasses();
   registerConversionPasses();

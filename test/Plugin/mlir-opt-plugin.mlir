@@ -1,8 +1,18 @@
 // Upstream's mlir-opt (LLVM 22, on the shared libMLIR.so) with dist loaded
 // as a dialect and pass plugin: it parses dist IR, runs dist's passes and
 // pipelines, and imports upstream shard annotations. mlir-opt makes its
-// per-pass flags (--canonicalize, ...) before it loads a plugin, so plugin
-// passes are named in --pass-pipeline (-p), as upstream's own plugin tests do.
+// per-pass flags (--canonicalize, ...) before it loads a plugin; the plugin
+// adds a flag per dist pass and pipeline when it is loaded, so SPEC §7's
+// `FILE --dist-lower-reshard` works, as does naming the passes in
+// --pass-pipeline (-p) like upstream's own plugin tests do.
+// RUN: mlir-opt --load-dialect-plugin=%dist_plugin --load-pass-plugin=%dist_plugin %s --dist-lower-reshard | FileCheck %s
+// RUN: mlir-opt --load-dialect-plugin=%dist_plugin --load-pass-plugin=%dist_plugin %s --dist-lower-reshard=strategy=greedy | FileCheck %s
+// RUN: mlir-opt --load-dialect-plugin=%dist_plugin --load-pass-plugin=%dist_plugin %s --dist-reshard-pipeline | FileCheck %s
+// RUN: mlir-opt --load-dialect-plugin=%dist_plugin --load-pass-plugin=%dist_plugin %S/Inputs/shard-annotated.mlir --dist-import-shard --dist-lower-reshard | FileCheck %s --check-prefix=IMPORT
+// RUN: mlir-opt --load-dialect-plugin=%dist_plugin --load-pass-plugin=%dist_plugin %s --dist-partition --dist-lower-reshard --dist-localize | FileCheck %s --check-prefix=LOCAL
+// RUN: mlir-opt --load-dialect-plugin=%dist_plugin --load-pass-plugin=%dist_plugin %s --dist-to-llvm | FileCheck %s --check-prefix=LLVM
+// RUN: not mlir-opt --load-dialect-plugin=%dist_plugin --load-pass-plugin=%dist_plugin %s --dist-lower-reshard=bogus=1 2>&1 | FileCheck %s --check-prefix=BADOPT
+// RUN: not mlir-opt --load-dialect-plugin=%dist_plugin --load-pass-plugin=%dist_plugin %s --pass-pipeline='builtin.module(canonicalize)' --dist-lower-reshard 2>&1 | FileCheck %s --check-prefix=MIXED
 // RUN: mlir-opt --load-dialect-plugin=%dist_plugin --load-pass-plugin=%dist_plugin %s --pass-pipeline='builtin.module(dist-lower-reshard)' | FileCheck %s
 // RUN: mlir-opt --load-dialect-plugin=%dist_plugin --load-pass-plugin=%dist_plugin %s -p 'builtin.module(dist-reshard-pipeline)' | FileCheck %s
 // RUN: mlir-opt --load-dialect-plugin=%dist_plugin --load-pass-plugin=%dist_plugin %S/Inputs/shard-annotated.mlir -p 'builtin.module(dist-import-shard, dist-lower-reshard)' | FileCheck %s --check-prefix=IMPORT
@@ -27,6 +37,16 @@ func.func @transpose(%a: tensor<16x16xf32, #dist.sharding<@m, [{"x"}, {}]>>)
 // IMPORT: %[[B:.*]] = dist.all_to_all %[[A]] axes = ["0"] dim = 0 to_dim = 1
 // IMPORT: return %[[B]]
 
+// LOCAL: dist.local.all_to_all
+// LLVM: llvm.func @transpose
+// BADOPT: no such option bogus
+// MIXED: DistPlugin.so: --dist-lower-reshard cannot be combined with --pass-pipeline; name it inside the pipeline
+
+// HELP: --convert-dist-to-runtime
 // HELP: --dist-import-shard
 // HELP: --dist-lower-reshard
+// HELP: --dist-localize
+// HELP: --dist-lower-reshard
+// HELP: --dist-partition
+// HELP: --dist-reshard-pipeline
 // HELP: --dist-to-llvm
