@@ -69,26 +69,37 @@ int64_t sum(ArrayRef<int64_t> values) {
   return std::accumulate(values.begin(), values.end(), int64_t(0));
 }
 
+/// Calls `copy(blockRow, packedRow, rows)` for every piece: piece j of
+/// segment i is `rows` rows at `blockRow` of the per-segment layout and at
+/// `packedRow` of the packed one (pieces past a block's end are skipped).
+void forEachPiece(ArrayRef<int64_t> blocks, ArrayRef<int64_t> pieces,
+                  int64_t q,
+                  llvm::function_ref<void(int64_t, int64_t, int64_t)> copy) {
+  int64_t chunk = sum(pieces);
+  int64_t blockStart = 0, pieceStart = 0;
+  for (size_t i = 0; i < blocks.size(); ++i) {
+    for (int64_t j = 0; j < q; ++j) {
+      int64_t rows = std::min(pieces[i], blocks[i] - j * pieces[i]);
+      if (rows > 0)
+        copy(blockStart + j * pieces[i], j * chunk + pieceStart, rows);
+    }
+    blockStart += blocks[i];
+    pieceStart += pieces[i];
+  }
+}
+
 } // namespace
 
 Value dist::packSegments(OpBuilder &b, Location loc, Value input, unsigned dim,
                          ArrayRef<int64_t> blocks, ArrayRef<int64_t> pieces,
                          int64_t q) {
   auto type = cast<RankedTensorType>(input.getType());
-  int64_t chunk = sum(pieces);
-  Value packed = zeros(b, loc, type, dim, q * chunk);
-  int64_t blockStart = 0, pieceStart = 0;
-  for (size_t i = 0; i < blocks.size(); ++i) {
-    for (int64_t j = 0; j < q; ++j) {
-      int64_t count = std::min(pieces[i], blocks[i] - j * pieces[i]);
-      if (count > 0)
-        packed = copyRows(b, loc, input, packed, dim,
-                          blockStart + j * pieces[i], j * chunk + pieceStart,
-                          count);
-    }
-    blockStart += blocks[i];
-    pieceStart += pieces[i];
-  }
+  Value packed = zeros(b, loc, type, dim, q * sum(pieces));
+  forEachPiece(blocks, pieces, q,
+               [&](int64_t blockRow, int64_t packedRow, int64_t rows) {
+                 packed = copyRows(b, loc, input, packed, dim, blockRow,
+                                   packedRow, rows);
+               });
   return packed;
 }
 
@@ -96,19 +107,11 @@ Value dist::unpackSegments(OpBuilder &b, Location loc, Value packed,
                            unsigned dim, ArrayRef<int64_t> pieces,
                            ArrayRef<int64_t> blocks, int64_t q) {
   auto type = cast<RankedTensorType>(packed.getType());
-  int64_t chunk = sum(pieces);
   Value result = zeros(b, loc, type, dim, sum(blocks));
-  int64_t blockStart = 0, pieceStart = 0;
-  for (size_t i = 0; i < blocks.size(); ++i) {
-    for (int64_t j = 0; j < q; ++j) {
-      int64_t count = std::min(pieces[i], blocks[i] - j * pieces[i]);
-      if (count > 0)
-        result = copyRows(b, loc, packed, result, dim,
-                          j * chunk + pieceStart, blockStart + j * pieces[i],
-                          count);
-    }
-    blockStart += blocks[i];
-    pieceStart += pieces[i];
-  }
+  forEachPiece(blocks, pieces, q,
+               [&](int64_t blockRow, int64_t packedRow, int64_t rows) {
+                 result = copyRows(b, loc, packed, result, dim, packedRow,
+                                   blockRow, rows);
+               });
   return result;
 }
