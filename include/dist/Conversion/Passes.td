@@ -94,11 +94,7 @@ def DistLocalize : Pass<"dist-localize", "::mlir::ModuleOp"> {
     }
     ```
   }];
-  // Collectives on interleaved dims pack and unpack their buffers with
-  // tensor slices into zero-filled tensors (SegmentPacking.h).
-  let dependentDialects = ["::dist::DistDialect", "::mlir::arith::ArithDialect",
-                           "::mlir::linalg::LinalgDialect",
-                           "::mlir::tensor::TensorDialect"];
+  let dependentDialects = ["::dist::DistDialect"];
 }
 
 def ConvertDistToRuntime : Pass<"convert-dist-to-runtime", "::mlir::ModuleOp"> {

@@ -11,7 +11,9 @@
 // A slice or reduce-scatter runs on the packed buffer (member j keeps chunk
 // j); a gather or all-to-all delivers the members' buffers side by side,
 // which unpacking turns back into per-segment blocks. Rows past a segment's
-// block are zero, as padding is everywhere else.
+// block are zero, as padding is everywhere else. The packing is the local
+// ops dist.local.pack_segments / unpack_segments, which lower to the
+// runtime's strided copies (on the device's stream with target=gpu).
 //
 //===----------------------------------------------------------------------===//
 

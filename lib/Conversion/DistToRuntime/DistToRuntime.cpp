@@ -16,6 +16,7 @@
 
 #include "dist/Conversion/Passes.h"
 #include "dist/Dialect/Dist/IR/DistOps.h"
+#include "dist/Dialect/Dist/IR/SegmentPieces.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -311,15 +312,20 @@ public:
     if (!dtype)
       return op->emitOpError("element type ")
              << elementType << " has no runtime equivalent";
-    auto meshName = op->getAttrOfType<FlatSymbolRefAttr>("mesh");
-    auto meshOp = symbols.lookupNearestSymbolFrom<MeshOp>(op, meshName);
-    if (!meshOp)
-      return op->emitOpError("refers to unknown mesh ") << meshName;
     std::unique_ptr<DataMover> mover;
     if (device)
       mover = std::make_unique<RuntimeMover>(calls, streamFor(op), *dtype);
     else
       mover = std::make_unique<LinalgMover>();
+    if (isa<BufferPackSegmentsOp, BufferUnpackSegmentsOp>(op)) {
+      lowerSegmentPacking(*mover, b, loc, op);
+      op->erase();
+      return success();
+    }
+    auto meshName = op->getAttrOfType<FlatSymbolRefAttr>("mesh");
+    auto meshOp = symbols.lookupNearestSymbolFrom<MeshOp>(op, meshName);
+    if (!meshOp)
+      return op->emitOpError("refers to unknown mesh ") << meshName;
     Ctx ctx{b, loc, meshOp, *dtype, calls.mesh(b, loc, meshOp), *mover,
             device ? streamFor(op) : Value()};
     LogicalResult result =
@@ -342,6 +348,29 @@ public:
     if (succeeded(result))
       op->erase();
     return result;
+  }
+
+  /// Zero the output, then copy every piece between the per-segment and
+  /// the packed layout (SegmentPieces.h): strided copies of row ranges,
+  /// which run on the device's stream with target=gpu.
+  void lowerSegmentPacking(DataMover &mover, OpBuilder &b, Location loc,
+                           Operation *op) {
+    Value in = op->getOperand(0), out = op->getOperand(1);
+    bool packs = isa<BufferPackSegmentsOp>(op);
+    auto attr = [&](StringRef name) {
+      return op->getAttrOfType<DenseI64ArrayAttr>(name).asArrayRef();
+    };
+    int64_t dim = op->getAttrOfType<IntegerAttr>("dim").getInt();
+    int64_t parts = op->getAttrOfType<IntegerAttr>("parts").getInt();
+    mover.fill(b, loc, out, zeroOf(b, memrefType(out).getElementType()));
+    forEachSegmentPiece(
+        attr("blocks"), attr("pieces"), parts,
+        [&](int64_t blockRow, int64_t packedRow, int64_t rows) {
+          int64_t from = packs ? blockRow : packedRow;
+          int64_t to = packs ? packedRow : blockRow;
+          copyAlong(mover, b, loc, in, out, dim, b.getIndexAttr(from),
+                    b.getIndexAttr(to), b.getIndexAttr(rows));
+        });
   }
 
   /// This device's shard index: its group index over the axes.
@@ -697,12 +726,14 @@ struct ConvertDistToRuntimePass
       if (isa<BufferAllGatherOp, BufferAllSliceOp, BufferAllToAllOp,
               BufferReduceScatterOp, BufferAllReduceOp,
               BufferReplicateToPartialOp, BufferPermuteOp,
-              BufferRedistributeOp>(op))
+              BufferRedistributeOp, BufferPackSegmentsOp,
+              BufferUnpackSegmentsOp>(op))
         ops.push_back(op);
       else if (isa<LocalAllGatherOp, LocalAllSliceOp, LocalAllToAllOp,
                    LocalReduceScatterOp, LocalAllReduceOp,
                    LocalReplicateToPartialOp, LocalPermuteOp,
-                   LocalRedistributeOp, ReshardOp, AllGatherOp, AllSliceOp,
+                   LocalRedistributeOp, LocalPackSegmentsOp,
+                   LocalUnpackSegmentsOp, ReshardOp, AllGatherOp, AllSliceOp,
                    AllToAllOp, ReduceScatterOp, AllReduceOp,
                    ReplicateToPartialOp, PermuteOp, RedistributeOp>(op)) {
         op->emitOpError("must be bufferized before convert-dist-to-runtime "

@@ -56,3 +56,17 @@ func.func @copy(%a: memref<4x4xf32>, %b: memref<4x4xf32>) {
   memref.copy %a, %b : memref<4x4xf32> to memref<4x4xf32>
   return
 }
+
+// -----
+
+// Segment packing on the device: a zero fill, then one strided copy per
+// piece (two segments x two members), all on the stream.
+// CHECK-LABEL: func @pack_segments
+// CHECK: %[[S:.*]] = call @distRtDefaultStream()
+// CHECK: call @distRtFillZero(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[S]])
+// CHECK-COUNT-4: call @distRtCopyStrided(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[S]])
+// CHECK-NOT: linalg.
+func.func @pack_segments(%in: memref<12x3xf32>, %out: memref<12x3xf32>) {
+  dist.buffer.pack_segments %in, %out dim = 0 blocks = [8, 4] pieces = [4, 2] parts = 2 : memref<12x3xf32>, memref<12x3xf32>
+  return
+}

@@ -224,3 +224,24 @@ func.func @redistribute(%in: memref<4xbf16>, %out: memref<4xbf16>) {
   dist.buffer.redistribute %in, %out from @s0 to @s1 table = [0, 3, 0, 0, 4, 1, 2, 0, 0, 4] : memref<4xbf16>, memref<4xbf16>
   return
 }
+
+// -----
+
+// Segment unpacking on the host: zero, then each member's piece of each
+// segment copied into place (Q_0 Q_1 | K_0 K_1 from Q_0 K_0 | Q_1 K_1).
+// CHECK-LABEL: func @unpack_segments
+// CHECK-SAME: (%[[IN:.*]]: memref<12x3xf32>, %[[OUT:.*]]: memref<12x3xf32>)
+// CHECK: linalg.fill
+// CHECK: %[[A:.*]] = memref.subview %[[IN]][0, 0] [4, 3] [1, 1]
+// CHECK: %[[B:.*]] = memref.subview %[[OUT]][0, 0] [4, 3] [1, 1]
+// CHECK: linalg.copy ins(%[[A]] {{.*}} outs(%[[B]]
+// CHECK: memref.subview %[[IN]][6, 0] [4, 3] [1, 1]
+// CHECK: memref.subview %[[OUT]][4, 0] [4, 3] [1, 1]
+// CHECK: memref.subview %[[IN]][4, 0] [2, 3] [1, 1]
+// CHECK: memref.subview %[[OUT]][8, 0] [2, 3] [1, 1]
+// CHECK: memref.subview %[[IN]][10, 0] [2, 3] [1, 1]
+// CHECK: memref.subview %[[OUT]][10, 0] [2, 3] [1, 1]
+func.func @unpack_segments(%in: memref<12x3xf32>, %out: memref<12x3xf32>) {
+  dist.buffer.unpack_segments %in, %out dim = 0 blocks = [8, 4] pieces = [4, 2] parts = 2 : memref<12x3xf32>, memref<12x3xf32>
+  return
+}

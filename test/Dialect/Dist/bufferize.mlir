@@ -42,5 +42,9 @@ func.func @every_op(%a: tensor<4x4xbf16>) {
   %2 = dist.local.replicate_to_partial %a on @m axes = ["y"] reduction = prod : tensor<4x4xbf16> -> tensor<4x4xbf16>
   // CHECK: dist.buffer.permute %{{.*}}, %{{.*}} on @m sources = [0, 2, 1, 3]
   %3 = dist.local.permute %a on @m sources = [0, 2, 1, 3] : tensor<4x4xbf16> -> tensor<4x4xbf16>
+  // CHECK: dist.buffer.pack_segments %{{.*}}, %{{.*}} dim = 0 blocks = [3, 1] pieces = [2, 1] parts = 2 : memref<4x4xbf16>, memref<6x4xbf16>
+  %4 = dist.local.pack_segments %a dim = 0 blocks = [3, 1] pieces = [2, 1] parts = 2 : tensor<4x4xbf16> -> tensor<6x4xbf16>
+  // CHECK: dist.buffer.unpack_segments %{{.*}}, %{{.*}} dim = 0 blocks = [3, 1] pieces = [2, 1] parts = 2 : memref<6x4xbf16>, memref<4x4xbf16>
+  %5 = dist.local.unpack_segments %4 dim = 0 blocks = [3, 1] pieces = [2, 1] parts = 2 : tensor<6x4xbf16> -> tensor<4x4xbf16>
   return
 }

@@ -676,3 +676,43 @@ func.func @segments_permute(%arg0: tensor<8xf32, #dist.sharding<@m, [{"x"} segme
   %0 = dist.permute %arg0 axes = ["x"] : tensor<8xf32, #dist.sharding<@m, [{"x"} segments [4, 4]]>> -> tensor<8xf32, #dist.sharding<@m, [{"x"}]>>
   return
 }
+
+// -----
+
+func.func @pack_segments_rows(%a: tensor<12x3xf32>) {
+  // expected-error @+1 {{the per-segment side has 12 rows along dim 0, but the blocks add up to 11}}
+  %0 = dist.local.pack_segments %a dim = 0 blocks = [8, 3] pieces = [4, 2] parts = 2 : tensor<12x3xf32> -> tensor<12x3xf32>
+  return
+}
+
+// -----
+
+func.func @pack_segments_chunks(%a: tensor<12x3xf32>) {
+  // expected-error @+1 {{the packed side has 10 rows along dim 0, not 2 chunks of 6}}
+  %0 = dist.local.pack_segments %a dim = 0 blocks = [8, 4] pieces = [4, 2] parts = 2 : tensor<12x3xf32> -> tensor<10x3xf32>
+  return
+}
+
+// -----
+
+func.func @unpack_segments_piece_too_small(%a: tensor<8x3xf32>) {
+  // expected-error @+1 {{a block of 8 rows does not fit in 2 pieces of 3}}
+  %0 = dist.local.unpack_segments %a dim = 0 blocks = [8, 4] pieces = [3, 1] parts = 2 : tensor<8x3xf32> -> tensor<12x3xf32>
+  return
+}
+
+// -----
+
+func.func @pack_segments_other_dim(%a: tensor<12x3xf32>) {
+  // expected-error @+1 {{result dim 1 has 4 entries, the operand 3; only dim 0 changes}}
+  %0 = dist.local.pack_segments %a dim = 0 blocks = [8, 4] pieces = [4, 2] parts = 2 : tensor<12x3xf32> -> tensor<12x4xf32>
+  return
+}
+
+// -----
+
+func.func @pack_segments_lists(%a: tensor<12x3xf32>) {
+  // expected-error @+1 {{needs one block and one piece size per segment, got 2 and 1}}
+  %0 = dist.local.pack_segments %a dim = 0 blocks = [8, 4] pieces = [6] parts = 2 : tensor<12x3xf32> -> tensor<12x3xf32>
+  return
+}

@@ -265,3 +265,14 @@ func.func @segmented_collectives(%a: tensor<24x8xf32, #dist.sharding<@m2, [{"y"}
   %3 = dist.all_to_all %c axes = ["y"] dim = 1 to_dim = 0 : tensor<24x8xf32, #dist.sharding<@m2, [{}, {"y"}]>> -> tensor<24x8xf32, #dist.sharding<@m2, [{"y"} segments [16, 4, 4], {}]>>
   return
 }
+
+// CHECK-LABEL: func @segment_packing
+// CHECK: dist.local.pack_segments %{{.*}} dim = 0 blocks = [8, 4] pieces = [4, 2] parts = 2 : tensor<12x3xf32> -> tensor<12x3xf32>
+// CHECK: dist.local.unpack_segments %{{.*}} dim = 0 blocks = [8, 4] pieces = [4, 2] parts = 2 : tensor<12x3xf32> -> tensor<12x3xf32>
+// CHECK: dist.buffer.pack_segments %{{.*}}, %{{.*}} dim = 1 blocks = [3, 3] pieces = [2, 2] parts = 2 : memref<2x6xi32>, memref<2x8xi32>
+func.func @segment_packing(%a: tensor<12x3xf32>, %m: memref<2x6xi32>, %n: memref<2x8xi32>) {
+  %0 = dist.local.pack_segments %a dim = 0 blocks = [8, 4] pieces = [4, 2] parts = 2 : tensor<12x3xf32> -> tensor<12x3xf32>
+  %1 = dist.local.unpack_segments %0 dim = 0 blocks = [8, 4] pieces = [4, 2] parts = 2 : tensor<12x3xf32> -> tensor<12x3xf32>
+  dist.buffer.pack_segments %m, %n dim = 1 blocks = [3, 3] pieces = [2, 2] parts = 2 : memref<2x6xi32>, memref<2x8xi32>
+  return
+}

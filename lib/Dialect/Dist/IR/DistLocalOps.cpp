@@ -330,3 +330,67 @@ SmallVector<int64_t> LocalReplicateToPartialOp::getAxisIndices(MeshOp mesh) {
 LogicalResult LocalShardIndexOp::verifySymbolUses(SymbolTableCollection &table) {
   return verifyGroup(*this, getMeshAttr(), getAxes(), table);
 }
+
+//===----------------------------------------------------------------------===//
+// Segment packing
+//===----------------------------------------------------------------------===//
+
+/// Shapes agree off `dim`; along it the per-segment side holds sum(blocks)
+/// rows and the packed side parts * sum(pieces); every piece fits its block
+/// (pieces * parts covers the block).
+template <typename OpTy>
+static LogicalResult verifySegmentPacking(OpTy op, bool packs) {
+  Operation *raw = op.getOperation();
+  if (failed(verifyElementTypes(raw)))
+    return failure();
+  ShapedType in = inputType(raw), out = outputType(raw);
+  int64_t dim = op.getDim();
+  if (dim >= in.getRank())
+    return op.emitOpError("dim ") << dim << " is out of range for rank "
+                                  << in.getRank();
+  for (int64_t d = 0; d < in.getRank(); ++d)
+    if (d != dim && in.getDimSize(d) != out.getDimSize(d))
+      return op.emitOpError("result dim ")
+             << d << " has " << out.getDimSize(d) << " entries, the operand "
+             << in.getDimSize(d) << "; only dim " << dim << " changes";
+  ArrayRef<int64_t> blocks = op.getBlocks(), pieces = op.getPieces();
+  if (blocks.empty() || blocks.size() != pieces.size())
+    return op.emitOpError("needs one block and one piece size per segment, "
+                          "got ")
+           << blocks.size() << " and " << pieces.size();
+  int64_t blockRows = 0, pieceRows = 0;
+  for (auto [block, piece] : llvm::zip(blocks, pieces)) {
+    if (block < 0 || piece < 0)
+      return op.emitOpError("block and piece sizes must be >= 0");
+    if (block > piece * op.getParts())
+      return op.emitOpError("a block of ")
+             << block << " rows does not fit in " << op.getParts()
+             << " pieces of " << piece;
+    blockRows += block;
+    pieceRows += piece;
+  }
+  int64_t perSegment = packs ? in.getDimSize(dim) : out.getDimSize(dim);
+  int64_t packed = packs ? out.getDimSize(dim) : in.getDimSize(dim);
+  if (perSegment != blockRows)
+    return op.emitOpError("the per-segment side has ")
+           << perSegment << " rows along dim " << dim
+           << ", but the blocks add up to " << blockRows;
+  if (packed != op.getParts() * pieceRows)
+    return op.emitOpError("the packed side has ")
+           << packed << " rows along dim " << dim << ", not " << op.getParts()
+           << " chunks of " << pieceRows;
+  return success();
+}
+
+LogicalResult LocalPackSegmentsOp::verify() {
+  return verifySegmentPacking(*this, /*packs=*/true);
+}
+LogicalResult LocalUnpackSegmentsOp::verify() {
+  return verifySegmentPacking(*this, /*packs=*/false);
+}
+LogicalResult BufferPackSegmentsOp::verify() {
+  return verifySegmentPacking(*this, /*packs=*/true);
+}
+LogicalResult BufferUnpackSegmentsOp::verify() {
+  return verifySegmentPacking(*this, /*packs=*/false);
+}

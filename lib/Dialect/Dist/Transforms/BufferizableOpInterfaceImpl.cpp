@@ -103,5 +103,10 @@ void dist::registerBufferizableOpInterfaceExternalModels(
         LocalOpInterface<LocalPermuteOp, BufferPermuteOp>>(*context);
     LocalRedistributeOp::attachInterface<
         LocalOpInterface<LocalRedistributeOp, BufferRedistributeOp>>(*context);
+    LocalPackSegmentsOp::attachInterface<
+        LocalOpInterface<LocalPackSegmentsOp, BufferPackSegmentsOp>>(*context);
+    LocalUnpackSegmentsOp::attachInterface<
+        LocalOpInterface<LocalUnpackSegmentsOp, BufferUnpackSegmentsOp>>(
+        *context);
   });
 }

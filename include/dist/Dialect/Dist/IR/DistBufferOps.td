@@ -110,4 +110,25 @@ def Dist_BufferRedistributeOp
   }];
 }
 
+class Dist_BufferSegmentsOp<string mnemonic>
+    : Dist_Op<"buffer." # mnemonic> {
+  let summary = "`dist.local." # mnemonic # "` on buffers";
+  let description = "Reads `input` and writes `output` as `dist.local." #
+      mnemonic # "` computes its result; see that op. Produced by "
+      "bufferization.";
+  let arguments = (ins Arg<Dist_ContiguousMemRef, "", [MemRead]>:$input,
+                       Arg<Dist_ContiguousMemRef, "", [MemWrite]>:$output,
+                       ConfinedAttr<I64Attr, [IntNonNegative]>:$dim,
+                       DenseI64ArrayAttr:$blocks, DenseI64ArrayAttr:$pieces,
+                       ConfinedAttr<I64Attr, [IntPositive]>:$parts);
+  let hasVerifier = 1;
+  let assemblyFormat = [{
+    $input `,` $output `dim` `=` $dim `blocks` `=` $blocks `pieces` `=`
+    $pieces `parts` `=` $parts attr-dict `:` type($input) `,` type($output)
+  }];
+}
+
+def Dist_BufferPackSegmentsOp : Dist_BufferSegmentsOp<"pack_segments">;
+def Dist_BufferUnpackSegmentsOp : Dist_BufferSegmentsOp<"unpack_segments">;
+
 #endif // DIST_DIALECT_DIST_IR_DISTBUFFEROPS_TD

@@ -202,6 +202,54 @@ def Dist_LocalRedistributeOp : Dist_Op<"local.redistribute",
   }];
 }
 
+class Dist_LocalSegmentsOp<string mnemonic, string summaryText,
+                           string descriptionText>
+    : Dist_Op<"local." # mnemonic, [Pure]> {
+  let summary = summaryText;
+  let description = descriptionText;
+  let arguments = (ins AnyStaticShapeTensor:$input,
+                       ConfinedAttr<I64Attr, [IntNonNegative]>:$dim,
+                       DenseI64ArrayAttr:$blocks, DenseI64ArrayAttr:$pieces,
+                       ConfinedAttr<I64Attr, [IntPositive]>:$parts);
+  let results = (outs AnyStaticShapeTensor:$result);
+  let hasVerifier = 1;
+  let assemblyFormat = [{
+    $input `dim` `=` $dim `blocks` `=` $blocks `pieces` `=` $pieces
+    `parts` `=` $parts attr-dict `:` type($input) `->` type($result)
+  }];
+}
+
+def Dist_LocalPackSegmentsOp : Dist_LocalSegmentsOp<"pack_segments",
+    "Regroup a device's per-segment blocks into one chunk per group member",
+    [{
+    Along `dim` the input holds this device's block of each segment in turn
+    (`blocks[i]` rows for segment `i`, SPEC §2 `segments`). The result is
+    `parts` chunks of `sum(pieces)` rows: chunk `j` holds rows
+    `[j*pieces[i], (j+1)*pieces[i])` of every segment's block, in segment
+    order, zero past a block's end. A collective on an interleaved dim is the
+    plain collective on this packed form (member `j` owns chunk `j`).
+
+    ```mlir
+    %1 = dist.local.pack_segments %0 dim = 0 blocks = [8, 4] pieces = [4, 2]
+        parts = 2 : tensor<12x3xf32> -> tensor<12x3xf32>
+    ```
+  }]>;
+
+def Dist_LocalUnpackSegmentsOp : Dist_LocalSegmentsOp<"unpack_segments",
+    "Regroup one chunk per group member into per-segment blocks",
+    [{
+    The inverse of `dist.local.pack_segments`: the input is `parts` chunks of
+    `sum(pieces)` rows along `dim`, each holding a piece of every segment;
+    the result holds, per segment `i`, the concatenation of its pieces over
+    the chunks, cut to `blocks[i]` rows. A gather delivers the members'
+    buffers as such chunks.
+
+    ```mlir
+    %1 = dist.local.unpack_segments %0 dim = 0 blocks = [8, 4] pieces = [4, 2]
+        parts = 2 : tensor<12x3xf32> -> tensor<12x3xf32>
+    ```
+  }]>;
+
 def Dist_LocalShardIndexOp : Dist_Op<"local.shard_index",
     [Pure, DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
   let summary = "This device's shard index along a dimension split by axes";
