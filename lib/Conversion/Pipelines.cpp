@@ -35,7 +35,9 @@ using namespace mlir;
 
 void dist::buildDistLocalToLLVMPipeline(
     OpPassManager &pm, const DistToLLVMPipelineOptions &options) {
-  pm.addPass(createDistLocalize());
+  DistLocalizeOptions localize;
+  localize.permuteTableDevices = options.permuteTableDevices;
+  pm.addPass(createDistLocalize(localize));
 
   // Function boundaries get plain (identity layout) memrefs: that is the
   // calling convention, and the runtime needs contiguous buffers anyway.

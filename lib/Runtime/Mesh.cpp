@@ -3,6 +3,7 @@
 #include "dist/Runtime/Mesh.h"
 #include "dist/Runtime/Types.h"
 
+#include <algorithm>
 #include <string>
 
 namespace dist::rt {
@@ -208,6 +209,99 @@ void validatePermuteTable(const MeshSpec &mesh, const int64_t *srcRank,
       invalid("permute table: rank " + std::to_string(r) +
               " is not a device of the mesh but lists destinations");
   }
+}
+
+PermuteTables permuteTablesFromLayouts(const MeshSpec &mesh, int64_t numDims,
+                                       const int64_t *dimAxes,
+                                       int64_t dimAxesSize) {
+  if (numDims < 0 || numDims > 64)
+    invalid("permute layouts: " + std::to_string(numDims) +
+            " dims (expected 0..64)");
+  if (dimAxesSize < 0 || (dimAxesSize > 0 && !dimAxes))
+    invalid("permute layouts: the dim description is null or has a negative "
+            "size");
+  // Per dim: the source's and the target's axes, validated.
+  struct Dim {
+    std::vector<int64_t> src, dst;
+  };
+  std::vector<Dim> dims(numDims);
+  int64_t at = 0;
+  std::vector<bool> seenSrc(mesh.numAxes(), false), seenDst(mesh.numAxes(), false);
+  auto read = [&](int64_t d) {
+    if (at >= dimAxesSize)
+      invalid("permute layouts: the description ends inside dim " +
+              std::to_string(d) + " (" + std::to_string(dimAxesSize) +
+              " entries)");
+    return dimAxes[at++];
+  };
+  auto readAxes = [&](int64_t d, const char *side, std::vector<bool> &seen,
+                      std::vector<int64_t> &out) {
+    int64_t count = read(d);
+    if (count < 0 || count > mesh.numAxes())
+      invalid("permute layouts: dim " + std::to_string(d) + " lists " +
+              std::to_string(count) + " " + side + " axes");
+    for (int64_t k = 0; k < count; ++k) {
+      int64_t axis = read(d);
+      if (axis < 0 || axis >= mesh.numAxes())
+        invalid("permute layouts: dim " + std::to_string(d) + " names " +
+                side + " axis " + std::to_string(axis) + " of a mesh with " +
+                std::to_string(mesh.numAxes()) + " axes");
+      if (seen[axis])
+        invalid("permute layouts: " + std::string(side) + " axis " +
+                std::to_string(axis) + " is listed twice");
+      seen[axis] = true;
+      out.push_back(axis);
+    }
+  };
+  for (int64_t d = 0; d < numDims; ++d) {
+    readAxes(d, "source", seenSrc, dims[d].src);
+    readAxes(d, "target", seenDst, dims[d].dst);
+    int64_t srcParts = 1, dstParts = 1;
+    for (int64_t axis : dims[d].src)
+      srcParts *= mesh.sizes()[axis];
+    for (int64_t axis : dims[d].dst)
+      dstParts *= mesh.sizes()[axis];
+    if (srcParts != dstParts)
+      invalid("permute layouts: dim " + std::to_string(d) + " has " +
+              std::to_string(srcParts) + " shards in the source but " +
+              std::to_string(dstParts) + " in the target");
+  }
+  if (at != dimAxesSize)
+    invalid("permute layouts: " + std::to_string(dimAxesSize - at) +
+            " entries left after " + std::to_string(numDims) + " dims");
+
+  PermuteTables t;
+  const int64_t size = permuteTableSize(mesh);
+  t.srcRank.assign(size, -1);
+  for (int64_t linear = 0; linear < mesh.numDevices(); ++linear) {
+    std::vector<int64_t> receiver = mesh.coordsOfLinear(linear);
+    std::vector<int64_t> sender = receiver;
+    for (const Dim &dim : dims) {
+      int64_t shard = 0;
+      for (int64_t axis : dim.dst)
+        shard = shard * mesh.sizes()[axis] + receiver[axis];
+      for (size_t i = dim.src.size(); i-- > 0;) {
+        int64_t axis = dim.src[i];
+        sender[axis] = shard % mesh.sizes()[axis];
+        shard /= mesh.sizes()[axis];
+      }
+    }
+    t.srcRank[mesh.devices()[linear]] = mesh.rankOfCoords(sender);
+  }
+  // Each sender's receivers, in rank order (itself excluded: a local copy).
+  std::vector<int64_t> counts(size, 0);
+  for (int64_t r = 0; r < size; ++r)
+    if (t.srcRank[r] >= 0 && t.srcRank[r] != r)
+      ++counts[t.srcRank[r]];
+  t.destOffsets.assign(size + 1, 0);
+  for (int64_t r = 0; r < size; ++r)
+    t.destOffsets[r + 1] = t.destOffsets[r] + counts[r];
+  t.destList.assign(std::max<int64_t>(t.destOffsets[size], 1), -1);
+  std::vector<int64_t> next(t.destOffsets.begin(), t.destOffsets.end() - 1);
+  for (int64_t r = 0; r < size; ++r)
+    if (t.srcRank[r] >= 0 && t.srcRank[r] != r)
+      t.destList[next[t.srcRank[r]]++] = r;
+  return t;
 }
 
 PermuteRole permuteRole(int64_t rank, const int64_t *srcRank,

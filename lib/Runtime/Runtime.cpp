@@ -1217,46 +1217,71 @@ int32_t distRtAllReduce(int64_t group, const void *send, void *recv,
   });
 }
 
+namespace {
+/// distRtPermute's work, for the two ways its tables arrive.
+void permute(int64_t mesh, const void *send, void *recv, int64_t count,
+             int32_t dtype, const int64_t *srcRank, const int64_t *destOffsets,
+             const int64_t *destList, void *stream) {
+  requireInit();
+  MeshEntry &m = lookupMesh(mesh);
+  if (!m.member)
+    return; // the mesh's ranks permute among themselves
+  size_t n = 0;
+  DType t = DType::F32;
+  Stream s = nullptr;
+  PermuteRole role;
+  agree(meshComm(m), m.spec.devices(),
+        {int64_t(OpCode::Permute), count, dtype, -1, 0, 0}, "count",
+        [&](Signature &sig) {
+          t = toDType(dtype);
+          n = checkCount(count, "count");
+          s = S.backend->resolveStream(stream);
+          validatePermuteTable(m.spec, srcRank, destOffsets, destList);
+          // Hashed only once validated: a malformed table could make the
+          // hash read past destList.
+          sig.extra = static_cast<int64_t>(
+              hashPermuteTable(permuteTableSize(m.spec), srcRank,
+                               destOffsets, destList));
+          role = permuteRole(S.rank, srcRank, destOffsets, destList);
+          size_t bytes = bytesOf(n, 1, t);
+          bool sends = !role.dests.empty() || role.source == S.rank;
+          if (sends)
+            checkBuffer(send, bytes, "send");
+          if (role.source >= 0)
+            checkBuffer(recv, bytes, "recv");
+          if (send != recv && overlaps(send, bytes, recv, bytes))
+            invalid("send and recv overlap (only send == recv is allowed)");
+        });
+  if (n == 0)
+    return;
+  std::vector<int> dests(role.dests.begin(), role.dests.end());
+  S.backend->permute(send, recv, n, t, static_cast<int>(role.source), dests,
+                     s);
+}
+} // namespace
+
 int32_t distRtPermute(int64_t mesh, const void *send, void *recv,
                       int64_t count, int32_t dtype, const int64_t *srcRank,
                       const int64_t *destOffsets, const int64_t *destList,
                       void *stream) {
   return guard("permute", [&] {
+    permute(mesh, send, recv, count, dtype, srcRank, destOffsets, destList,
+            stream);
+  });
+}
+
+int32_t distRtPermuteByLayouts(int64_t mesh, const void *send, void *recv,
+                               int64_t count, int32_t dtype, int64_t numDims,
+                               const int64_t *dimAxes, int64_t dimAxesSize,
+                               void *stream) {
+  return guard("permute", [&] {
     requireInit();
-    MeshEntry &m = lookupMesh(mesh);
-    if (!m.member)
-      return; // the mesh's ranks permute among themselves
-    size_t n = 0;
-    DType t = DType::F32;
-    Stream s = nullptr;
-    PermuteRole role;
-    agree(meshComm(m), m.spec.devices(),
-          {int64_t(OpCode::Permute), count, dtype, -1, 0, 0}, "count",
-          [&](Signature &sig) {
-            t = toDType(dtype);
-            n = checkCount(count, "count");
-            s = S.backend->resolveStream(stream);
-            validatePermuteTable(m.spec, srcRank, destOffsets, destList);
-            // Hashed only once validated: a malformed table could make the
-            // hash read past destList.
-            sig.extra = static_cast<int64_t>(
-                hashPermuteTable(permuteTableSize(m.spec), srcRank,
-                                 destOffsets, destList));
-            role = permuteRole(S.rank, srcRank, destOffsets, destList);
-            size_t bytes = bytesOf(n, 1, t);
-            bool sends = !role.dests.empty() || role.source == S.rank;
-            if (sends)
-              checkBuffer(send, bytes, "send");
-            if (role.source >= 0)
-              checkBuffer(recv, bytes, "recv");
-            if (send != recv && overlaps(send, bytes, recv, bytes))
-              invalid("send and recv overlap (only send == recv is allowed)");
-          });
-    if (n == 0)
-      return;
-    std::vector<int> dests(role.dests.begin(), role.dests.end());
-    S.backend->permute(send, recv, n, t, static_cast<int>(role.source), dests,
-                       s);
+    // Every rank computes the same tables, so a bad description fails on
+    // each of them alike (no rank waits for a peer that gave up).
+    PermuteTables tables = permuteTablesFromLayouts(
+        lookupMesh(mesh).spec, numDims, dimAxes, dimAxesSize);
+    permute(mesh, send, recv, count, dtype, tables.srcRank.data(),
+            tables.destOffsets.data(), tables.destList.data(), stream);
   });
 }
 

@@ -647,6 +647,49 @@ TEST(Exchange, BoxesAndTheirCopies) {
       }
 }
 
+// The senders computed from two layouts (distRtPermuteByLayouts): the
+// planner's rule, checked against hand-worked meshes, and a valid table on
+// random ones.
+TEST(Permute, TablesFromLayouts) {
+  // 2x2 mesh on ranks [3, 1, 0, 2], [{"x"}, {"y"}] -> [{"y"}, {"x"}]: the
+  // receiver at (a, b) wants row block b and column block a, held by the
+  // device at (b, a). Ranks: (0,0)=3 (0,1)=1 (1,0)=0 (1,1)=2.
+  std::vector<int64_t> sizes{2, 2}, devices{3, 1, 0, 2};
+  MeshSpec m = MeshSpec::create(2, sizes.data(), devices.data());
+  std::vector<int64_t> swap{1, 0, 1, 1, 1, 1, 1, 0};
+  PermuteTables t = permuteTablesFromLayouts(m, 2, swap.data(), swap.size());
+  // Rank 1 at (0,1) receives from (1,0) = rank 0, and vice versa; the
+  // diagonal keeps its buffer.
+  EXPECT_EQ(t.srcRank, (std::vector<int64_t>{1, 0, 2, 3}));
+  EXPECT_EQ(validate({t.srcRank, t.destOffsets, t.destList}), "");
+  // [{"x"}] -> [{"y"}] on a 1-D tensor: the receiver at (a, b) wants block
+  // b, which the devices with x = b hold; it takes the one with its own y
+  // (y is replicated in the source): (b, b). One sender, two receivers.
+  std::vector<int64_t> move{1, 0, 1, 1};
+  PermuteTables u = permuteTablesFromLayouts(m, 1, move.data(), move.size());
+  // (0,0)=3 <- (0,0)=3; (0,1)=1 <- (1,1)=2; (1,0)=0 <- (0,0)=3; (1,1)=2 <- (1,1)=2.
+  EXPECT_EQ(u.srcRank, (std::vector<int64_t>{3, 2, 2, 3}));
+  EXPECT_EQ(validate({u.srcRank, u.destOffsets, u.destList}), "");
+}
+
+TEST(Permute, LayoutsDescriptionErrors) {
+  std::vector<int64_t> sizes{2, 4};
+  MeshSpec m = MeshSpec::create(2, sizes.data(), nullptr);
+  auto error = [&](std::vector<int64_t> d, int64_t dims) {
+    return errorText(
+        [&] { permuteTablesFromLayouts(m, dims, d.data(), d.size()); });
+  };
+  EXPECT_NE(error({1, 0, 1, 1}, 1).find("2 shards in the source but 4"),
+            std::string::npos);
+  EXPECT_NE(error({1, 5, 1, 0}, 1).find("axis 5 of a mesh with 2 axes"),
+            std::string::npos);
+  EXPECT_NE(error({1, 0, 1}, 1).find("ends inside dim 0"), std::string::npos);
+  EXPECT_NE(error({1, 0, 1, 0, 7}, 1).find("1 entries left"),
+            std::string::npos);
+  EXPECT_NE(error({2, 0, 0, 0}, 1).find("listed twice"), std::string::npos);
+  EXPECT_NE(error({}, -1).find("-1 dims"), std::string::npos);
+}
+
 TEST(Permute, HashDistinguishesTables) {
   Table a = tableFrom({1, 2, 3, 0}, false);
   Table b = tableFrom({3, 0, 1, 2}, false);

@@ -82,6 +82,12 @@ cl::opt<std::string> targetName(
              "mpi backend runs both, so --target=gpu tests the GPU lowering "
              "on CPUs"),
     cl::value_desc("cpu|gpu"), cl::cat(runCategory));
+cl::opt<int64_t> permuteTableDevices(
+    "permute-table-devices",
+    cl::desc("Largest mesh whose permutes carry a rank-to-rank table; on "
+             "larger ones the runtime computes the senders from the layouts "
+             "(0: always)"),
+    cl::init(4096), cl::value_desc("N"), cl::cat(runCategory));
 cl::opt<std::string>
     entryName("entry",
               cl::desc("Function to run (default: the only public function)"),
@@ -289,6 +295,14 @@ int32_t faultyPermute(int64_t mesh, const void *send, void *recv,
   return distRtPermute(mesh, send, recv, beforeCollective("permute", count),
                        dtype, srcRank, destOffsets, destList, stream);
 }
+int32_t faultyPermuteByLayouts(int64_t mesh, const void *send, void *recv,
+                               int64_t count, int32_t dtype, int64_t numDims,
+                               const int64_t *dimAxes, int64_t dimAxesSize,
+                               void *stream) {
+  return distRtPermuteByLayouts(mesh, send, recv,
+                                beforeCollective("permute", count), dtype,
+                                numDims, dimAxes, dimAxesSize, stream);
+}
 int32_t faultyExchange(int64_t numDims, const int64_t *sendShape,
                        const void *send, const int64_t *recvShape, void *recv,
                        int64_t numTransfers, const int64_t *table,
@@ -329,6 +343,7 @@ llvm::orc::SymbolMap faultSymbols(llvm::orc::MangleAndInterner interner) {
   add("distRtReduceScatter", &faultyReduceScatter);
   add("distRtAllReduce", &faultyAllReduce);
   add("distRtPermute", &faultyPermute);
+  add("distRtPermuteByLayouts", &faultyPermuteByLayouts);
   add("distRtExchange", &faultyExchange);
   add("distRtGroup", &faultyGroup);
   return map;
@@ -642,6 +657,7 @@ int runFront(const char *argv0) {
   // GPU lowering can run on the mpi backend.
   options.target = !targetName.empty() ? std::string(targetName)
                    : backendName == "nccl" ? "gpu" : "cpu";
+  options.permuteTableDevices = permuteTableDevices;
   options.strategy = strategy;
   options.topology = topology;
   options.alpha = alpha;

@@ -77,6 +77,11 @@ def DistLocalize : Pass<"dist-localize", "::mlir::ModuleOp"> {
     Run it after `dist-lower-reshard`: a remaining `dist.reshard`, or any
     other op on sharded tensors, is reported as an error.
 
+    A permute on a mesh of more than `permute-table-devices` devices carries
+    the two layouts instead of its rank-to-rank table, and the runtime
+    computes the senders (`distRtPermuteByLayouts`): its IR and compile time
+    do not grow with the number of devices.
+
     ```mlir
     dist.mesh @m = <["x"=4]>
     func.func @f(%a: tensor<10xf32, #dist.sharding<@m, [{"x"} ]>>)
@@ -95,6 +100,12 @@ def DistLocalize : Pass<"dist-localize", "::mlir::ModuleOp"> {
     ```
   }];
   let dependentDialects = ["::dist::DistDialect"];
+  let options = [
+    Option<"permuteTableDevices", "permute-table-devices", "int64_t",
+           /*default=*/"4096",
+           "Largest mesh whose permutes carry a rank-to-rank table; on "
+           "larger ones the runtime computes the senders from the layouts">
+  ];
 }
 
 def ConvertDistToRuntime : Pass<"convert-dist-to-runtime", "::mlir::ModuleOp"> {

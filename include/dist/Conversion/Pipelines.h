@@ -43,6 +43,11 @@ struct DistToLLVMPipelineOptions
                              llvm::cl::desc("cpu (host buffers, MPI) or gpu "
                                             "(device buffers, NCCL)"),
                              llvm::cl::init("cpu")};
+  Option<int64_t> permuteTableDevices{
+      *this, "permute-table-devices",
+      llvm::cl::desc("Largest mesh whose permutes carry a rank-to-rank "
+                     "table (dist-localize)"),
+      llvm::cl::init(4096)};
 };
 
 /// Everything after reshard planning: localize, bufferize, convert to

@@ -273,6 +273,21 @@ DIST_RT_API int32_t distRtPermute(int64_t mesh, const void *send, void *recv,
                                   const int64_t *destOffsets,
                                   const int64_t *destList, void *stream);
 
+/* The same permute with the tables computed here, from the two layouts:
+ * compiled code stays the same size whatever the number of devices.
+ * `dimAxes` holds dimAxesSize entries describing each of numDims tensor dims
+ * as `nSrc, srcAxis[nSrc], nDst, dstAxis[nDst]` (mesh axis indices, major
+ * to minor, of the source and the target layout). Receiver r's sender keeps
+ * r's coordinate on every axis that splits no dim in the source, and on the
+ * source's axes of dim d takes the mixed-radix digits of r's shard index
+ * along d in the target (SPEC §3 permute, the sender the planner prices).
+ * Building the tables costs O(devices) on every rank. */
+DIST_RT_API int32_t distRtPermuteByLayouts(int64_t mesh, const void *send,
+                                           void *recv, int64_t count,
+                                           int32_t dtype, int64_t numDims,
+                                           const int64_t *dimAxes,
+                                           int64_t dimAxesSize, void *stream);
+
 /* Point-to-point exchange of boxes between world ranks (SPEC §3 redistribute,
  * within one mesh or from one mesh to another). `table` is identical on every
  * rank and lists numTransfers transfers of 2 + 3*numDims int64 each:

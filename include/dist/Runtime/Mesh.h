@@ -114,6 +114,23 @@ inline int64_t permuteTableSize(const MeshSpec &mesh) {
 void validatePermuteTable(const MeshSpec &mesh, const int64_t *srcRank,
                           const int64_t *destOffsets, const int64_t *destList);
 
+/// The permute tables (as distRtPermute takes them) of the permute between
+/// two layouts, given per tensor dim as `nSrc, srcAxes[nSrc], nDst,
+/// dstAxes[nDst]` (axis indices, major to minor; distRtPermuteByLayouts).
+/// Receiver r's sender keeps r's coordinate on every axis that splits no
+/// dim in the source; on the source's axes of dim d it takes the
+/// mixed-radix digits of r's shard index along d in the target (the
+/// planner's permuteSender). Throws Error(INVALID_ARGUMENT) for a malformed
+/// description: a count or an axis out of range, an axis listed twice on one
+/// side, a dim whose two sides have different shard counts, or a
+/// description longer or shorter than `dimAxesSize` entries.
+struct PermuteTables {
+  std::vector<int64_t> srcRank, destOffsets, destList;
+};
+PermuteTables permuteTablesFromLayouts(const MeshSpec &mesh, int64_t numDims,
+                                       const int64_t *dimAxes,
+                                       int64_t dimAxesSize);
+
 /// The role of `rank` in a (validated) permute table.
 PermuteRole permuteRole(int64_t rank, const int64_t *srcRank,
                         const int64_t *destOffsets, const int64_t *destList);

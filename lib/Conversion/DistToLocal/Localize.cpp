@@ -57,6 +57,10 @@ public:
     return it == meshes.end() ? nullptr : &it->second;
   }
 
+  /// Meshes with more devices lower their permutes by layouts, not tables
+  /// (the pass's permute-table-devices option).
+  int64_t permuteTableDevices = 4096;
+
 private:
   llvm::StringMap<MeshInfo> meshes;
 };
@@ -282,6 +286,21 @@ DIST_LOCALIZE_PATTERN(PermuteOp, {
   if (failed(src) || failed(dst))
     return failure();
   const planner::Mesh &mesh = info->mesh;
+  if (mesh.getNumDevices() > meshes.permuteTableDevices) {
+    // The layouts instead of a table: the runtime computes the same senders
+    // (permuteSender's rule), so IR size does not grow with the devices.
+    SmallVector<int64_t> dimAxes;
+    for (size_t d = 0; d < src->getRank(); ++d)
+      for (const planner::Layout *side : {&*src, &*dst}) {
+        dimAxes.push_back(side->dimAxes[d].size());
+        dimAxes.append(side->dimAxes[d].begin(), side->dimAxes[d].end());
+      }
+    rewriter.replaceOp(op, LocalPermuteOp::create(
+                               rewriter, loc, type, input, meshOf(op),
+                               DenseI64ArrayAttr(),
+                               rewriter.getDenseI64ArrayAttr(dimAxes)));
+    return success();
+  }
   // Indexed by world rank up to the largest the mesh names; ranks outside
   // the mesh (another pipeline stage) receive nothing.
   SmallVector<int64_t> sources(mesh.getMaxRank() + 1, -1);
@@ -292,7 +311,8 @@ DIST_LOCALIZE_PATTERN(PermuteOp, {
   }
   rewriter.replaceOp(op, LocalPermuteOp::create(
                              rewriter, loc, type, input, meshOf(op),
-                             rewriter.getDenseI64ArrayAttr(sources)));
+                             rewriter.getDenseI64ArrayAttr(sources),
+                             DenseI64ArrayAttr()));
   return success();
 })
 
@@ -332,9 +352,12 @@ DIST_LOCALIZE_PATTERN(RedistributeOp, {
 
 struct DistLocalizePass
     : public dist::impl::DistLocalizeBase<DistLocalizePass> {
+  using DistLocalizeBase::DistLocalizeBase;
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     MeshTable meshes;
+    meshes.permuteTableDevices = permuteTableDevices;
     if (failed(meshes.build(module)))
       return signalPassFailure();
     if (failed(checkLocalizable(module, meshes)))

@@ -644,7 +644,25 @@ private:
   /// Whole-buffer exchange along the compile-time table: rank r receives
   /// from sources[r] and sends to every rank naming it.
   LogicalResult lowerPermute(Ctx &c, BufferPermuteOp op) {
-    ArrayRef<int64_t> sources = op.getSources();
+    if (std::optional<ArrayRef<int64_t>> dimAxes = op.getDimAxes()) {
+      // The runtime builds the tables from the layouts.
+      SmallVector<int64_t> entries(dimAxes->begin(), dimAxes->end());
+      int64_t size = entries.size();
+      if (entries.empty())
+        entries.push_back(0); // an address even for a rank-0 tensor
+      Value args[] = {c.meshHandle,
+                      ptr(c, op.getInput()),
+                      ptr(c, op.getOutput()),
+                      i64(c, numElements(op.getInput())),
+                      i32(c, c.dtype),
+                      i64(c, memrefType(op.getInput()).getRank()),
+                      calls.constArray(c.b, c.loc, entries),
+                      i64(c, size),
+                      c.stream ? c.stream : null(c)};
+      calls.call(c.b, c.loc, "distRtPermuteByLayouts", c.b.getI32Type(), args);
+      return success();
+    }
+    ArrayRef<int64_t> sources = *op.getSources();
     int64_t n = sources.size();
     SmallVector<SmallVector<int64_t>> dests(n);
     for (int64_t r = 0; r < n; ++r)

@@ -245,3 +245,16 @@ func.func @unpack_segments(%in: memref<12x3xf32>, %out: memref<12x3xf32>) {
   dist.buffer.unpack_segments %in, %out dim = 0 blocks = [8, 4] pieces = [4, 2] parts = 2 : memref<12x3xf32>, memref<12x3xf32>
   return
 }
+
+// -----
+
+dist.mesh @m = <["x"=2, "y"=2]>
+
+// A permute by layouts: the runtime builds the tables (one call, the
+// description as a constant array of its 8 entries).
+// CHECK-LABEL: func @permute_by_layouts
+// CHECK: call @distRtPermuteByLayouts(%{{.*}}, %{{.*}}, %{{.*}}, %c16_i64, %c2_i32, %c2_i64{{.*}}, %{{.*}}, %c8_i64, %{{.*}})
+func.func @permute_by_layouts(%in: memref<4x4xf32>, %out: memref<4x4xf32>) {
+  dist.buffer.permute %in, %out on @m dim_axes = [1, 0, 1, 1, 1, 1, 1, 0] : memref<4x4xf32>, memref<4x4xf32>
+  return
+}

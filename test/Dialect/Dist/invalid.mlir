@@ -716,3 +716,48 @@ func.func @pack_segments_lists(%a: tensor<12x3xf32>) {
   %0 = dist.local.pack_segments %a dim = 0 blocks = [8, 4] pieces = [6] parts = 2 : tensor<12x3xf32> -> tensor<12x3xf32>
   return
 }
+
+// -----
+
+dist.mesh @m = <["x"=2, "y"=4]>
+func.func @permute_neither(%a: tensor<4xf32>) {
+  // expected-error @+1 {{needs exactly one of `sources` (a table) and `dim_axes` (the layouts)}}
+  %0 = dist.local.permute %a on @m : tensor<4xf32> -> tensor<4xf32>
+  return
+}
+
+// -----
+
+dist.mesh @m = <["x"=2, "y"=4]>
+func.func @permute_dim_axes_counts(%a: tensor<4xf32>) {
+  // expected-error @+1 {{dim_axes: dim 0 has 2 shards in the source but 4 in the target}}
+  %0 = dist.local.permute %a on @m dim_axes = [1, 0, 1, 1] : tensor<4xf32> -> tensor<4xf32>
+  return
+}
+
+// -----
+
+dist.mesh @m = <["x"=2, "y"=4]>
+func.func @permute_dim_axes_axis(%a: tensor<4xf32>) {
+  // expected-error @+1 {{dim_axes: axis 2 is not an axis of the mesh}}
+  %0 = dist.local.permute %a on @m dim_axes = [1, 2, 1, 0] : tensor<4xf32> -> tensor<4xf32>
+  return
+}
+
+// -----
+
+dist.mesh @m = <["x"=2, "y"=4]>
+func.func @permute_dim_axes_length(%a: tensor<4xf32>) {
+  // expected-error @+1 {{dim_axes has 1 entries past the operand's 1 dims}}
+  %0 = dist.local.permute %a on @m dim_axes = [1, 0, 1, 0, 9] : tensor<4xf32> -> tensor<4xf32>
+  return
+}
+
+// -----
+
+dist.mesh @m = <["x"=2, "y"=4]>
+func.func @permute_dim_axes_short(%a: tensor<4x4xf32>) {
+  // expected-error @+1 {{dim_axes ends inside dim 1}}
+  %0 = dist.local.permute %a on @m dim_axes = [1, 0, 1, 0] : tensor<4x4xf32> -> tensor<4x4xf32>
+  return
+}

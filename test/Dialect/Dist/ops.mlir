@@ -276,3 +276,13 @@ func.func @segment_packing(%a: tensor<12x3xf32>, %m: memref<2x6xi32>, %n: memref
   dist.buffer.pack_segments %m, %n dim = 1 blocks = [3, 3] pieces = [2, 2] parts = 2 : memref<2x6xi32>, memref<2x8xi32>
   return
 }
+
+// A permute that names the layouts instead of a table (large meshes).
+// CHECK-LABEL: func @permute_by_layouts
+// CHECK: dist.local.permute %{{.*}} on @m2 dim_axes = [1, 0, 1, 0, 1, 1, 1, 1] : tensor<4x4xf32> -> tensor<4x4xf32>
+// CHECK: dist.buffer.permute %{{.*}}, %{{.*}} on @m2 dim_axes = [1, 0, 1, 0, 1, 1, 1, 1] : memref<4x4xf32>, memref<4x4xf32>
+func.func @permute_by_layouts(%a: tensor<4x4xf32>, %m: memref<4x4xf32>, %n: memref<4x4xf32>) {
+  %0 = dist.local.permute %a on @m2 dim_axes = [1, 0, 1, 0, 1, 1, 1, 1] : tensor<4x4xf32> -> tensor<4x4xf32>
+  dist.buffer.permute %m, %n on @m2 dim_axes = [1, 0, 1, 0, 1, 1, 1, 1] : memref<4x4xf32>, memref<4x4xf32>
+  return
+}

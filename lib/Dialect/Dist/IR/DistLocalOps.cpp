@@ -182,6 +182,48 @@ static LogicalResult verifyGroupSymbols(OpTy op, SymbolTableCollection &t) {
   return verifyGroup(op, op.getMeshAttr(), op.getAxes(), t);
 }
 
+/// `dim_axes`: per operand dim `nSrc, srcAxes, nDst, dstAxes`, axes in
+/// range and each at most once per side, and equal shard counts per dim (a
+/// permute keeps them).
+static LogicalResult verifyPermuteDimAxes(Operation *op,
+                                          const planner::Mesh &mesh,
+                                          ArrayRef<int64_t> dimAxes) {
+  int64_t rank = inputType(op).getRank(), at = 0;
+  llvm::SmallDenseSet<int64_t> seen[2];
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t parts[2] = {1, 1};
+    for (int side = 0; side < 2; ++side) {
+      if (at >= static_cast<int64_t>(dimAxes.size()))
+        return op->emitOpError("dim_axes ends inside dim ") << d;
+      int64_t count = dimAxes[at++];
+      if (count < 0 || count > mesh.getNumAxes() ||
+          at + count > static_cast<int64_t>(dimAxes.size()))
+        return op->emitOpError("dim_axes: dim ")
+               << d << " lists " << count << " axes";
+      for (int64_t k = 0; k < count; ++k) {
+        int64_t axis = dimAxes[at++];
+        if (axis < 0 || axis >= mesh.getNumAxes())
+          return op->emitOpError("dim_axes: axis ")
+                 << axis << " is not an axis of the mesh";
+        if (!seen[side].insert(axis).second)
+          return op->emitOpError("dim_axes: axis ")
+                 << axis << " splits two dims of the "
+                 << (side ? "target" : "source");
+        parts[side] *= mesh.getAxisSize(axis);
+      }
+    }
+    if (parts[0] != parts[1])
+      return op->emitOpError("dim_axes: dim ")
+             << d << " has " << parts[0] << " shards in the source but "
+             << parts[1] << " in the target";
+  }
+  if (at != static_cast<int64_t>(dimAxes.size()))
+    return op->emitOpError("dim_axes has ")
+           << dimAxes.size() - at << " entries past the operand's " << rank
+           << " dims";
+  return success();
+}
+
 template <typename OpTy>
 static LogicalResult verifyPermuteSymbols(OpTy op, SymbolTableCollection &t) {
   FailureOr<MeshOp> mesh = lookupMesh(op, op.getMeshAttr(), t);
@@ -191,10 +233,17 @@ static LogicalResult verifyPermuteSymbols(OpTy op, SymbolTableCollection &t) {
       getPlannerMesh(*mesh, [&] { return op.emitOpError(); });
   if (failed(plannerMesh))
     return failure();
+  std::optional<ArrayRef<int64_t>> table = op.getSources();
+  std::optional<ArrayRef<int64_t>> dimAxes = op.getDimAxes();
+  if (table.has_value() == dimAxes.has_value())
+    return op.emitOpError("needs exactly one of `sources` (a table) and "
+                          "`dim_axes` (the layouts)");
+  if (dimAxes)
+    return verifyPermuteDimAxes(op, *plannerMesh, *dimAxes);
   // One entry per world rank up to the largest the mesh names; ranks
   // outside the mesh receive nothing (-1).
   int64_t entries = plannerMesh->getMaxRank() + 1;
-  ArrayRef<int64_t> sources = op.getSources();
+  ArrayRef<int64_t> sources = *table;
   if (static_cast<int64_t>(sources.size()) != entries)
     return op.emitOpError("has ")
            << sources.size() << " sources but mesh " << op.getMeshAttr()

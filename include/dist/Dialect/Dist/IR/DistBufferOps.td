@@ -93,10 +93,11 @@ def Dist_BufferReplicateToPartialOp
 }
 
 def Dist_BufferPermuteOp : Dist_BufferOp<"permute", "dist.local.permute"> {
-  let arguments = !con(buffers, (ins DenseI64ArrayAttr:$sources));
+  let arguments = !con(buffers, (ins OptionalAttr<DenseI64ArrayAttr>:$sources,
+                                     OptionalAttr<DenseI64ArrayAttr>:$dim_axes));
   let assemblyFormat = [{
-    $input `,` $output `on` $mesh `sources` `=` $sources attr-dict
-    `:` type($input) `,` type($output)
+    $input `,` $output `on` $mesh (`sources` `=` $sources^)?
+    (`dim_axes` `=` $dim_axes^)? attr-dict `:` type($input) `,` type($output)
   }];
 }
 

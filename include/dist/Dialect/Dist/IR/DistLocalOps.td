@@ -153,22 +153,34 @@ def Dist_LocalReplicateToPartialOp
 }
 
 def Dist_LocalPermuteOp : Dist_LocalOp<"permute"> {
-  let summary = "Exchange whole buffers along a static table";
+  let summary = "Exchange whole buffers between the mesh's ranks";
   let description = [{
-    `sources[rank]` is the world rank this rank receives its whole buffer
-    from (itself: keep the input). Every rank sends its buffer to each rank
-    that names it. The table is computed at compile time.
+    Every rank receives its whole buffer from one rank (itself: keep the
+    input) and sends its buffer to each rank that receives from it. Exactly
+    one of two forms says who:
+
+    - `sources`: the table, computed at compile time; `sources[rank]` is the
+      world rank `rank` receives from (-1 outside the mesh);
+    - `dim_axes`: the two layouts, per tensor dim `nSrc, srcAxes, nDst,
+      dstAxes` (mesh axis indices, major to minor); the runtime computes the
+      senders (receiver r's sender keeps r's coordinate on every axis that
+      splits no dim in the source and, on the source's axes of dim d, takes
+      the digits of r's shard index along d in the target). IR size and
+      compile time then do not grow with the number of devices.
 
     ```mlir
     %1 = dist.local.permute %0 on @m sources = [0, 2, 1, 3]
         : tensor<8xf32> -> tensor<8xf32>
+    %2 = dist.local.permute %0 on @m dim_axes = [1, 0, 1, 1]
+        : tensor<8xf32> -> tensor<8xf32>
     ```
   }];
   let arguments = (ins AnyStaticShapeTensor:$input, FlatSymbolRefAttr:$mesh,
-                       DenseI64ArrayAttr:$sources);
+                       OptionalAttr<DenseI64ArrayAttr>:$sources,
+                       OptionalAttr<DenseI64ArrayAttr>:$dim_axes);
   let assemblyFormat = [{
-    $input `on` $mesh `sources` `=` $sources attr-dict
-    `:` type($input) `->` type($result)
+    $input `on` $mesh (`sources` `=` $sources^)? (`dim_axes` `=` $dim_axes^)?
+    attr-dict `:` type($input) `->` type($result)
   }];
   let extraClassDeclaration = "";
 }
