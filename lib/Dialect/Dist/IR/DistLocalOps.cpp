@@ -403,6 +403,7 @@ static LogicalResult verifySegmentPacking(OpTy op, bool packs) {
              << d << " has " << out.getDimSize(d) << " entries, the operand "
              << in.getDimSize(d) << "; only dim " << dim << " changes";
   ArrayRef<int64_t> blocks = op.getBlocks(), pieces = op.getPieces();
+  int64_t parts = static_cast<int64_t>(op.getParts());
   if (blocks.empty() || blocks.size() != pieces.size())
     return op.emitOpError("needs one block and one piece size per segment, "
                           "got ")
@@ -411,10 +412,10 @@ static LogicalResult verifySegmentPacking(OpTy op, bool packs) {
   for (auto [block, piece] : llvm::zip(blocks, pieces)) {
     if (block < 0 || piece < 0)
       return op.emitOpError("block and piece sizes must be >= 0");
-    if (block > piece * op.getParts())
+    if (block > piece * parts)
       return op.emitOpError("a block of ")
-             << block << " rows does not fit in " << op.getParts()
-             << " pieces of " << piece;
+             << block << " rows does not fit in " << parts << " pieces of "
+             << piece;
     blockRows += block;
     pieceRows += piece;
   }
@@ -424,9 +425,9 @@ static LogicalResult verifySegmentPacking(OpTy op, bool packs) {
     return op.emitOpError("the per-segment side has ")
            << perSegment << " rows along dim " << dim
            << ", but the blocks add up to " << blockRows;
-  if (packed != op.getParts() * pieceRows)
+  if (packed != parts * pieceRows)
     return op.emitOpError("the packed side has ")
-           << packed << " rows along dim " << dim << ", not " << op.getParts()
+           << packed << " rows along dim " << dim << ", not " << parts
            << " chunks of " << pieceRows;
   return success();
 }
