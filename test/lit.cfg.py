@@ -26,3 +26,10 @@ if config.dist_have_nccl:
 if config.dist_have_mpi:
     config.available_features.add("mpi")
 config.substitutions.append(("%dist_obj_root", config.dist_obj_root))
+# Reproducers of inputs that used to exhaust memory or hang:
+# `%bounded SECONDS MEBIBYTES COMMAND...` (test/bounded.sh).
+config.substitutions.append(
+    ("%bounded", os.path.join(config.dist_src_root, "test", "bounded.sh")))
+import runpy
+runpy.run_path(os.path.join(config.dist_src_root, "test", "sanitize.py"))[
+    "configure"](config)

@@ -1,0 +1,23 @@
+# Shared by test/lit.cfg.py and test/Unit/lit.cfg.py: the environment the
+# tests of an ASan+UBSan build (utils/check.sh --sanitize) run in.
+import os
+
+
+def configure(config):
+    if not getattr(config, "dist_sanitize", False):
+        return
+    config.available_features.add("sanitize")
+    # test/bounded.sh and run_bounded (python/tests/conftest.py) leave the
+    # address-space limit to ASan's hard_rss_limit_mb in this build.
+    config.environment["DIST_SANITIZE_BUILD"] = "1"
+    supp = os.path.join(config.dist_src_root, "utils", "sanitize")
+    config.environment["ASAN_OPTIONS"] = ":".join([
+        "detect_leaks=1", "hard_rss_limit_mb=6144", "abort_on_error=0",
+        "detect_stack_use_after_return=0", "check_initialization_order=1",
+        "strict_init_order=0", "detect_odr_violation=0"])
+    config.environment["LSAN_OPTIONS"] = ":".join([
+        "suppressions=" + os.path.join(supp, "lsan.supp"),
+        "print_suppressions=0"])
+    config.environment["UBSAN_OPTIONS"] = ":".join([
+        "print_stacktrace=1", "halt_on_error=1",
+        "suppressions=" + os.path.join(supp, "ubsan.supp")])
