@@ -2,6 +2,7 @@
 
 #include "dist/Planner/CostModel.h"
 #include "dist/Planner/Plan.h"
+#include "BoundedJSON.h"
 #include "Syntax.h"
 
 #include "llvm/Support/Format.h"
@@ -239,7 +240,7 @@ Expected<Plan> dist::planner::planFromJSON(const Mesh &mesh,
                                            llvm::StringRef json,
                                            const Mesh *targetMesh) {
   Reader reader{&mesh, targetMesh};
-  Expected<llvm::json::Value> root = llvm::json::parse(json);
+  Expected<llvm::json::Value> root = detail::parseBoundedJSON(json);
   if (!root)
     return reader.fail(llvm::toString(root.takeError()));
   const llvm::json::Object *obj = root->getAsObject();

@@ -4,10 +4,12 @@
 
 #include "dist/Planner/PlanCache.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/Support/xxhash.h"
 
 #include <atomic>
 #include <sys/stat.h>
@@ -338,5 +340,51 @@ TEST(PlanCacheTest, PlantedEntriesAreRefusedWithoutBlocking) {
     os << "\x1b[2J\x07garbage";
   }
   expectRecomputed("format '\\x1b[2J\\x07garbage' is not");
+}
+} // namespace
+
+namespace {
+// Issue 16: an entry whose checksum was forged to match a plan nested 60k
+// levels deep crashed the JSON parser; it is now a damaged entry like any
+// other (a warning, and the plan recomputed).
+TEST(PlanCacheTest, DeeplyNestedEntryIsRefused) {
+  TempDir dir;
+  PlanRequest req = request(R"([{"x"}, {"y"}])", R"([{}, {}])");
+  std::string key = planCacheKey(req);
+  std::string json = R"({"strategy": "optimal", "steps": )" +
+                     std::string(60000, '[') + std::string(60000, ']') + "}";
+  std::string checksum = llvm::utohexstr(
+      llvm::xxh3_64bits(key + "\n" + json), /*LowerCase=*/true, /*Width=*/16);
+  std::string path;
+  {
+    PlanCache cache({dir.path()});
+    path = cache.entryPath(key);
+  }
+  {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(path, ec);
+    ASSERT_FALSE(ec);
+    os << PlanCache::kFormat << "\nkey " << key.size() << "\n"
+       << key << "\nplan " << json.size() << "\n"
+       << json << "\nchecksum " << checksum << "\n";
+  }
+  EXPECT_EXIT(
+      {
+        boundThisProcess(20, 1024);
+        Warnings warnings;
+        PlanCache cache({dir.path()}, warnings.handler());
+        llvm::Expected<Plan> plan = cache.getOrPlan(req);
+        bool recomputed = plan && plan->cache == CacheStatus::Miss;
+        if (!plan)
+          llvm::consumeError(plan.takeError());
+        std::fprintf(stderr, "recomputed=%d %s\n", recomputed,
+                     warnings.messages.empty()
+                         ? "no warning"
+                         : warnings.messages[0].c_str());
+        std::exit(0);
+      },
+      testing::ExitedWithCode(0),
+      "recomputed=1 plan cache: ignoring entry .*: plan JSON: JSON nested "
+      "more than 64 levels deep");
 }
 } // namespace
