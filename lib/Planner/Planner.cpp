@@ -298,14 +298,21 @@ Expected<Plan> dist::planner::planReshard(const PlanRequest &request,
   canonicalTarget.canonicalize();
   const bool segmented =
       canonicalSource.hasSegments() || canonicalTarget.hasSegments();
+  detail::SearchFunction search = request.strategy == Strategy::Optimal
+                                      ? detail::searchOptimal
+                                      : detail::searchGreedy;
+  std::optional<Expected<std::vector<Move>>> withoutUnitAxes;
+  if (!request.isCrossMesh() && !segmented)
+    withoutUnitAxes =
+        detail::searchWithoutUnitAxes(request, model, stats, search,
+                                      request.strategy == Strategy::Optimal);
   Expected<std::vector<Move>> moves =
       request.isCrossMesh()
           ? detail::searchCrossMesh(request, model, targetModel, stats)
       : segmented ? detail::searchSegmented(request, canonicalSource,
                                             canonicalTarget)
-      : request.strategy == Strategy::Optimal
-          ? detail::searchOptimal(request, model, stats)
-          : detail::searchGreedy(request, model, stats);
+      : withoutUnitAxes ? std::move(*withoutUnitAxes)
+                        : search(request, model, stats);
   if (!moves)
     return moves.takeError();
   for (Move &move : *moves) {
