@@ -388,3 +388,76 @@ TEST(PlanCacheTest, DeeplyNestedEntryIsRefused) {
       "more than 64 levels deep");
 }
 } // namespace
+
+namespace {
+// Issue 16: eviction deleted every `*.plan` file of the directory. Only
+// files named and started like the cache's own entries are evicted; other
+// people's `*.plan` files (and links, and entry-named files that are not
+// entries) survive.
+TEST(PlanCacheTest, EvictionDeletesOnlyTheCachesOwnEntries) {
+  TempDir dir;
+  auto write = [&](const std::string &name, llvm::StringRef text) {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(dir.path() + "/" + name, ec);
+    ASSERT_FALSE(ec);
+    os << text;
+  };
+  write("notes.plan", "my travel plan\n");
+  write("0123456789abcdef.plan", "not an entry, though named like one\n");
+  ASSERT_EQ(::symlink("/etc/hostname",
+                      (dir.path() + "/fedcba9876543210.plan").c_str()),
+            0);
+  PlanCache::Options options;
+  options.directory = dir.path();
+  options.maxEntries = 4;
+  PlanCache cache(options);
+  for (int64_t n = 8; n < 8 + 20; ++n)
+    ASSERT_TRUE(!!cache.getOrPlan(
+        request(R"([{"x"}, {"y"}])", R"([{}, {}])", {n, 16})));
+  EXPECT_TRUE(llvm::sys::fs::exists(dir.path() + "/notes.plan"));
+  EXPECT_TRUE(llvm::sys::fs::exists(dir.path() + "/0123456789abcdef.plan"));
+  EXPECT_TRUE(llvm::sys::fs::is_symlink_file(dir.path() +
+                                             "/fedcba9876543210.plan"));
+  // The cache's own entries were evicted down to its bound (the three
+  // foreign files count against it too: it cannot remove them).
+  EXPECT_LE(countEntries(dir.path()), 4u + 3u);
+}
+
+// Issue 16: a forged entry holding a valid plan 10x dearer than the optimum
+// was served as optimal. Replay cannot tell (the plan is valid); an optimal
+// plan never costs more than the greedy one, so such an entry is refused.
+TEST(PlanCacheTest, EntryDearerThanGreedyIsRefused) {
+  TempDir dir;
+  PlanRequest req = request(R"([{"x"}, {"y"}])", R"([{"y"}, {"x"}])");
+  // Valid but wasteful: gather everything, then slice it the other way.
+  Plan forged;
+  for (Move move : {Move::allGather({0}, 0), Move::allGather({1}, 1),
+                    Move::allSlice({1}, 0), Move::allSlice({0}, 1)}) {
+    PlanStep step;
+    step.move = move;
+    forged.steps.push_back(step);
+  }
+  ASSERT_EQ(errorOf(replayPlan(req, forged)), "<success>");
+  std::string key = planCacheKey(req);
+  std::string path;
+  {
+    PlanCache cache({dir.path()});
+    path = cache.entryPath(key);
+  }
+  {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(path, ec);
+    ASSERT_FALSE(ec);
+    os << serializeCacheEntry(key, req.mesh, forged);
+  }
+  Warnings warnings;
+  PlanCache cache({dir.path()}, warnings.handler());
+  llvm::Expected<Plan> plan = cache.getOrPlan(req);
+  ASSERT_TRUE(!!plan);
+  EXPECT_EQ(plan->cache, CacheStatus::Miss);
+  EXPECT_LT(plan->cost, forged.cost);
+  ASSERT_EQ(warnings.messages.size(), 1u);
+  EXPECT_THAT(warnings.messages[0],
+              testing::HasSubstr("more than the greedy plan"));
+}
+} // namespace
