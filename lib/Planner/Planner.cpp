@@ -25,6 +25,12 @@ Error dist::planner::verifyRequest(const PlanRequest &request) {
   size_t rank = request.globalShape.size();
   if (Error e = verifyShape(request.globalShape, request.elementBytes))
     return e;
+  for (const Mesh *m : {&mesh, &request.getTargetMesh()})
+    if (m->getNumDevices() > kMaxPlannedDevices)
+      return fail("mesh " + m->str() + " has " + llvm::Twine(m->getNumDevices()) +
+                  " devices; the planner plans on meshes of at most 2^24 (" +
+                  llvm::Twine(kMaxPlannedDevices) +
+                  ") devices, since its bounds and exchanges enumerate them");
   if (rank > detail::kMaxSearchRank)
     return fail("tensors of rank " + llvm::Twine(rank) +
                 " are not supported (the planner handles rank <= " +
