@@ -60,6 +60,17 @@ struct Warnings {
   }
 };
 
+/// Writes `contents` where the cache in `dir` keeps the entry for `key` (what
+/// another user of a shared directory can do).
+void plantEntry(const TempDir &dir, const std::string &key,
+                const std::string &contents) {
+  std::string path = PlanCache({dir.path()}).entryPath(key);
+  std::error_code ec;
+  llvm::raw_fd_ostream os(path, ec);
+  ASSERT_FALSE(ec);
+  os << contents;
+}
+
 TEST(PlanCacheTest, MemoryHitReturnsTheSamePlan) {
   PlanCache cache({});
   PlanRequest req = request(R"([{"x"}, {"y"}])", R"([{"y"}, {"x"}])");
@@ -355,19 +366,11 @@ TEST(PlanCacheTest, DeeplyNestedEntryIsRefused) {
                      std::string(60000, '[') + std::string(60000, ']') + "}";
   std::string checksum = llvm::utohexstr(
       llvm::xxh3_64bits(key + "\n" + json), /*LowerCase=*/true, /*Width=*/16);
-  std::string path;
-  {
-    PlanCache cache({dir.path()});
-    path = cache.entryPath(key);
-  }
-  {
-    std::error_code ec;
-    llvm::raw_fd_ostream os(path, ec);
-    ASSERT_FALSE(ec);
-    os << PlanCache::kFormat << "\nkey " << key.size() << "\n"
-       << key << "\nplan " << json.size() << "\n"
-       << json << "\nchecksum " << checksum << "\n";
-  }
+  plantEntry(dir, key,
+             (PlanCache::kFormat + "\nkey " + llvm::Twine(key.size()) + "\n" +
+              key + "\nplan " + llvm::Twine(json.size()) + "\n" + json +
+              "\nchecksum " + checksum + "\n")
+                 .str());
   EXPECT_EXIT(
       {
         boundThisProcess(20, 1024);
@@ -439,17 +442,7 @@ TEST(PlanCacheTest, EntryDearerThanGreedyIsRefused) {
   }
   ASSERT_EQ(errorOf(replayPlan(req, forged)), "<success>");
   std::string key = planCacheKey(req);
-  std::string path;
-  {
-    PlanCache cache({dir.path()});
-    path = cache.entryPath(key);
-  }
-  {
-    std::error_code ec;
-    llvm::raw_fd_ostream os(path, ec);
-    ASSERT_FALSE(ec);
-    os << serializeCacheEntry(key, req.mesh, forged);
-  }
+  plantEntry(dir, key, serializeCacheEntry(key, req.mesh, forged));
   Warnings warnings;
   PlanCache cache({dir.path()}, warnings.handler());
   llvm::Expected<Plan> plan = cache.getOrPlan(req);
