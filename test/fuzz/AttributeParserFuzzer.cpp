@@ -53,7 +53,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (size == 0)
     return 0;
   MLIRContext &ctx = context();
-  llvm::StringRef text(reinterpret_cast<const char *>(data) + 1, size - 1);
+  // MLIR's lexer reads up to a terminating NUL (what files and Python
+  // strings have), so the input is copied into a std::string.
+  std::string owned(reinterpret_cast<const char *>(data) + 1, size - 1);
+  llvm::StringRef text(owned);
   switch (data[0] % 3) {
   case 0:
     if (Attribute attr = parseAttribute(text, &ctx)) {
