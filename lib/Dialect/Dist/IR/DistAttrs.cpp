@@ -248,8 +248,11 @@ ShardingAttr::verifyEncoding(ArrayRef<int64_t> shape, Type elementType,
     return emitError() << "sharded tensors must have a static shape";
   // Past the planner's size limit, planning and lowering byte counts would
   // overflow 64 bits; say so here, where the type is written.
-  unsigned bits =
-      elementType.isIntOrFloat() ? elementType.getIntOrFloatBitWidth() : 8;
+  // (The parser passes a null element type when it could not read one:
+  // found by fuzzing.)
+  unsigned bits = elementType && elementType.isIntOrFloat()
+                      ? elementType.getIntOrFloatBitWidth()
+                      : 8;
   if (llvm::Error e =
           planner::verifyShape(shape, std::max<int64_t>(1, (bits + 7) / 8)))
     return emitError() << llvm::toString(std::move(e));
