@@ -165,34 +165,34 @@ std::optional<Move> directMove(const Mesh &mesh, MoveKind kind,
     else if (kind != MoveKind::Permute && kind != MoveKind::Redistribute)
       return std::nullopt;
   }
-  auto tail = [](const std::vector<unsigned> &axes, size_t keep) {
-    return std::vector<unsigned>(axes.begin() + keep, axes.end());
-  };
+  // What the one dim that shrank lost, and the one that grew gained (both
+  // at the minor end).
+  std::vector<unsigned> lost, gained;
+  if (shrunk.size() == 1)
+    lost.assign(from.dimAxes[shrunk[0]].begin() + to.dimAxes[shrunk[0]].size(),
+                from.dimAxes[shrunk[0]].end());
+  if (grown.size() == 1)
+    gained.assign(to.dimAxes[grown[0]].begin() + from.dimAxes[grown[0]].size(),
+                  to.dimAxes[grown[0]].end());
+  const bool onlyShrunk = shrunk.size() == 1 && grown.empty();
+  const bool onlyGrown = grown.size() == 1 && shrunk.empty();
   switch (kind) {
   case MoveKind::AllGather:
-    if (shrunk.size() != 1 || !grown.empty())
+    if (!onlyShrunk)
       return std::nullopt;
-    return Move::allGather(tail(from.dimAxes[shrunk[0]],
-                                to.dimAxes[shrunk[0]].size()),
-                           shrunk[0]);
+    return Move::allGather(lost, shrunk[0]);
   case MoveKind::AllSlice:
-    if (grown.size() != 1 || !shrunk.empty())
+    if (!onlyGrown)
       return std::nullopt;
-    return Move::allSlice(tail(to.dimAxes[grown[0]],
-                               from.dimAxes[grown[0]].size()),
-                          grown[0]);
+    return Move::allSlice(gained, grown[0]);
   case MoveKind::AllToAll:
-    if (grown.size() != 1 || shrunk.size() != 1)
+    if (shrunk.size() != 1 || grown.size() != 1)
       return std::nullopt;
-    return Move::allToAll(tail(from.dimAxes[shrunk[0]],
-                               to.dimAxes[shrunk[0]].size()),
-                          shrunk[0], grown[0]);
+    return Move::allToAll(lost, shrunk[0], grown[0]);
   case MoveKind::ReduceScatter:
-    if (grown.size() != 1 || !shrunk.empty())
+    if (!onlyGrown)
       return std::nullopt;
-    return Move::reduceScatter(tail(to.dimAxes[grown[0]],
-                                    from.dimAxes[grown[0]].size()),
-                               grown[0], from.partialKind);
+    return Move::reduceScatter(gained, grown[0], from.partialKind);
   case MoveKind::AllReduce:
     return Move::allReduce(minus(from.partialAxes, to.partialAxes),
                            from.partialKind);
