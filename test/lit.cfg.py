@@ -7,7 +7,7 @@ from lit.llvm import llvm_config
 config.name = "dist"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
 config.suffixes = [".mlir", ".test"]
-config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "Unit"]
+config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "Unit", "fuzz"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.dist_obj_root, "test")
 
@@ -29,3 +29,10 @@ config.substitutions.append(("%dist_obj_root", config.dist_obj_root))
 # The dialect and pass plugin for upstream's mlir-opt (SPEC §7).
 config.substitutions.append(
     ("%dist_plugin", os.path.join(config.dist_obj_root, "lib", "DistPlugin.so")))
+# Reproducers of inputs that used to exhaust memory or hang:
+# `%bounded SECONDS MEBIBYTES COMMAND...` (test/bounded.sh).
+config.substitutions.append(
+    ("%bounded", os.path.join(config.dist_src_root, "test", "bounded.sh")))
+import runpy
+runpy.run_path(os.path.join(config.dist_src_root, "test", "sanitize.py"))[
+    "configure"](config)

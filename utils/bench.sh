@@ -2,13 +2,16 @@
 # Runs every benchmark on this machine and regenerates docs/benchmarks.md and
 # the charts in docs/img/. Numbers are never typed in: rerun this script.
 #
-#   utils/bench.sh            # full run (a few minutes on 2 cores)
-#   utils/bench.sh --quick    # fewer cases and sizes, for a smoke test
+#   utils/bench.sh                 # full run, with the sanitized test suite
+#                                  # (utils/check.sh --sanitize: most of the time)
+#   utils/bench.sh --no-sanitize   # everything else (a few minutes on 2 cores)
+#   utils/bench.sh --quick         # fewer cases and sizes, no sanitized run
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${DIST_BUILD_DIR:-$root/build}
-quick=0
-[ "${1:-}" = "--quick" ] && quick=1
+quick=0 sanitize=1
+[ "${1:-}" = "--quick" ] && quick=1 && sanitize=0
+[ "${1:-}" = "--no-sanitize" ] && sanitize=0
 
 "$root/utils/build.sh"
 bin="$build/bin"
@@ -50,6 +53,21 @@ echo "bench: compiled reshards vs raw MPI collectives, 8 ranks"
 echo "bench: point-to-point exchange vs hand-written MPI, 8 ranks"
 "$bin/dist-mpirun" --timeout 900 -np 8 "$bin/dist-runtime-bench" \
   --ops transpose,handoff --dims "$dims" --reps $exchange_reps > "$work/exchange.md"
+
+# The sanitized suite takes long and is reported, not gated on, here (see
+# the Reliability section); its own build folder keeps the numbers above
+# from sharing a machine with its build.
+sanitize_log=- sanitize_seconds=0
+if [ $sanitize = 1 ]; then
+  echo "bench: the whole test suite under ASan+UBSan (utils/check.sh --sanitize)"
+  sanitize_log="$work/sanitize.log"
+  start=$SECONDS
+  DIST_BUILD_DIR="$root/build-sanitize" "$root/utils/check.sh" --sanitize \
+    >"$sanitize_log" 2>&1 || true
+  sanitize_seconds=$((SECONDS - start))
+fi
+"$root/utils/bench/reliability.sh" "$sanitize_log" "$sanitize_seconds" \
+  > "$work/reliability.md"
 
 # Chart data.
 python3 - "$work" <<'PY'
@@ -227,5 +245,7 @@ exchange vs gather on rank 0, send to rank 4, scatter. Target: the exchange at l
 0.9x as fast as the hand-written MPI program.
 
 $(cat "$work/exchange.md")
+
+$(cat "$work/reliability.md")
 MD
 echo "bench: wrote docs/benchmarks.md and docs/img/*.svg"

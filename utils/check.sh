@@ -2,9 +2,22 @@
 # Sets up (if needed), builds, and runs every test: lit (FileCheck tests,
 # GoogleTest unit tests, end-to-end runs), then prints one summary line
 # `lit: N passed, M failed`. Exits non-zero on any failure.
+#
+# --sanitize: the same in an ASan+UBSan build of everything (clang-22, its own
+# folder, build-sanitize/ unless DIST_BUILD_DIR says otherwise); the
+# sanitizers' options come from test/sanitize.py. Prints how long it took.
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+if [ "${1-}" = "--sanitize" ]; then
+  export DIST_SANITIZE=1
+  export DIST_BUILD_DIR=${DIST_BUILD_DIR:-$root/build-sanitize}
+  shift
+elif [ $# -gt 0 ]; then
+  echo "usage: utils/check.sh [--sanitize]" >&2
+  exit 2
+fi
 build=${DIST_BUILD_DIR:-$root/build}
+started=$SECONDS
 
 "$root/utils/build.sh" || { echo "lit: 0 passed, 1 failed"; exit 1; }
 
@@ -25,5 +38,8 @@ done
 skipped=$(( $(count Unsupported) + 0 ))
 rm -f "$log"
 if [ "$status" -ne 0 ] && [ "$failed" -eq 0 ]; then failed=1; fi
+if [ "${DIST_SANITIZE:-0}" = 1 ]; then
+  echo "sanitize: build and tests took $((SECONDS - started)) s"
+fi
 echo "lit: $passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

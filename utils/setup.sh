@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs every system package dist needs, from Debian's apt only.
 # Idempotent: prints nothing and exits 0 when everything is already present.
+# clang-22 and its runtimes (libclang-rt-22-dev) build the libFuzzer harnesses
+# (utils/fuzz.sh) and the ASan+UBSan configuration (utils/check.sh --sanitize).
 # CUDA/NCCL are optional: they are looked for by CMake, never installed here.
 set -euo pipefail
 
@@ -11,6 +13,7 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   pybind11-dev python3-dev python3-pytest python3-numpy
   gnuplot-nox
+  clang-22 libclang-rt-22-dev
 )
 
 missing=()

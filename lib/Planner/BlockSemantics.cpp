@@ -15,21 +15,31 @@ using namespace dist::planner;
 
 llvm::Error dist::planner::verifyShape(llvm::ArrayRef<int64_t> globalShape,
                                        int64_t elementBytes) {
+  auto fail = [](const llvm::Twine &msg) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), msg);
+  };
   if (elementBytes < 1)
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "element size must be at least 1 byte");
+    return fail("element size must be at least 1 byte");
+  auto tooLarge = [&]() {
+    std::string shape;
+    for (size_t d = 0; d < globalShape.size(); ++d)
+      shape += (d ? "x" : "") + std::to_string(globalShape[d]);
+    return fail("tensor " + shape + " of " + llvm::Twine(elementBytes) +
+                "-byte elements is too large: the planner takes at most 2^53 "
+                "bytes (8 PiB)");
+  };
+  if (elementBytes > kMaxTensorBytes)
+    return tooLarge();
   int64_t total = elementBytes;
   for (size_t d = 0; d < globalShape.size(); ++d) {
     if (globalShape[d] < 0)
-      return llvm::createStringError(
-          llvm::inconvertibleErrorCode(),
-          "tensor dim " + llvm::Twine(d) + " has negative extent " +
-              llvm::Twine(globalShape[d]));
-    if (llvm::MulOverflow(total, globalShape[d], total))
-      return llvm::createStringError(
-          llvm::inconvertibleErrorCode(),
-          "tensor size in bytes overflows 64 bits (at dim " + llvm::Twine(d) +
-              ")");
+      return fail("tensor dim " + llvm::Twine(d) + " has negative extent " +
+                  llvm::Twine(globalShape[d]));
+    // MulOverflow catches a product past 63 bits, the comparison the rest.
+    if (llvm::MulOverflow(total, std::max<int64_t>(globalShape[d], 1),
+                          total) ||
+        total > kMaxTensorBytes)
+      return tooLarge();
   }
   return llvm::Error::success();
 }

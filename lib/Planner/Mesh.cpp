@@ -4,6 +4,7 @@
 #include "Syntax.h"
 
 #include "llvm/ADT/StringSet.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
@@ -40,6 +41,11 @@ Expected<Mesh> Mesh::create(std::vector<MeshAxis> axes,
   for (const MeshAxis &axis : axes) {
     if (axis.name.empty())
       return fail("mesh axis names must not be empty");
+    // Plans name axes in JSON, which must be UTF-8 (found by fuzzing: a
+    // plan's JSON did not read back).
+    if (!llvm::json::isUTF8(axis.name))
+      return fail("mesh axis names must be valid UTF-8, got " +
+                  detail::quoteName(axis.name));
     if (!seen.insert(axis.name).second)
       return fail("mesh axis " + detail::quoteName(axis.name) +
                   " appears more than once");

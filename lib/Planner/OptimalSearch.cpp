@@ -27,6 +27,7 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <chrono>
 #include <limits>
 #include <map>
 #include <queue>
@@ -37,6 +38,12 @@ using namespace dist::planner::detail;
 
 static std::atomic<size_t> abstractBoundAfter{kAbstractBoundAfter};
 static std::atomic<bool> abstractBoundAlways{false};
+
+static std::atomic<double> searchSecondsBudget{kMaxSearchSeconds};
+
+void dist::planner::detail::setSearchTimeBudget(double seconds) {
+  searchSecondsBudget = seconds;
+}
 
 void dist::planner::detail::setAbstractBoundPolicy(size_t expansions,
                                                    bool keepAlways) {
@@ -327,6 +334,14 @@ llvm::Expected<std::vector<Move>>
 dist::planner::detail::searchOptimal(const PlanRequest &request,
                                      const CostModel &model,
                                      SearchStats *stats) {
+  return searchOptimalWithin(request, model, stats, kMaxSearchStates,
+                             std::numeric_limits<uint64_t>::max());
+}
+
+llvm::Expected<std::vector<Move>> dist::planner::detail::searchOptimalWithin(
+    const PlanRequest &request, const CostModel &model, SearchStats *stats,
+    size_t maxStates, uint64_t maxEdges) {
+  uint64_t edges = 0;
   const Mesh &mesh = request.mesh;
   unsigned numAxes = mesh.getNumAxes(), rank = request.globalShape.size();
   PackedLayout source = packLayout(request.source);
@@ -487,6 +502,8 @@ dist::planner::detail::searchOptimal(const PlanRequest &request,
   // generators do not carry the flag).
   bool expandingClosed = !allowRedistribute;
   auto collect = [&](const Edge &edge) {
+    if (++edges > maxEdges)
+      overflow = true;
     pending.emplace_back();
     Pending &p = pending.back();
     p.edge = edge;
@@ -515,7 +532,7 @@ dist::planner::detail::searchOptimal(const PlanRequest &request,
     auto [it, inserted] = index.tryEmplace(
         p.key, p.hash, Known{g2, uint32_t(nodes.size()), steps2});
     if (inserted) {
-      if (nodes.size() >= kMaxSearchStates) {
+      if (nodes.size() >= maxStates) {
         overflow = true;
         index.eraseLast(it);
         return;
@@ -584,7 +601,19 @@ dist::planner::detail::searchOptimal(const PlanRequest &request,
     }
   };
 
+  // The clock is read at every pop: tens of nanoseconds, against a pop's
+  // hashing and bounds (and some pops price exchanges over every device).
+  using Clock = std::chrono::steady_clock;
+  const double budget = searchSecondsBudget;
+  const Clock::time_point deadline =
+      Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                         std::chrono::duration<double>(budget));
+  bool outOfTime = false;
   while (!open.empty() && !overflow) {
+    if (Clock::now() > deadline) {
+      outOfTime = true;
+      break;
+    }
     Entry e = open.top();
     open.pop();
     Node &n = nodes[e.node];
@@ -751,11 +780,18 @@ dist::planner::detail::searchOptimal(const PlanRequest &request,
       open.push({g + nodes[id].hCap, uint32_t(steps) + 1, seq++, id,
                  nodes[id].version, 3});
   }
+  if (outOfTime)
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "the optimal search ran out of its time budget (" +
+            formatDouble(budget) + " s, " + llvm::Twine(nodes.size()) +
+            " states); use --strategy greedy for this request");
   if (overflow)
     return llvm::createStringError(
         llvm::inconvertibleErrorCode(),
-        "the optimal search gave up after " + llvm::Twine(kMaxSearchStates) +
-            " states; use --strategy greedy for this request");
+        "the optimal search gave up after " + llvm::Twine(nodes.size()) +
+            " states and " + llvm::Twine(edges) +
+            " moves; use --strategy greedy for this request");
   if (stats)
     stats->states += nodes.size();
   if (best == kNoNode) {

@@ -1,7 +1,9 @@
 //===- PlanCache.cpp - Two-level (memory + disk) plan cache ---------------===//
 
 #include "dist/Planner/PlanCache.h"
+#include "Search.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
@@ -98,7 +100,34 @@ static std::string checksumOf(StringRef key, StringRef json) {
                          /*Width=*/16);
 }
 
-/// Calls `visit(path, status)` for every entry file (`*.plan`) of `dir`.
+/// Whether `name` is one the cache gives its entries: 16 lowercase hex
+/// digits (the key's hash) and ".plan".
+static bool isEntryName(StringRef name) {
+  if (!name.consume_back(".plan") || name.size() != 16)
+    return false;
+  return llvm::all_of(name, [](char c) {
+    return llvm::isDigit(c) || (c >= 'a' && c <= 'f');
+  });
+}
+
+/// Whether the file at `path` is a regular file that starts like an entry
+/// the cache writes (any format version). Eviction deletes nothing else: a
+/// shared directory may hold other people's `*.plan` files.
+static bool startsLikeAnEntry(const std::string &path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0)
+    return false;
+  struct stat st;
+  char head[32] = {};
+  constexpr StringRef kMagic = "dist-plan-cache-v";
+  bool ok = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+            ::read(fd, head, kMagic.size()) == ssize_t(kMagic.size()) &&
+            StringRef(head, kMagic.size()) == kMagic;
+  ::close(fd);
+  return ok;
+}
+
+/// Calls `visit(path, status)` for every file of `dir` named like an entry.
 static void forEachEntry(
     llvm::StringRef dir,
     llvm::function_ref<void(const std::string &,
@@ -107,7 +136,7 @@ static void forEachEntry(
   std::error_code ec;
   for (llvm::sys::fs::directory_iterator it(dir, ec), end; !ec && it != end;
        it.increment(ec)) {
-    if (llvm::sys::path::extension(it->path()) != ".plan")
+    if (!isEntryName(llvm::sys::path::filename(it->path())))
       continue;
     if (llvm::ErrorOr<llvm::sys::fs::basic_file_status> status = it->status())
       visit(it->path(), *status);
@@ -269,6 +298,25 @@ std::optional<Plan> PlanCache::lookupDisk(const std::string &key,
          handler);
     return std::nullopt;
   }
+  // Replay proves the plan valid, not optimal: a forged entry could hold a
+  // valid but dearer plan. The greedy plan is cheap to compute and an
+  // optimal plan never costs more, so one that does is refused (a spot
+  // check, not a proof: docs/compiler.md, "The plan cache").
+  if (request.strategy == Strategy::Optimal) {
+    PlanRequest greedyRequest = request;
+    greedyRequest.strategy = Strategy::Greedy;
+    Expected<Plan> greedy = planReshard(greedyRequest);
+    if (!greedy) {
+      llvm::consumeError(greedy.takeError());
+    } else if (detail::costLess(greedy->cost, plan->cost)) {
+      warn("plan cache: ignoring entry '" + path + "': its plan costs " +
+               formatDouble(plan->cost) + " s, more than the greedy plan (" +
+               formatDouble(greedy->cost) +
+               " s), so it is not the optimal plan; recomputing it",
+           handler);
+      return std::nullopt;
+    }
+  }
   plan->strategy = request.strategy;
   // Touch the entry: modification time is the disk level's recency.
   ::utimes(path.c_str(), nullptr);
@@ -328,8 +376,10 @@ void PlanCache::evictDiskIfNeeded() {
   forEachEntry(options.directory,
                [&](const std::string &path,
                    const llvm::sys::fs::basic_file_status &status) {
-                 entries.push_back(
-                     {path, status.getLastModificationTime(), status.getSize()});
+                 if (status.type() == llvm::sys::fs::file_type::regular_file &&
+                     startsLikeAnEntry(path))
+                   entries.push_back({path, status.getLastModificationTime(),
+                                      status.getSize()});
                });
   // Oldest last; evict down to 90% of the bounds so that the next inserts
   // do not rescan at once.

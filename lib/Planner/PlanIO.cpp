@@ -2,6 +2,7 @@
 
 #include "dist/Planner/CostModel.h"
 #include "dist/Planner/Plan.h"
+#include "BoundedJSON.h"
 #include "Syntax.h"
 
 #include "llvm/Support/Format.h"
@@ -257,7 +258,7 @@ Expected<Plan> dist::planner::planFromJSON(const Mesh &mesh,
                                            llvm::StringRef json,
                                            const Mesh *targetMesh) {
   Reader reader{&mesh, targetMesh};
-  Expected<llvm::json::Value> root = llvm::json::parse(json);
+  Expected<llvm::json::Value> root = detail::parseBoundedJSON(json);
   if (!root)
     return reader.fail(llvm::toString(root.takeError()));
   const llvm::json::Object *obj = root->getAsObject();

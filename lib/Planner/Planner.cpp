@@ -25,6 +25,12 @@ Error dist::planner::verifyRequest(const PlanRequest &request) {
   size_t rank = request.globalShape.size();
   if (Error e = verifyShape(request.globalShape, request.elementBytes))
     return e;
+  for (const Mesh *m : {&mesh, &request.getTargetMesh()})
+    if (m->getNumDevices() > kMaxPlannedDevices)
+      return fail("mesh " + m->str() + " has " + llvm::Twine(m->getNumDevices()) +
+                  " devices; the planner plans on meshes of at most 2^24 (" +
+                  llvm::Twine(kMaxPlannedDevices) +
+                  ") devices, since its bounds and exchanges enumerate them");
   if (rank > detail::kMaxSearchRank)
     return fail("tensors of rank " + llvm::Twine(rank) +
                 " are not supported (the planner handles rank <= " +
@@ -300,14 +306,21 @@ Expected<Plan> dist::planner::planReshard(const PlanRequest &request,
   canonicalTarget.canonicalize();
   const bool segmented =
       canonicalSource.hasSegments() || canonicalTarget.hasSegments();
+  detail::SearchFunction search = request.strategy == Strategy::Optimal
+                                      ? detail::searchOptimal
+                                      : detail::searchGreedy;
+  std::optional<Expected<std::vector<Move>>> withoutUnitAxes;
+  if (!request.isCrossMesh() && !segmented)
+    withoutUnitAxes =
+        detail::searchWithoutUnitAxes(request, model, stats, search,
+                                      request.strategy == Strategy::Optimal);
   Expected<std::vector<Move>> moves =
       request.isCrossMesh()
           ? detail::searchCrossMesh(request, model, targetModel, stats)
       : segmented ? detail::searchSegmented(request, model, canonicalSource,
                                             canonicalTarget, stats)
-      : request.strategy == Strategy::Optimal
-          ? detail::searchOptimal(request, model, stats)
-          : detail::searchGreedy(request, model, stats);
+      : withoutUnitAxes ? std::move(*withoutUnitAxes)
+                        : search(request, model, stats);
   if (!moves)
     return moves.takeError();
   for (Move &move : *moves) {

@@ -277,6 +277,14 @@ ExchangeCostEvaluator::ExchangeCostEvaluator(const CostModel &model,
     : model(model), mesh(model.getMesh()), shape(shape.begin(), shape.end()),
       elementBytes(elementBytes), numAxes(mesh.getNumAxes()),
       numDevices(mesh.getNumDevices()) {
+  // Past kMaxExchangeWork devices no exchange is priced (evaluate says it is
+  // too large), so nothing per device is kept either: on 2^31 devices that
+  // would be 32 GiB (issue 16: std::bad_alloc).
+  if (numDevices > kMaxExchangeWork) {
+    numDevices = 0;
+    tooLarge = true;
+    return;
+  }
   coords.resize(size_t(numDevices) * numAxes);
   for (int64_t dev = 0; dev < numDevices; ++dev) {
     std::vector<int64_t> c = mesh.coordinateOf(dev);
@@ -314,7 +322,7 @@ bool ExchangeCostEvaluator::evaluate(const Layout &src, const Layout &dst,
   const size_t rank = shape.size();
   // Block arithmetic of contiguous dims only; interleaved layouts go
   // through computeExchange.
-  if (src.hasSegments() || dst.hasSegments())
+  if (src.hasSegments() || dst.hasSegments() || tooLarge)
     return false;
   shardIndices(src, srcIndex, srcBlock);
   shardIndices(dst, dstIndex, dstBlock);

@@ -5,6 +5,7 @@
 #include "dist/Planner/Planner.h"
 
 #include <cmath>
+#include <optional>
 #include <vector>
 
 namespace dist::planner::detail {
@@ -25,6 +26,13 @@ inline bool costEqual(double a, double b) {
 /// Refuses requests that would need more states than this (about 200 MB
 /// and seconds of search) with an error that suggests the greedy strategy.
 constexpr size_t kMaxSearchStates = 1000000;
+/// And requests whose optimal search runs longer than this, in seconds of
+/// wall-clock time (the state limit alone let some requests search for
+/// minutes: issue 16). Far above any request the benchmarks plan (the worst
+/// 6-D case takes milliseconds), so only pathological requests meet it.
+constexpr double kMaxSearchSeconds = 30;
+/// For tests: another time budget for the searches that start afterwards.
+void setSearchTimeBudget(double seconds);
 
 /// The optimal search builds the abstract-distance bound (AbstractBound.h)
 /// once it has expanded this many states (before that, the closed-form
@@ -45,9 +53,34 @@ void setAbstractBoundPolicy(size_t expansions, bool keepAlways);
 llvm::Expected<std::vector<Move>>
 searchOptimal(const PlanRequest &request, const CostModel &model,
               SearchStats *stats);
+/// searchOptimal with other limits: on the states stored and on the moves
+/// generated (both deterministic, unlike the time budget).
+llvm::Expected<std::vector<Move>>
+searchOptimalWithin(const PlanRequest &request, const CostModel &model,
+                    SearchStats *stats, size_t maxStates, uint64_t maxEdges);
 llvm::Expected<std::vector<Move>>
 searchGreedy(const PlanRequest &request, const CostModel &model,
              SearchStats *stats);
+using SearchFunction = llvm::Expected<std::vector<Move>> (*)(
+    const PlanRequest &request, const CostModel &model, SearchStats *stats);
+
+/// Runs `search` on the mesh without its size-1 axes and maps the moves back
+/// with zero-cost steps that drop and restore those axes (UnitAxes.cpp).
+/// std::nullopt when the mesh has no size-1 axis, a layout has segments, or
+/// the model charges for a collective over one device (then the caller
+/// searches the full mesh). With `exact` (the optimal strategy), a plan that
+/// keeps steps on size-1 axes alone (so that fewer steps of the same cost
+/// might exist) is searched again on the full mesh within
+/// kUnitAxesRecheckStates states, and that plan is taken when it settles.
+std::optional<llvm::Expected<std::vector<Move>>>
+searchWithoutUnitAxes(const PlanRequest &request, const CostModel &model,
+                      SearchStats *stats, SearchFunction search, bool exact);
+/// See searchWithoutUnitAxes: large enough for every mesh of up to four axes
+/// the property tests compare with an exhaustive search, small enough to
+/// take well under a second.
+constexpr size_t kUnitAxesRecheckStates = 50000;
+constexpr uint64_t kUnitAxesRecheckMoves = 1000000;
+
 /// Requests with interleaved (segmented) layouts (SegmentedSearch.cpp):
 /// the cheapest plan of per-segment collectives and exchanges. Layouts are
 /// canonical.

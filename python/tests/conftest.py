@@ -9,6 +9,8 @@ PYTHONPATH and points DIST_TOOLS_DIR at the build's tools; by hand:
 
 from __future__ import annotations
 
+import os
+import resource
 import subprocess
 from pathlib import Path
 
@@ -33,6 +35,24 @@ def run_tool(name: str, *args: str) -> subprocess.CompletedProcess:
     """Runs a built dist tool, capturing text output."""
     return subprocess.run([find_tool(name), *args], capture_output=True,
                           text=True, check=False)
+
+
+def run_bounded(command: list[str], seconds: int,
+                mebibytes: int) -> subprocess.CompletedProcess:
+    """Runs `command` with its address space capped (RLIMIT_AS) and a time
+    limit, for reproducers of inputs that used to crash, hang or exhaust
+    memory. Sanitized builds (DIST_SANITIZE_BUILD=1) reserve terabytes of
+    shadow memory, so there ASan's own RSS limit bounds memory instead."""
+    sanitized = os.environ.get("DIST_SANITIZE_BUILD") == "1"
+
+    def limit() -> None:
+        if not sanitized:
+            size = mebibytes << 20
+            resource.setrlimit(resource.RLIMIT_AS, (size, size))
+
+    return subprocess.run(command, capture_output=True, text=True,
+                          check=False, preexec_fn=limit,
+                          timeout=seconds * (2 if sanitized else 1))
 
 
 @pytest.fixture

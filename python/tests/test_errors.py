@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 
 import dist_mlir
 from dist_mlir import (CompileError, Layout, Mesh, NoPlanError, Partial,
                        Replicate, Shard)
-from conftest import requires_mlir
+from conftest import requires_mlir, run_bounded
 
 
 # -- meshes ---------------------------------------------------------------------
@@ -68,6 +70,26 @@ def test_bad_topology(tmp_path) -> None:
         Mesh({"x": 2}, topology=broken)
     with pytest.raises(TypeError, match="topology must be"):
         Mesh({"x": 2}, topology=42)
+
+
+def test_deeply_nested_topology(tmp_path) -> None:
+    # Issue 16: 60k levels of nesting overflowed the JSON parser's stack and
+    # killed the interpreter. Run in a child bounded in memory and time, so
+    # that a regression fails this test only.
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 60000 + "]" * 60000)
+    code = (
+        "import sys\n"
+        "from dist_mlir import Mesh\n"
+        "try:\n"
+        f"    Mesh({{'x': 2}}, topology={str(deep)!r})\n"
+        "except ValueError as e:\n"
+        "    print('ValueError:', e)\n"
+    )
+    result = run_bounded([sys.executable, "-c", code], seconds=60,
+                         mebibytes=2048)
+    assert result.returncode == 0, result.stderr
+    assert "nested more than 64 levels deep" in result.stdout
 
 
 def test_bad_coordinates(mesh24: Mesh) -> None:

@@ -113,6 +113,33 @@ TEST(CostModel, TopologyJSON) {
               HasSubstr("top level must be an object"));
 }
 
+// Issue 16: 60k levels of nesting overflowed the recursive JSON parser's
+// stack (SIGSEGV in dist-plan, dist-opt and Python).
+TEST(CostModel, DeeplyNestedTopologyIsAnError) {
+  std::string deep = std::string(60000, '[') + std::string(60000, ']');
+  std::string deepAxis = R"({"axes": {"x": )" + std::string(60000, '{');
+  EXPECT_EXIT(
+      {
+        boundThisProcess(20, 1024);
+        std::string a = errorOf(Topology::parseJSON(deep));
+        std::string b = errorOf(Topology::parseJSON(deepAxis));
+        std::fprintf(stderr, "%s\n%s\n", a.c_str(), b.c_str());
+        std::exit(0);
+      },
+      testing::ExitedWithCode(0),
+      "topology: invalid JSON: JSON nested more than 64 levels deep \\(at "
+      "byte 64\\)\n.*more than 64 levels deep \\(at byte 77\\)");
+  // The limit leaves every real file alone: 64 levels parse, and brackets
+  // inside strings (an axis named "[[[...") do not count.
+  std::string name(100, '[');
+  Topology t = cantFail(Topology::parseJSON(
+      R"({"axes": {")" + name + R"(": {"alpha": 1e-6}}})"));
+  EXPECT_EQ(t.axes[name].alpha, 1e-6);
+  std::string sixtyFour = std::string(64, '[') + std::string(64, ']');
+  EXPECT_THAT(errorOf(Topology::parseJSON(sixtyFour)),
+              HasSubstr("top level must be an object"));
+}
+
 TEST(CostModel, TopologyMustNameMeshAxes) {
   Mesh m = mesh("<[\"x\"=2]>");
   Topology t;

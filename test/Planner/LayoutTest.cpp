@@ -144,7 +144,19 @@ TEST(Layout, VerifyShape) {
   EXPECT_EQ(errorOf(verifyShape({4, 0, 3}, 4)), "<success>");
   EXPECT_THAT(errorOf(verifyShape({4, -1})), HasSubstr("dim 1 has negative"));
   EXPECT_THAT(errorOf(verifyShape({int64_t(1) << 40, int64_t(1) << 30})),
-              HasSubstr("overflows"));
+              HasSubstr("too large: the planner takes at most 2^53 bytes"));
+  // Issue 16: the limit, not 64 bits, decides; a zero extent does not hide a
+  // huge dim; the element size counts.
+  EXPECT_EQ(errorOf(verifyShape({kMaxTensorBytes})), "<success>");
+  EXPECT_EQ(errorOf(verifyShape({kMaxTensorBytes / 8}, 8)), "<success>");
+  EXPECT_THAT(errorOf(verifyShape({kMaxTensorBytes + 1})),
+              HasSubstr("too large"));
+  EXPECT_THAT(errorOf(verifyShape({kMaxTensorBytes / 8 + 1}, 8)),
+              HasSubstr("too large"));
+  EXPECT_THAT(errorOf(verifyShape({0, INT64_MAX})), HasSubstr("too large"));
+  EXPECT_THAT(errorOf(verifyShape({INT64_MAX, INT64_MAX, 0})),
+              HasSubstr("too large"));
+  EXPECT_THAT(errorOf(verifyShape({2}, INT64_MAX)), HasSubstr("too large"));
 }
 
 } // namespace

@@ -37,6 +37,10 @@ TEST(Mesh, RejectsBadMeshesWithNamedCause) {
   EXPECT_THAT(errorOf(Mesh::parse("<[\"x\"=0]>")),
               HasSubstr("\"x\" has size 0"));
   EXPECT_THAT(errorOf(Mesh::parse("<[\"\"=2]>")), HasSubstr("empty"));
+  // Found by fuzzing: a name that is not UTF-8 made plan JSON unreadable.
+  EXPECT_THAT(errorOf(Mesh::parse("<[\"dp\xed\"=2]>")),
+              HasSubstr("axis names must be valid UTF-8"));
+  EXPECT_EQ(errorOf(Mesh::parse("<[\"\xce\xb1\"=2]>")), "<success>");
   EXPECT_THAT(errorOf(Mesh::parse("<[\"x\"=2], devices = [0, 0]>")),
               HasSubstr("device id 0 appears more than once"));
   EXPECT_THAT(errorOf(Mesh::parse("<[\"x\"=2], devices = [0, -2]>")),

@@ -4,10 +4,12 @@
 
 #include "dist/Planner/PlanCache.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/Support/xxhash.h"
 
 #include <atomic>
 #include <sys/stat.h>
@@ -57,6 +59,17 @@ struct Warnings {
     return [this](llvm::StringRef m) { messages.push_back(m.str()); };
   }
 };
+
+/// Writes `contents` where the cache in `dir` keeps the entry for `key` (what
+/// another user of a shared directory can do).
+void plantEntry(const TempDir &dir, const std::string &key,
+                const std::string &contents) {
+  std::string path = PlanCache({dir.path()}).entryPath(key);
+  std::error_code ec;
+  llvm::raw_fd_ostream os(path, ec);
+  ASSERT_FALSE(ec);
+  os << contents;
+}
 
 TEST(PlanCacheTest, MemoryHitReturnsTheSamePlan) {
   PlanCache cache({});
@@ -338,5 +351,106 @@ TEST(PlanCacheTest, PlantedEntriesAreRefusedWithoutBlocking) {
     os << "\x1b[2J\x07garbage";
   }
   expectRecomputed("format '\\x1b[2J\\x07garbage' is not");
+}
+} // namespace
+
+namespace {
+// Issue 16: an entry whose checksum was forged to match a plan nested 60k
+// levels deep crashed the JSON parser; it is now a damaged entry like any
+// other (a warning, and the plan recomputed).
+TEST(PlanCacheTest, DeeplyNestedEntryIsRefused) {
+  TempDir dir;
+  PlanRequest req = request(R"([{"x"}, {"y"}])", R"([{}, {}])");
+  std::string key = planCacheKey(req);
+  std::string json = R"({"strategy": "optimal", "steps": )" +
+                     std::string(60000, '[') + std::string(60000, ']') + "}";
+  std::string checksum = llvm::utohexstr(
+      llvm::xxh3_64bits(key + "\n" + json), /*LowerCase=*/true, /*Width=*/16);
+  plantEntry(dir, key,
+             (PlanCache::kFormat + "\nkey " + llvm::Twine(key.size()) + "\n" +
+              key + "\nplan " + llvm::Twine(json.size()) + "\n" + json +
+              "\nchecksum " + checksum + "\n")
+                 .str());
+  EXPECT_EXIT(
+      {
+        boundThisProcess(20, 1024);
+        Warnings warnings;
+        PlanCache cache({dir.path()}, warnings.handler());
+        llvm::Expected<Plan> plan = cache.getOrPlan(req);
+        bool recomputed = plan && plan->cache == CacheStatus::Miss;
+        if (!plan)
+          llvm::consumeError(plan.takeError());
+        std::fprintf(stderr, "recomputed=%d %s\n", recomputed,
+                     warnings.messages.empty()
+                         ? "no warning"
+                         : warnings.messages[0].c_str());
+        std::exit(0);
+      },
+      testing::ExitedWithCode(0),
+      "recomputed=1 plan cache: ignoring entry .*: plan JSON: JSON nested "
+      "more than 64 levels deep");
+}
+} // namespace
+
+namespace {
+// Issue 16: eviction deleted every `*.plan` file of the directory. Only
+// files named and started like the cache's own entries are evicted; other
+// people's `*.plan` files (and links, and entry-named files that are not
+// entries) survive.
+TEST(PlanCacheTest, EvictionDeletesOnlyTheCachesOwnEntries) {
+  TempDir dir;
+  auto write = [&](const std::string &name, llvm::StringRef text) {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(dir.path() + "/" + name, ec);
+    ASSERT_FALSE(ec);
+    os << text;
+  };
+  write("notes.plan", "my travel plan\n");
+  write("0123456789abcdef.plan", "not an entry, though named like one\n");
+  ASSERT_EQ(::symlink("/etc/hostname",
+                      (dir.path() + "/fedcba9876543210.plan").c_str()),
+            0);
+  PlanCache::Options options;
+  options.directory = dir.path();
+  options.maxEntries = 4;
+  PlanCache cache(options);
+  for (int64_t n = 8; n < 8 + 20; ++n)
+    ASSERT_TRUE(!!cache.getOrPlan(
+        request(R"([{"x"}, {"y"}])", R"([{}, {}])", {n, 16})));
+  EXPECT_TRUE(llvm::sys::fs::exists(dir.path() + "/notes.plan"));
+  EXPECT_TRUE(llvm::sys::fs::exists(dir.path() + "/0123456789abcdef.plan"));
+  EXPECT_TRUE(llvm::sys::fs::is_symlink_file(dir.path() +
+                                             "/fedcba9876543210.plan"));
+  // The cache's own entries were evicted down to its bound (the three
+  // foreign files count against it too: it cannot remove them).
+  EXPECT_LE(countEntries(dir.path()), 4u + 3u);
+}
+
+// Issue 16: a forged entry holding a valid plan 10x dearer than the optimum
+// was served as optimal. Replay cannot tell (the plan is valid); an optimal
+// plan never costs more than the greedy one, so such an entry is refused.
+TEST(PlanCacheTest, EntryDearerThanGreedyIsRefused) {
+  TempDir dir;
+  PlanRequest req = request(R"([{"x"}, {"y"}])", R"([{"y"}, {"x"}])");
+  // Valid but wasteful: gather everything, then slice it the other way.
+  Plan forged;
+  for (Move move : {Move::allGather({0}, 0), Move::allGather({1}, 1),
+                    Move::allSlice({1}, 0), Move::allSlice({0}, 1)}) {
+    PlanStep step;
+    step.move = move;
+    forged.steps.push_back(step);
+  }
+  ASSERT_EQ(errorOf(replayPlan(req, forged)), "<success>");
+  std::string key = planCacheKey(req);
+  plantEntry(dir, key, serializeCacheEntry(key, req.mesh, forged));
+  Warnings warnings;
+  PlanCache cache({dir.path()}, warnings.handler());
+  llvm::Expected<Plan> plan = cache.getOrPlan(req);
+  ASSERT_TRUE(!!plan);
+  EXPECT_EQ(plan->cache, CacheStatus::Miss);
+  EXPECT_LT(plan->cost, forged.cost);
+  ASSERT_EQ(warnings.messages.size(), 1u);
+  EXPECT_THAT(warnings.messages[0],
+              testing::HasSubstr("more than the greedy plan"));
 }
 } // namespace

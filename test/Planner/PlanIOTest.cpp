@@ -125,6 +125,23 @@ TEST(PlanJSON, ReadErrorsSayWhat) {
               HasSubstr("unknown strategy \"best\""));
 }
 
+// Issue 16: plan JSON comes from cache entries another user may have
+// written; 60k levels of nesting must be an error, not a stack overflow.
+TEST(PlanJSON, DeeplyNestedPlanIsAnError) {
+  Mesh m = mesh("<[\"x\"=2]>");
+  std::string deep = R"({"steps": )" + std::string(60000, '[') +
+                     std::string(60000, ']') + "}";
+  EXPECT_EXIT(
+      {
+        boundThisProcess(20, 1024);
+        std::string why = errorOf(planFromJSON(m, deep));
+        std::fprintf(stderr, "%s\n", why.c_str());
+        std::exit(0);
+      },
+      testing::ExitedWithCode(0),
+      "plan JSON: JSON nested more than 64 levels deep \\(at byte 73\\)");
+}
+
 TEST(PlanJSON, RedistributeRoundTrips) {
   // A transpose of shards on 2x4: one point-to-point step.
   Mesh m = mesh("<[\"x\"=2, \"y\"=4]>");

@@ -8,6 +8,20 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
+#include <sys/resource.h>
+#include <unistd.h>
+
+#if defined(__SANITIZE_ADDRESS__)
+#define DIST_TEST_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define DIST_TEST_ASAN 1
+#endif
+#endif
+#ifndef DIST_TEST_ASAN
+#define DIST_TEST_ASAN 0
+#endif
+
 namespace dist::planner::test {
 
 /// Parses or fails the test with the parser's message.
@@ -39,6 +53,23 @@ inline std::string errorOf(llvm::Error error) {
   if (!error)
     return "<success>";
   return llvm::toString(std::move(error));
+}
+
+/// Caps this process's address space at `mebibytes` and kills it (SIGALRM)
+/// after `seconds`. Reproducers of inputs that used to exhaust memory, hang
+/// or overflow the stack call it first inside EXPECT_EXIT, whose child
+/// process it bounds, so that a regression fails the test and nothing else.
+/// Under AddressSanitizer, which reserves terabytes of shadow address space,
+/// the cap is ASan's own hard_rss_limit_mb (utils/check.sh --sanitize).
+inline void boundThisProcess(unsigned seconds, unsigned mebibytes) {
+#if DIST_TEST_ASAN
+  (void)mebibytes;
+  seconds *= 2;
+#else
+  rlimit limit{rlim_t(mebibytes) << 20, rlim_t(mebibytes) << 20};
+  setrlimit(RLIMIT_AS, &limit);
+#endif
+  alarm(seconds);
 }
 
 } // namespace dist::planner::test

@@ -119,6 +119,15 @@ int main(int argc, char **argv) {
   llvm::Expected<Mesh> mesh = Mesh::parse(meshText);
   if (!mesh)
     badArgument("--mesh", llvm::toString(mesh.takeError()));
+  // A mesh too large to plan on is a bad argument, not an unreachable target.
+  auto checkPlannable = [](llvm::StringRef option, const Mesh &m) {
+    if (m.getNumDevices() > kMaxPlannedDevices)
+      badArgument(option, "mesh has " + std::to_string(m.getNumDevices()) +
+                              " devices; the planner plans on meshes of at "
+                              "most 2^24 (" +
+                              std::to_string(kMaxPlannedDevices) + ")");
+  };
+  checkPlannable("--mesh", *mesh);
 
   llvm::Expected<TensorSpec> tensor =
       parseTensorSpec(required(options, "--shape"));
@@ -130,6 +139,7 @@ int main(int argc, char **argv) {
     llvm::Expected<Mesh> parsed = Mesh::parse(*text);
     if (!parsed)
       badArgument("--to-mesh", llvm::toString(parsed.takeError()));
+    checkPlannable("--to-mesh", *parsed);
     targetMesh = std::move(*parsed);
   }
   auto layoutArg = [&](llvm::StringRef name, const Mesh &on) {

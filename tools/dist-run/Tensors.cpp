@@ -182,6 +182,10 @@ void materializeArgument(
     llvm::function_ref<void(int64_t index, void *dst)> globalElement,
     int64_t rank, void *buffer) {
   // A rank outside the argument's mesh holds no part of it: zeros.
+  // A tensor with a zero extent has an empty buffer (maybe a null pointer,
+  // which memset must not get): nothing to fill.
+  if (sig.localBytes() == 0)
+    return;
   if (sig.mesh.coordinateOfRank(rank).empty()) {
     std::memset(buffer, 0, sig.localBytes());
     return;
@@ -238,6 +242,8 @@ void materializeArgument(const TensorSignature &sig, const InputSpec &input,
 }
 
 void zeroPadding(const TensorSignature &sig, int64_t rank, void *buffer) {
+  if (sig.localBytes() == 0)
+    return; // an empty buffer has no padding (and maybe no address)
   std::vector<int64_t> local = sig.localShape();
   std::vector<std::vector<int64_t>> globalOf =
       globalIndices(sig, coordinateOf(sig, rank));

@@ -24,6 +24,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Job.h"
 #include "Program.h"
 #include "Tensors.h"
 
@@ -53,6 +54,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <optional>
 #include <thread>
 
@@ -569,14 +571,31 @@ std::optional<std::string> findMpirun(llvm::StringRef self) {
   return std::nullopt;
 }
 
-/// Removes the front's temporary folder however the front returns.
+/// Removes the front's temporary folder however the front returns (and
+/// before it ends by a stop signal: see dieBy).
 struct TempDir {
   llvm::SmallString<128> path;
-  ~TempDir() {
+  void remove() {
+    // std::filesystem, not llvm::sys::fs, which leaves FIFOs and sockets
+    // (Open MPI's session folder holds both) and so the folder.
+    std::error_code ec;
     if (!path.empty())
-      llvm::sys::fs::remove_directories(path);
+      std::filesystem::remove_all(std::string(path), ec);
+    path.clear();
   }
+  ~TempDir() { remove(); }
 };
+
+/// Ends the front after SIGINT, SIGTERM or SIGHUP, naming the signal, with
+/// the temporary folder removed, killed by the same signal.
+[[noreturn]] void stopBy(int signal, TempDir &temp, bool jobRan) {
+  llvm::errs() << "dist-run: stopped by " << signalName(signal)
+               << (jobRan ? ": the job (mpiexec and its ranks) was ended"
+                          : ": no job was started")
+               << " and the temporary folder removed\n";
+  temp.remove();
+  dieBy(signal);
+}
 
 int runFront(const char *argv0) {
   // Usage first: nothing is compiled or started for a bad command line.
@@ -680,6 +699,8 @@ int runFront(const char *argv0) {
     out->keep();
   }
 
+  // From here on a stop signal ends the job and removes the folder.
+  catchStopSignals();
   TempDir temp;
   if (std::error_code ec =
           llvm::sys::fs::createUniqueDirectory("dist-run", temp.path))
@@ -704,11 +725,9 @@ int runFront(const char *argv0) {
   std::optional<std::string> mpirun = findMpirun(self);
   if (!mpirun)
     return failure("dist-mpirun not found next to " + self + " or on PATH");
+  // The front enforces --timeout itself (runJob), so that the launcher is
+  // mpiexec itself (dist-mpirun execs it) and its fate is known exactly.
   std::vector<std::string> args = {*mpirun};
-  if (timeoutSeconds > 0) {
-    args.push_back("--timeout");
-    args.push_back(std::to_string(timeoutSeconds));
-  }
   llvm::append_range(args,
                      std::vector<std::string>{
                          "-np", std::to_string(numRanks), self, "--rank-worker",
@@ -721,24 +740,33 @@ int runFront(const char *argv0) {
     args.push_back("--dump=" + std::string(dump));
   if (!injectFault.empty())
     args.push_back("--inject-fault=" + injectFault);
-  std::vector<llvm::StringRef> argRefs(args.begin(), args.end());
-
-  std::string error;
-  bool executionFailed = false;
-  int rc = llvm::sys::ExecuteAndWait(*mpirun, argRefs, /*Env=*/std::nullopt,
-                                     /*Redirects=*/{}, /*SecondsToWait=*/0,
-                                     /*MemoryLimit=*/0, &error,
-                                     &executionFailed);
-  if (executionFailed)
-    return failure("cannot start '" + *mpirun + "': " + error);
-  if (rc == 0)
-    return kSuccess;
-  if (rc == 124 && timeoutSeconds > 0)
+  if (int signal = stopSignalReceived())
+    stopBy(signal, temp, /*jobRan=*/false);
+  // Open MPI's session folder goes inside ours, so that it is removed with
+  // ours even when mpiexec is killed before it can remove it.
+  ::setenv("OMPI_MCA_orte_tmpdir_base", temp.path.c_str(), /*overwrite=*/0);
+  JobResult job = runJob(args, timeoutSeconds);
+  switch (job.kind) {
+  case JobResult::NotStarted:
+    return failure("cannot start '" + *mpirun + "': " + job.error);
+  case JobResult::Stopped:
+    stopBy(job.signal, temp, /*jobRan=*/true);
+  case JobResult::TimedOut:
     return failure("the job did not finish within " +
                    llvm::Twine(timeoutSeconds) + " s and was killed");
-  return failure("the job failed (" +
-                 (rc < 0 ? "mpirun: " + error
-                         : "mpirun exit status " + std::to_string(rc)) +
+  case JobResult::Killed:
+    // Not a rank's failure: nothing above names one.
+    return failure("the job failed: mpiexec itself was killed by " +
+                   signalName(job.signal) +
+                   " (the launcher, not a failing rank; the ranks it left "
+                   "were ended)");
+  case JobResult::Exited:
+    break;
+  }
+  if (job.code == 0)
+    return kSuccess;
+  return failure("the job failed (mpirun exit status " +
+                 llvm::Twine(job.code) +
                  "); the messages above name the failing rank");
 }
 

@@ -16,6 +16,13 @@
 
 namespace dist {
 
+/// The largest mesh on which dist-localize lowers a permute or a
+/// redistribute: both become tables with an entry per device (or per piece
+/// exchanged), so compile time and IR size grow with the mesh. Larger meshes
+/// are a located error (docs/compiler.md). Collectives over mesh axes have
+/// no such tables and no such limit.
+constexpr int64_t kMaxTableDevices = int64_t(1) << 20;
+
 #define GEN_PASS_DECL
 #include "dist/Conversion/Passes.h.inc"
 

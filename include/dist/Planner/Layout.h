@@ -94,8 +94,17 @@ llvm::Expected<Layout> parseLayout(const Mesh &mesh, llvm::StringRef body);
 /// axis is partial. Round-trips through parseLayout.
 std::string printLayout(const Mesh &mesh, const Layout &layout);
 
-/// Checks a global shape: every extent >= 0 and the element count fits in
-/// 63 bits even when multiplied by `elementBytes`.
+/// The largest tensor the planner takes, in bytes (8 PiB, far beyond any
+/// device): byte counts up to it are exact in the doubles costs are
+/// computed in, and leave the 64-bit byte arithmetic (a step's bytes before
+/// plus after, a block's end rounded up to whole blocks) a factor of 1024
+/// of headroom, so that it never overflows.
+constexpr int64_t kMaxTensorBytes = int64_t(1) << 53;
+
+/// Checks a global shape: every extent >= 0, and the product of the extents
+/// (a zero extent counted as 1, so that an empty tensor cannot hide a huge
+/// dim) times `elementBytes` is at most kMaxTensorBytes ("too large"
+/// otherwise).
 llvm::Error verifyShape(llvm::ArrayRef<int64_t> globalShape,
                         int64_t elementBytes = 1);
 

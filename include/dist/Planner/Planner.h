@@ -65,6 +65,12 @@ struct PlanRequest {
   const Mesh &getTargetMesh() const { return targetMesh ? *targetMesh : mesh; }
 };
 
+/// The largest mesh the planner plans on: its bounds and point-to-point
+/// exchanges enumerate devices, so planning time grows with the mesh (about
+/// 5 s at 2^25 devices, minutes at 2^31). Larger meshes are an error that
+/// says so, at once (issue 16).
+constexpr int64_t kMaxPlannedDevices = int64_t(1) << 24;
+
 /// Checks everything planReshard relies on: shape and element size, both
 /// layouts against the mesh and the rank, the cost model's mesh, the limit.
 llvm::Error verifyRequest(const PlanRequest &request);

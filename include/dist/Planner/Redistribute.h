@@ -140,7 +140,8 @@ private:
   std::vector<int64_t> shape;
   int64_t elementBytes;
   unsigned numAxes;
-  int64_t numDevices;
+  int64_t numDevices; // 0 when tooLarge: the loops over devices do nothing
+  bool tooLarge = false; // more than kMaxExchangeWork devices
   std::vector<int64_t> coords;     // numDevices x numAxes
   std::vector<int64_t> axisStride; // linear-index stride of each axis
   std::vector<AxisCostParams> linkByMask;

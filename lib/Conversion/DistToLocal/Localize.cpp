@@ -273,6 +273,22 @@ DIST_LOCALIZE_PATTERN(ReplicateToPartialOp, {
                              op.getAxes(), op.getReductionAttr()));
   return success();
 })
+
+/// Permutes and redistributes are lowered to tables with an entry per device
+/// (or per piece exchanged), so IR size and compile time grow with the mesh
+/// (issue 16: a permute on 2^25 devices took 24 s and 1.6 GB of IR). Past
+/// kMaxTableDevices they are a located error, at once.
+static LogicalResult checkTableSize(Operation *op, const planner::Mesh &mesh,
+                                    StringRef what) {
+  if (mesh.getNumDevices() <= dist::kMaxTableDevices)
+    return success();
+  return op->emitOpError()
+         << "cannot be lowered: " << what << " on mesh " << mesh.str()
+         << " of " << mesh.getNumDevices() << " devices; dist lowers permutes and "
+         << "redistributes on meshes of at most 2^20 (" << dist::kMaxTableDevices
+         << ") devices, as their tables hold an entry per device";
+}
+
 // A permute's senders are a function of the two layouts; compute the whole
 // rank-to-rank table here, once, with the planner's sender choice (the one
 // its cost model priced).
@@ -428,6 +444,17 @@ struct DistLocalizePass
                      llvm::any_of(op->getResultTypes(), getSharding);
       if (!sharded)
         return;
+      if (isa<PermuteOp, RedistributeOp>(op)) {
+        for (Type type : {op->getOperand(0).getType(), op->getResult(0).getType()})
+          if (ShardingAttr sharding = getSharding(type))
+            if (const MeshInfo *info = meshes.lookup(sharding.getMesh().getValue()))
+              if (failed(checkTableSize(op, info->mesh,
+                                        isa<PermuteOp>(op) ? "a permute"
+                                                           : "a redistribute"))) {
+                ok = false;
+                return;
+              }
+      }
       if (!isa<AllGatherOp, AllSliceOp, AllToAllOp, ReduceScatterOp,
                AllReduceOp, ReplicateToPartialOp, PermuteOp, RedistributeOp,
                func::ReturnOp, func::CallOp>(op) &&

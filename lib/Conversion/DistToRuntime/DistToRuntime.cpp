@@ -305,6 +305,17 @@ public:
       : calls(module), symbols(symbols), device(device) {}
 
   LogicalResult lower(Operation *op) {
+    // A tensor with a zero extent has empty blocks on every device (local
+    // buffers have the same padded shape everywhere), so there is nothing to
+    // move and no device joins the collective: all skip it alike. (A
+    // memref.subview would also refuse offset 0 into the empty dim.)
+    if (llvm::any_of(op->getOperands(), [](Value v) {
+          auto type = dyn_cast<MemRefType>(v.getType());
+          return type && type.hasStaticShape() && type.getNumElements() == 0;
+        })) {
+      op->erase();
+      return success();
+    }
     OpBuilder b(op);
     Location loc = op->getLoc();
     Type elementType = memrefType(op->getOperand(0)).getElementType();

@@ -644,6 +644,32 @@ func.func @segments_sum(%arg0: tensor<8xf32, #dist.sharding<@m, [{"x"} segments 
 
 // -----
 
+// Issue 16: past 2^53 bytes the planner's and the lowering's byte arithmetic
+// would overflow; the type itself is refused.
+dist.mesh @m = <["x"=2]>
+// expected-error @+1 {{tensor 9223372036854775807 of 1-byte elements is too large: the planner takes at most 2^53 bytes (8 PiB)}}
+func.func @too_large(%arg0: tensor<9223372036854775807xi1, #dist.sharding<@m, [{"x"}]>>) {
+  return
+}
+
+// -----
+
+dist.mesh @m = <["x"=2]>
+// expected-error @+1 {{tensor 0x4611686018427387904 of 4-byte elements is too large}}
+func.func @too_large_empty(%arg0: tensor<0x4611686018427387904xf32, #dist.sharding<@m, [{}, {"x"}]>>) {
+  return
+}
+
+// -----
+
+dist.mesh @m = <["x"=2]>
+// expected-error @+1 {{dim 0's segments sum past 2^63}}
+func.func @segments_overflow(%arg0: tensor<8xf32, #dist.sharding<@m, [{"x"} segments [4611686018427387904, 4611686018427387904, 8]]>>) {
+  return
+}
+
+// -----
+
 dist.mesh @m = <["x"=2]>
 // expected-error @+1 {{segments must be at least 1 element long, got 0}}
 func.func @segments_zero(%arg0: tensor<8xf32, #dist.sharding<@m, [{"x"} segments [8, 0]]>>) {

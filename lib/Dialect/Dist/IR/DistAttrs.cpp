@@ -9,6 +9,7 @@
 
 #include "dist/Dialect/Dist/IR/DistAttrs.h"
 #include "dist/Dialect/Dist/IR/DistDialect.h"
+#include "dist/Planner/Layout.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
@@ -16,6 +17,7 @@
 #include "llvm/ADT/SmallSet.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
@@ -238,19 +240,31 @@ ShardingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 LogicalResult
 ShardingAttr::verifyEncoding(ArrayRef<int64_t> shape, Type elementType,
                              function_ref<InFlightDiagnostic()> emitError) const {
-  (void)elementType;
   if (shape.size() != getDims().size())
     return emitError() << "sharding has " << getDims().size()
                        << " dim entries but the tensor has rank "
                        << shape.size();
   if (llvm::any_of(shape, ShapedType::isDynamic))
     return emitError() << "sharded tensors must have a static shape";
+  // Past the planner's size limit, planning and lowering byte counts would
+  // overflow 64 bits; say so here, where the type is written.
+  // (The parser passes a null element type when it could not read one:
+  // found by fuzzing.)
+  unsigned bits = elementType && elementType.isIntOrFloat()
+                      ? elementType.getIntOrFloatBitWidth()
+                      : 8;
+  if (llvm::Error e =
+          planner::verifyShape(shape, std::max<int64_t>(1, (bits + 7) / 8)))
+    return emitError() << llvm::toString(std::move(e));
   for (auto [d, dim] : llvm::enumerate(getDims())) {
     if (dim.getSegments().empty())
       continue;
     int64_t sum = 0;
+    bool overflow = false;
     for (int64_t n : dim.getSegments())
-      sum += n; // each >= 1 and checked below against a real extent
+      overflow |= llvm::AddOverflow(sum, n, sum); // each n >= 1
+    if (overflow)
+      return emitError() << "dim " << d << "'s segments sum past 2^63";
     if (sum != shape[d])
       return emitError() << "dim " << d << "'s segments sum to " << sum
                          << " but the dim has extent " << shape[d];
