@@ -8,6 +8,7 @@
 
 #include "dist-c/Planner.h"
 
+#include "dist/Planner/BoundedJSON.h"
 #include "dist/Planner/CostModel.h"
 #include "dist/Planner/Planner.h"
 
@@ -177,7 +178,8 @@ llvm::Expected<T> choiceAt(const RequestReader &reader, llvm::StringRef key,
 
 /// Plans the request; the answer's text either way.
 llvm::Expected<std::string> answer(llvm::StringRef requestText) {
-  llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(requestText);
+  // Bounded: llvm::json::parse recurses once per level of nesting.
+  llvm::Expected<llvm::json::Value> parsed = parseBoundedJSON(requestText);
   if (!parsed)
     return llvm::createStringError("request is not valid JSON: " +
                                    llvm::toString(parsed.takeError()));

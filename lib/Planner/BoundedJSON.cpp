@@ -1,11 +1,11 @@
 //===- BoundedJSON.cpp - JSON reading with a nesting limit ----------------===//
 
-#include "BoundedJSON.h"
+#include "dist/Planner/BoundedJSON.h"
 
 using namespace dist::planner;
 
 llvm::Expected<llvm::json::Value>
-detail::parseBoundedJSON(llvm::StringRef text) {
+dist::planner::parseBoundedJSON(llvm::StringRef text) {
   // Brackets inside strings do not nest; everything else is left to the
   // parser, which reports malformed text itself.
   unsigned depth = 0;

@@ -1,7 +1,7 @@
 //===- CostModel.cpp - The ring alpha-beta model and topology files -------===//
 
+#include "dist/Planner/BoundedJSON.h"
 #include "dist/Planner/CostModel.h"
-#include "BoundedJSON.h"
 #include "Syntax.h"
 
 #include "llvm/Support/JSON.h"
@@ -64,7 +64,7 @@ static Error readParams(const llvm::json::Value &value, llvm::StringRef where,
 }
 
 Expected<Topology> Topology::parseJSON(llvm::StringRef text) {
-  Expected<llvm::json::Value> root = detail::parseBoundedJSON(text);
+  Expected<llvm::json::Value> root = parseBoundedJSON(text);
   if (!root)
     return fail("topology: invalid JSON: " +
                 llvm::toString(root.takeError()));

@@ -1,8 +1,8 @@
 //===- PlanIO.cpp - SPEC §4 JSON and the text table -----------------------===//
 
+#include "dist/Planner/BoundedJSON.h"
 #include "dist/Planner/CostModel.h"
 #include "dist/Planner/Plan.h"
-#include "BoundedJSON.h"
 #include "Syntax.h"
 
 #include "llvm/Support/Format.h"
@@ -258,7 +258,7 @@ Expected<Plan> dist::planner::planFromJSON(const Mesh &mesh,
                                            llvm::StringRef json,
                                            const Mesh *targetMesh) {
   Reader reader{&mesh, targetMesh};
-  Expected<llvm::json::Value> root = detail::parseBoundedJSON(json);
+  Expected<llvm::json::Value> root = parseBoundedJSON(json);
   if (!root)
     return reader.fail(llvm::toString(root.takeError()));
   const llvm::json::Object *obj = root->getAsObject();

@@ -12,6 +12,7 @@
 #include "dist-c/Planner.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char *const kBadRequests[] = {
@@ -71,6 +72,31 @@ int main(int argc, char **argv) {
       ++failures;
     }
     distFreeString(answer);
+  }
+  /* 100000 nested arrays: a clear error, not a stack overflow in the JSON
+   * parser (which recurses per level). */
+  {
+    const size_t depth = 100000;
+    const char *head = "{\"mesh\": ";
+    size_t k, at = 0, size = strlen(head) + 2 * depth + 3;
+    char *deep = malloc(size);
+    if (!deep)
+      return 1;
+    memcpy(deep, head, strlen(head));
+    at = strlen(head);
+    for (k = 0; k < depth; ++k)
+      deep[at++] = '[';
+    deep[at++] = '1';
+    for (k = 0; k < depth; ++k)
+      deep[at++] = ']';
+    deep[at++] = '}';
+    deep[at] = '\0';
+    answer = distPlanJSON(deep);
+    puts(answer);
+    if (strncmp(answer, "{\"error\":", 9) != 0)
+      ++failures;
+    distFreeString(answer);
+    free(deep);
   }
   return failures != 0;
 }

@@ -16,11 +16,12 @@
 
 namespace dist {
 
-/// The largest mesh on which dist-localize lowers a permute or a
-/// redistribute: both become tables with an entry per device (or per piece
-/// exchanged), so compile time and IR size grow with the mesh. Larger meshes
-/// are a located error (docs/compiler.md). Collectives over mesh axes have
-/// no such tables and no such limit.
+/// The largest mesh on which dist-localize lowers a redistribute (a table
+/// with an entry per piece exchanged, so compile time and IR size grow with
+/// the mesh); larger meshes are a located error (docs/compiler.md). A
+/// permute carries its layouts instead of a table past this size (or past
+/// the pass's permute-table-devices), and collectives over mesh axes have no
+/// tables at all: neither has such a limit.
 constexpr int64_t kMaxTableDevices = int64_t(1) << 20;
 
 #define GEN_PASS_DECL

@@ -25,7 +25,7 @@ namespace dist::planner {
 
 /// Bumped whenever a change can alter the plan returned for some request
 /// (move set, tie-breaking, cost formulas). Persistent caches key on it.
-constexpr unsigned kPlannerVersion = 5;
+constexpr unsigned kPlannerVersion = 6;
 
 /// Which moves a plan may use (`dist-plan --moves`): every SPEC §3 move, or
 /// the collectives only (no point-to-point `redistribute`).

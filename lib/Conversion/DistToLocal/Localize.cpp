@@ -274,18 +274,19 @@ DIST_LOCALIZE_PATTERN(ReplicateToPartialOp, {
   return success();
 })
 
-/// Permutes and redistributes are lowered to tables with an entry per device
-/// (or per piece exchanged), so IR size and compile time grow with the mesh
-/// (issue 16: a permute on 2^25 devices took 24 s and 1.6 GB of IR). Past
-/// kMaxTableDevices they are a located error, at once.
-static LogicalResult checkTableSize(Operation *op, const planner::Mesh &mesh,
-                                    StringRef what) {
+/// Redistributes are lowered to tables with an entry per piece exchanged,
+/// so their IR size and compile time grow with the mesh (issue 16: a table
+/// on 2^25 devices took 24 s and 1.6 GB of IR). Past kMaxTableDevices they
+/// are a located error, at once. (Permutes switch to their layout form
+/// instead, which the runtime expands.)
+static LogicalResult checkTableSize(Operation *op, const planner::Mesh &mesh) {
   if (mesh.getNumDevices() <= dist::kMaxTableDevices)
     return success();
   return op->emitOpError()
-         << "cannot be lowered: " << what << " on mesh " << mesh.str()
-         << " of " << mesh.getNumDevices() << " devices; dist lowers permutes and "
-         << "redistributes on meshes of at most 2^20 (" << dist::kMaxTableDevices
+         << "cannot be lowered: a redistribute on mesh " << mesh.str()
+         << " of " << mesh.getNumDevices()
+         << " devices; dist lowers redistributes on meshes of at most 2^20 ("
+         << dist::kMaxTableDevices
          << ") devices, as their tables hold an entry per device";
 }
 
@@ -302,7 +303,8 @@ DIST_LOCALIZE_PATTERN(PermuteOp, {
   if (failed(src) || failed(dst))
     return failure();
   const planner::Mesh &mesh = info->mesh;
-  if (mesh.getNumDevices() > meshes.permuteTableDevices) {
+  if (mesh.getNumDevices() >
+      std::min(meshes.permuteTableDevices, dist::kMaxTableDevices)) {
     // The layouts instead of a table: the runtime computes the same senders
     // (permuteSender's rule), so IR size does not grow with the devices.
     SmallVector<int64_t> dimAxes;
@@ -444,13 +446,11 @@ struct DistLocalizePass
                      llvm::any_of(op->getResultTypes(), getSharding);
       if (!sharded)
         return;
-      if (isa<PermuteOp, RedistributeOp>(op)) {
+      if (isa<RedistributeOp>(op)) {
         for (Type type : {op->getOperand(0).getType(), op->getResult(0).getType()})
           if (ShardingAttr sharding = getSharding(type))
             if (const MeshInfo *info = meshes.lookup(sharding.getMesh().getValue()))
-              if (failed(checkTableSize(op, info->mesh,
-                                        isa<PermuteOp>(op) ? "a permute"
-                                                           : "a redistribute"))) {
+              if (failed(checkTableSize(op, info->mesh))) {
                 ok = false;
                 return;
               }

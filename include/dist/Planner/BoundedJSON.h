@@ -2,20 +2,20 @@
 //
 // llvm::json::parse (and json::Value's destructor) recurse once per level of
 // nesting, so a file of a few hundred kilobytes of `[[[[...` overflows the
-// stack. Topology files, plan-cache entries and plan JSON are all read from
-// places a user or another user of a shared directory controls; they are
-// scanned for their nesting depth first and refused past kMaxJSONDepth with a
+// stack. Topology files, plan-cache entries, plan JSON and the C API's
+// requests all come from places a user (or another user of a shared
+// directory) controls; they are scanned for their nesting depth first and refused past kMaxJSONDepth with a
 // clear error instead of a crash.
 //
 //===----------------------------------------------------------------------===//
-#ifndef DIST_LIB_PLANNER_BOUNDEDJSON_H
-#define DIST_LIB_PLANNER_BOUNDEDJSON_H
+#ifndef DIST_PLANNER_BOUNDEDJSON_H
+#define DIST_PLANNER_BOUNDEDJSON_H
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/JSON.h"
 
-namespace dist::planner::detail {
+namespace dist::planner {
 
 /// The deepest nesting of arrays and objects any JSON the planner reads may
 /// have. Every format it reads needs at most 4 levels (a plan: object,
@@ -28,6 +28,6 @@ constexpr unsigned kMaxJSONDepth = 64;
 /// offset where it was passed.
 llvm::Expected<llvm::json::Value> parseBoundedJSON(llvm::StringRef text);
 
-} // namespace dist::planner::detail
+} // namespace dist::planner
 
-#endif // DIST_LIB_PLANNER_BOUNDEDJSON_H
+#endif // DIST_PLANNER_BOUNDEDJSON_H
