@@ -17,15 +17,10 @@ using namespace dist::planner;
 using namespace dist::fuzz;
 
 extern "C" int LLVMFuzzerInitialize(int *, char ***) {
-  // As in PlannerRequestFuzzer: long searches end in a clear error by
-  // design; keep inputs fast.
-  detail::setSearchTimeBudget(0.05);
+  detail::setSearchTimeBudget(kFuzzSearchSeconds);
   return 0;
 }
 
-/// Requests on larger meshes are skipped (planning time grows with the mesh
-/// by design; see PlannerRequestFuzzer).
-constexpr int64_t kMaxFuzzedDevices = int64_t(1) << 16;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   std::string request(reinterpret_cast<const char *>(data), size);

@@ -12,12 +12,24 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <vector>
 
 namespace dist::fuzz {
+
+/// Requests on meshes up to this size are planned. Larger ones cost time
+/// that grows with the mesh by design (bounded, and tested in
+/// test/Tools/dist-plan/huge-inputs.test); the fuzzers are after crashes and
+/// wrong answers, and 10^6 executions need fast inputs. (The planner
+/// harness found the 46321-device slowdown under this limit.)
+constexpr int64_t kMaxFuzzedDevices = int64_t(1) << 16;
+
+/// A search that runs long is not a finding (it ends in a clear error after
+/// kMaxSearchSeconds): harnesses that plan cap it at this.
+constexpr double kFuzzSearchSeconds = 0.05;
 
 /// Aborts (a libFuzzer crash, with the input saved) when `ok` is false.
 inline void fuzzCheck(bool ok, const char *what) {

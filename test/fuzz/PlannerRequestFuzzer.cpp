@@ -18,18 +18,10 @@ using namespace dist::planner;
 using namespace dist::fuzz;
 
 extern "C" int LLVMFuzzerInitialize(int *, char ***) {
-  // A search that runs long is not a finding (it ends in a clear error
-  // after kMaxSearchSeconds); keep inputs fast.
-  detail::setSearchTimeBudget(0.05);
+  detail::setSearchTimeBudget(kFuzzSearchSeconds);
   return 0;
 }
 
-/// Meshes up to this size are planned. Larger ones cost time that grows with
-/// the mesh by design (bounded, and tested in test/Tools/dist-plan/
-/// huge-inputs.test); the fuzzer is after crashes and wrong answers, and
-/// 10^6 executions need fast inputs. (It found the 46321-device slowdown
-/// under this limit.)
-constexpr int64_t kMaxFuzzedDevices = int64_t(1) << 16;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   std::vector<llvm::StringRef> f =
