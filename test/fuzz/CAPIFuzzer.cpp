@@ -21,7 +21,6 @@ extern "C" int LLVMFuzzerInitialize(int *, char ***) {
   return 0;
 }
 
-
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   std::string request(reinterpret_cast<const char *>(data), size);
   llvm::Expected<llvm::json::Value> parsed = parseBoundedJSON(request);

@@ -22,7 +22,6 @@ extern "C" int LLVMFuzzerInitialize(int *, char ***) {
   return 0;
 }
 
-
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   std::vector<llvm::StringRef> f =
       fields(llvm::StringRef(reinterpret_cast<const char *>(data), size), 6);
