@@ -138,14 +138,6 @@ struct LocalizePattern : OpConversionPattern<GlobalOp> {
         Segmented{&info->mesh, std::move(*src), std::move(*dst), group});
   }
 
-  /// `type` with `extent` rows along `dim`.
-  static RankedTensorType withExtent(RankedTensorType type, unsigned dim,
-                                     int64_t extent) {
-    SmallVector<int64_t> shape(type.getShape());
-    shape[dim] = extent;
-    return RankedTensorType::get(shape, type.getElementType());
-  }
-
   /// Packs `input` along the dim a slice-like move splits, when that dim
   /// has segments: chunk j then holds member j's block of every segment.
   Value packForSplit(OpBuilder &b, Location loc, Value input,

@@ -30,15 +30,14 @@ std::vector<int64_t> dist::segmentBlocks(const planner::Mesh &mesh,
   return blocks;
 }
 
-namespace {
-/// `type` with `extent` rows along `dim`.
-RankedTensorType withExtent(RankedTensorType type, unsigned dim,
-                            int64_t extent) {
+RankedTensorType dist::withExtent(RankedTensorType type, unsigned dim,
+                                  int64_t extent) {
   SmallVector<int64_t> shape(type.getShape());
   shape[dim] = extent;
   return RankedTensorType::get(shape, type.getElementType());
 }
 
+namespace {
 int64_t sum(ArrayRef<int64_t> values) {
   return std::accumulate(values.begin(), values.end(), int64_t(0));
 }

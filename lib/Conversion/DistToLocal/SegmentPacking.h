@@ -24,6 +24,7 @@
 #include "dist/Planner/Mesh.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
 
 #include <optional>
 #include <vector>
@@ -41,6 +42,11 @@ segmentsAlong(const planner::Layout &source, const planner::Layout &result,
 std::vector<int64_t> segmentBlocks(const planner::Mesh &mesh,
                                    const planner::Layout &layout, unsigned dim,
                                    llvm::ArrayRef<int64_t> segments);
+
+/// `type` with `extent` rows along `dim` (the shape a packed, gathered or
+/// exchanged buffer takes).
+mlir::RankedTensorType withExtent(mlir::RankedTensorType type, unsigned dim,
+                                  int64_t extent);
 
 /// `input` holds per-segment blocks of `blocks` rows along `dim`; returns q
 /// chunks of sum(pieces) rows, chunk j holding rows [j*pieces_i,
