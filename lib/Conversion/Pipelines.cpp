@@ -3,6 +3,7 @@
 #include "dist/Conversion/Pipelines.h"
 #include "dist/Conversion/Passes.h"
 #include "dist/Dialect/Dist/Transforms/BufferizableOpInterfaceImpl.h"
+#include "dist/Dialect/Dist/Transforms/PartitionModels.h"
 #include "dist/InitAllDist.h"
 
 #include "mlir/Conversion/Passes.h"
@@ -98,6 +99,7 @@ void dist::registerDistConversionPassesAndPipelines() {
 void dist::registerDistDialect(DialectRegistry &registry) {
   registry.insert<DistDialect>();
   registerBufferizableOpInterfaceExternalModels(registry);
+  registerPartitionModels(registry);
 }
 
 void dist::registerAllDistDialects(DialectRegistry &registry) {

@@ -99,6 +99,37 @@ private:
   const MeshTable &meshes;
 };
 
+/// What a partitioning model's `localize` may ask: local types and layouts.
+class LocalizeContextImpl : public LocalizeContext {
+public:
+  LocalizeContextImpl(const MeshTable &meshes, const TypeConverter &converter)
+      : meshes(meshes), converter(converter) {}
+
+  Type getLocalType(Type global) const override {
+    Type local = converter.convertType(global);
+    return local ? local : global;
+  }
+  std::optional<ShardedTypeInfo> getShardedInfo(Type global) const override {
+    ShardingAttr sharding = getSharding(global);
+    if (!sharding)
+      return std::nullopt;
+    const MeshInfo *info = meshes.lookup(sharding.getMesh().getValue());
+    if (!info)
+      return std::nullopt;
+    MeshOp meshOp = info->op;
+    // The pre-check already reported bad axes.
+    FailureOr<planner::Layout> layout = getPlannerLayout(
+        sharding, meshOp, [&] { return emitError(meshOp.getLoc()); });
+    if (failed(layout))
+      return std::nullopt;
+    return ShardedTypeInfo{meshOp, &info->mesh, std::move(*layout)};
+  }
+
+private:
+  const MeshTable &meshes;
+  const TypeConverter &converter;
+};
+
 template <typename GlobalOp>
 struct LocalizePattern : OpConversionPattern<GlobalOp> {
   LocalizePattern(const TypeConverter &converter, MLIRContext *context,
@@ -372,24 +403,23 @@ struct DistLocalizePass
       return signalPassFailure();
     if (failed(checkLocalizable(module, meshes)))
       return signalPassFailure();
-    if (failed(maskPaddedReductions(module)))
-      return signalPassFailure();
-
     MLIRContext *context = &getContext();
     LocalTypeConverter converter(meshes);
+    LocalizeContextImpl localizeContext(meshes, converter);
     RewritePatternSet patterns(context);
+    ConversionTarget target(*context);
     patterns.add<LocalizeAllGatherOp, LocalizeAllSliceOp, LocalizeAllToAllOp,
                  LocalizeReduceScatterOp, LocalizeAllReduceOp,
                  LocalizeReplicateToPartialOp, LocalizePermuteOp,
                  LocalizeRedistributeOp>(
         converter, context, meshes);
-    populateComputeLocalizationPatterns(converter, patterns);
+    populateComputeLocalizationPatterns(converter, localizeContext, patterns,
+                                        target);
     populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns,
                                                                    converter);
     populateCallOpTypeConversionPattern(patterns, converter);
     populateReturnOpTypeConversionPattern(patterns, converter);
 
-    ConversionTarget target(*context);
     target.addIllegalOp<AllGatherOp, AllSliceOp, AllToAllOp, ReduceScatterOp,
                         AllReduceOp, ReplicateToPartialOp, PermuteOp,
                         RedistributeOp, ReshardOp>();
@@ -452,10 +482,9 @@ struct DistLocalizePass
                func::ReturnOp, func::CallOp>(op) &&
           !isLocalizableCompute(op)) {
         op->emitOpError("cannot be localized: dist-localize rewrites dist "
-                        "collectives, calls, returns and the compute "
-                        "dist-partition produces (linalg ops, tensor.empty, "
-                        "reshapes) "
-                        "on sharded tensors; run dist-partition first");
+                        "collectives, calls, returns, loops and the compute "
+                        "dist-partition produces (ops with a partitioning "
+                        "model) on sharded tensors; run dist-partition first");
         ok = false;
         return;
       }

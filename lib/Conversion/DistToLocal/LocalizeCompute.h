@@ -1,37 +1,34 @@
 //===- LocalizeCompute.h - the per-device form of partitioned compute -*- C++ -*-===//
 //
 // After dist-partition every compute op works on sharded tensors, with every
-// operand laid out so that the op runs unchanged on each device's block:
-// the local op is the same op on the local padded types. Two things remain
-// for dist-localize, and neither is a decision:
-//
-//  - padding must never take part in a reduction: where a reduction loop is
-//    split unevenly, the op (generalized to linalg.generic) skips the
-//    iterations past the end of this device's block, leaving its
-//    accumulator as it was, so padding acts as the combiner's identity
-//    whatever the body computes;
-//  - the types: every linalg op and tensor.empty is rebuilt on local types.
+// operand laid out so that the op runs on each device's block. Its
+// partitioning model (dist::PartitionableOpInterface) builds that per-device
+// form: usually the same op on the local types; where the op depends on
+// positions (linalg.index, padded reductions, slices) the model adds the
+// device's offsets. Nothing here decides a layout: they are in the types.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef DIST_LIB_CONVERSION_DISTTOLOCAL_LOCALIZECOMPUTE_H
 #define DIST_LIB_CONVERSION_DISTTOLOCAL_LOCALIZECOMPUTE_H
 
+#include "dist/Dialect/Dist/Interfaces/PartitionableOpInterface.h"
+
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Transforms/DialectConversion.h"
 
 namespace dist {
 
-/// Compute ops dist-localize rewrites (besides the dist ops).
+/// Compute ops dist-localize rewrites (besides the dist ops): those with a
+/// partitioning model.
 bool isLocalizableCompute(mlir::Operation *op);
 
-/// Global view, before retyping: masks the padded iterations of unevenly
-/// split reduction loops.
-mlir::LogicalResult maskPaddedReductions(mlir::ModuleOp module);
-
-/// Rebuilds linalg ops and tensor.empty on the converted (local) types.
+/// Rebuilds every op with a partitioning model through its `localize`, and
+/// structured control flow (scf.for, scf.yield) on the local types.
 void populateComputeLocalizationPatterns(const mlir::TypeConverter &converter,
-                                         mlir::RewritePatternSet &patterns);
+                                         const LocalizeContext &context,
+                                         mlir::RewritePatternSet &patterns,
+                                         mlir::ConversionTarget &target);
 
 } // namespace dist
 

@@ -95,3 +95,70 @@ func.func @collapse_view(%h: tensor<3x8x8xf32, #dist.sharding<@tp, [{}, {"tp"}, 
   %c = tensor.collapse_shape %h [[0, 1], [2]] : tensor<3x8x8xf32, #dist.sharding<@tp, [{}, {"tp"}, {}]>> into tensor<24x8xf32, #dist.sharding<@tp, [{"tp"} segments [8, 8, 8], {}]>>
   return %c : tensor<24x8xf32, #dist.sharding<@tp, [{"tp"} segments [8, 8, 8], {}]>>
 }
+
+// linalg.index of a split loop yields the global index: the local one plus
+// this device's block offset s * 3 (10 rows over 4 devices).
+// CHECK-LABEL: func @global_index
+// CHECK: %[[S:.*]] = dist.local.shard_index on @m axes = ["x"] : index
+// CHECK: linalg.generic
+// CHECK: %[[LOCAL:.*]] = linalg.index 0 : index
+// CHECK: %[[B:.*]] = arith.constant 3 : index
+// CHECK: %[[OFF:.*]] = arith.muli %[[S]], %[[B]] : index
+// CHECK: %[[GLOBAL:.*]] = arith.addi %[[LOCAL]], %[[OFF]] : index
+// CHECK: arith.index_cast %[[GLOBAL]] : index to i32
+// CHECK: } -> tensor<3x2xi32>
+func.func @global_index(%a: tensor<10x2xi32, #dist.sharding<@m, [{"x"}, {}]>>)
+    -> tensor<10x2xi32, #dist.sharding<@m, [{"x"}, {}]>> {
+  %e = tensor.empty() : tensor<10x2xi32, #dist.sharding<@m, [{"x"}, {}]>>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%a : tensor<10x2xi32, #dist.sharding<@m, [{"x"}, {}]>>)
+      outs(%e : tensor<10x2xi32, #dist.sharding<@m, [{"x"}, {}]>>) {
+    ^bb0(%in: i32, %out: i32):
+      %i = linalg.index 0 : index
+      %v = arith.index_cast %i : index to i32
+      %r = arith.addi %in, %v : i32
+      linalg.yield %r : i32
+  } -> tensor<10x2xi32, #dist.sharding<@m, [{"x"}, {}]>>
+  return %r : tensor<10x2xi32, #dist.sharding<@m, [{"x"}, {}]>>
+}
+
+// On an interleaved dim (segments [8, 4, 4] over 4 devices: local rows
+// [0, 2) of segment 0, [2, 3) of segment 1, [3, 4) of segment 2) the global
+// index is chosen by the segment the local row lies in:
+// segment i at local lo_i holds start_i + s * B_i + (local - lo_i).
+// CHECK-LABEL: func @global_index_segments
+// CHECK: %[[S:.*]] = dist.local.shard_index on @m axes = ["x"] : index
+// CHECK: ^bb0
+// CHECK: %[[LOCAL:.*]] = linalg.index 0 : index
+// CHECK: %[[S2:.*]] = arith.muli %[[S]], %{{.*}} : index
+// CHECK: %[[OFF2:.*]] = arith.addi %[[S2]], %{{.*}} : index
+// CHECK: %[[SEG2:.*]] = arith.addi %[[LOCAL]], %[[OFF2]] : index
+// CHECK: %[[C3:.*]] = arith.constant 3 : index
+// CHECK: %[[IN1:.*]] = arith.cmpi slt, %[[LOCAL]], %[[C3]] : index
+// CHECK: %[[S1:.*]] = arith.muli %[[S]], %{{.*}} : index
+// CHECK: %[[C6:.*]] = arith.constant 6 : index
+// CHECK: %[[OFF1:.*]] = arith.addi %[[S1]], %[[C6]] : index
+// CHECK: %[[SEG1:.*]] = arith.addi %[[LOCAL]], %[[OFF1]] : index
+// CHECK: %[[PICK1:.*]] = arith.select %[[IN1]], %[[SEG1]], %[[SEG2]] : index
+// CHECK: %[[C2:.*]] = arith.constant 2 : index
+// CHECK: %[[IN0:.*]] = arith.cmpi slt, %[[LOCAL]], %[[C2]] : index
+// CHECK: %[[S0:.*]] = arith.muli %[[S]], %{{.*}} : index
+// CHECK: %[[SEG0:.*]] = arith.addi %[[LOCAL]], %[[S0]] : index
+// CHECK: %[[GLOBAL:.*]] = arith.select %[[IN0]], %[[SEG0]], %[[PICK1]] : index
+// CHECK: arith.index_cast %[[GLOBAL]] : index to i32
+// CHECK: } -> tensor<4xi32>
+func.func @global_index_segments(%a: tensor<16xi32, #dist.sharding<@m, [{"x"} segments [8, 4, 4]]>>)
+    -> tensor<16xi32, #dist.sharding<@m, [{"x"} segments [8, 4, 4]]>> {
+  %e = tensor.empty() : tensor<16xi32, #dist.sharding<@m, [{"x"} segments [8, 4, 4]]>>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>],
+                       iterator_types = ["parallel"]}
+      ins(%a : tensor<16xi32, #dist.sharding<@m, [{"x"} segments [8, 4, 4]]>>)
+      outs(%e : tensor<16xi32, #dist.sharding<@m, [{"x"} segments [8, 4, 4]]>>) {
+    ^bb0(%in: i32, %out: i32):
+      %i = linalg.index 0 : index
+      %v = arith.index_cast %i : index to i32
+      linalg.yield %v : i32
+  } -> tensor<16xi32, #dist.sharding<@m, [{"x"} segments [8, 4, 4]]>>
+  return %r : tensor<16xi32, #dist.sharding<@m, [{"x"} segments [8, 4, 4]]>>
+}

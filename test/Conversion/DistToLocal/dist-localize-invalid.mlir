@@ -11,7 +11,7 @@ func.func @reshard_left(%a: tensor<16xf32, #dist.sharding<@m, [{"x"}]>>) -> tens
 
 dist.mesh @m = <["x"=4]>
 func.func @compute_on_sharded(%a: tensor<16xf32, #dist.sharding<@m, [{"x"}]>>) -> tensor<16xf32, #dist.sharding<@m, [{"x"}]>> {
-  // expected-error @+1 {{'arith.addf' op cannot be localized: dist-localize rewrites dist collectives, calls, returns and the compute dist-partition produces (linalg ops, tensor.empty, reshapes) on sharded tensors; run dist-partition first}}
+  // expected-error @+1 {{'arith.addf' op cannot be localized: dist-localize rewrites dist collectives, calls, returns, loops and the compute dist-partition produces (ops with a partitioning model) on sharded tensors; run dist-partition first}}
   %b = arith.addf %a, %a : tensor<16xf32, #dist.sharding<@m, [{"x"}]>>
   return %b : tensor<16xf32, #dist.sharding<@m, [{"x"}]>>
 }

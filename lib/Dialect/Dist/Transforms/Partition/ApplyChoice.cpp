@@ -124,7 +124,7 @@ LogicalResult FunctionPartitioner::apply(Chooser chooser, double &cost,
     if (it != infoOfOp.end()) {
       ++computeOps;
       const NodeInfo &info = infos[it->second];
-      const StrategyLayouts &layouts =
+      const PartitionStrategy &layouts =
           info.layouts[choice[nodeOfInfo[it->second]]];
       SmallVector<RankedTensorType> declared, resultTypes;
       for (OpResult result : op.getResults()) {
@@ -132,14 +132,15 @@ LogicalResult FunctionPartitioner::apply(Chooser chooser, double &cost,
         resultTypes.push_back(
             typeFor(declared.back(), layouts.results[result.getResultNumber()]));
       }
-      unsigned numInputs = info.getNumInputs();
       for (OpOperand &operand : op.getOpOperands()) {
         unsigned o = operand.getOperandNumber();
-        if (!isa<RankedTensorType>(operand.get().getType()))
+        if (!info.placed[o])
           continue;
+        // A tied operand (a linalg init) takes its result's type exactly.
+        int tied = info.tiedResult[o];
         RankedTensorType target =
-            o >= numInputs
-                ? resultTypes[o - numInputs]
+            tied >= 0
+                ? resultTypes[tied]
                 : typeFor(cast<RankedTensorType>(operand.get().getType()),
                           layouts.operands[o]);
         FailureOr<Value> from = source(operand.get(), target, &op);

@@ -11,7 +11,8 @@
 #define DIST_LIB_DIALECT_DIST_TRANSFORMS_PARTITION_FUNCTIONPARTITIONER_H
 
 #include "LayoutSolver.h"
-#include "OpRule.h"
+
+#include "dist/Dialect/Dist/Interfaces/PartitionableOpInterface.h"
 
 #include "dist/Dialect/Dist/IR/DistOps.h"
 #include "dist/Planner/Layout.h"
@@ -66,16 +67,14 @@ inline bool isFreeSource(mlir::Operation *op) {
 struct NodeInfo {
   enum Kind { Compute, Source, Sink, Hub } kind;
   Operation *op = nullptr;
-  std::optional<OpRule> rule;
-  std::vector<Strategy> strategies;
-  std::vector<StrategyLayouts> layouts; // per strategy
+  /// Per strategy: the layouts it needs and gives.
+  std::vector<PartitionStrategy> layouts;
+  /// Per op operand (Compute): whether it is placed, and the result it is
+  /// tied to (PartitionOptions).
+  llvm::SmallVector<bool> placed;
+  llvm::SmallVector<int> tiedResult;
   /// The value a hub stands for.
   Value value;
-
-  /// The operands that are inputs (the rest are inits tied to results).
-  unsigned getNumInputs() const {
-    return rule ? rule->numInputs : op->getNumOperands();
-  }
 };
 
 /// Where a tensor value comes from: result `result` of info `info`.
@@ -113,16 +112,18 @@ public:
   /// Solves and rewrites. Returns the modelled cost and counts.
   LogicalResult apply(Chooser chooser, double &cost, unsigned &reshards,
                       unsigned &computeOps);
+  /// Why some ops could not take some strategies (a loop that is not
+  /// split, and why), for -dist-remarks.
+  const std::vector<std::pair<Operation *, std::string>> &getNotes() const {
+    return notes;
+  }
 
 private:
-  LogicalResult addComputeOp(linalg::LinalgOp op);
-  /// A tensor.expand_shape / collapse_shape: its strategies are the pairs of
-  /// layouts under which it is a view (SPEC §2a).
-  LogicalResult addReshapeOp(Operation *op);
-  /// Records the uses of `op`'s operands and its results as produced by
-  /// info `node`; a binding result is moved into its declared layout.
-  LogicalResult addComputeUses(Operation *op, unsigned node,
-                               llvm::function_ref<bool(unsigned)> isTensor);
+  /// An op with a partitioning model: its strategies come from the model.
+  LogicalResult addComputeOp(PartitionableOpInterface op);
+  /// Records the uses of `op`'s placed operands and its results as produced
+  /// by info `node`; a binding result is moved into its declared layout.
+  LogicalResult addComputeUses(Operation *op, unsigned node);
   LogicalResult addFixedOp(Operation *op);
   unsigned addSource(Operation *op, const planner::Layout &layout);
   unsigned addSink(Operation *op, const planner::Layout &layout);
@@ -158,6 +159,7 @@ private:
   std::vector<unsigned> nodeOfInfo;
   /// Compute op -> its info.
   DenseMap<Operation *, unsigned> infoOfOp;
+  std::vector<std::pair<Operation *, std::string>> notes;
 };
 
 } // namespace dist::partition

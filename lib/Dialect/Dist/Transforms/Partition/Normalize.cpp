@@ -3,6 +3,7 @@
 #include "Normalize.h"
 
 #include "dist/Dialect/Dist/IR/DistOps.h"
+#include "dist/Dialect/Dist/Interfaces/PartitionableOpInterface.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -94,8 +95,7 @@ LogicalResult dist::partition::normalizeForPartitioning(func::FuncOp func) {
   for (Operation *op : ops) {
     if (!touchesTensors(op))
       continue;
-    if (isa<linalg::LinalgOp, tensor::EmptyOp, tensor::ExpandShapeOp,
-            tensor::CollapseShapeOp, func::ReturnOp, func::CallOp>(op) ||
+    if (isa<PartitionableOpInterface, func::ReturnOp, func::CallOp>(op) ||
         op->getDialect() == op->getContext()->getLoadedDialect<DistDialect>())
       continue;
     if (auto constant = dyn_cast<arith::ConstantOp>(op)) {
@@ -128,10 +128,11 @@ LogicalResult dist::partition::normalizeForPartitioning(func::FuncOp func) {
         ok = false;
       continue;
     }
-    op->emitOpError("cannot be partitioned: dist-partition handles linalg "
-                    "structured ops, elementwise arith/math ops on tensors, "
-                    "tensor.empty, tensor.expand_shape/collapse_shape and "
-                    "splat constants");
+    op->emitOpError("cannot be partitioned: dist-partition handles ops with "
+                    "a partitioning model (linalg structured ops, "
+                    "linalg.softmax, tensor.empty, reshapes, slices, concat "
+                    "and pad), elementwise arith/math ops on tensors, splat "
+                    "constants and scf.for loops");
     ok = false;
   }
   if (!ok)

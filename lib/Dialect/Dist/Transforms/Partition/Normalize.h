@@ -1,8 +1,8 @@
 //===- Normalize.h - bring global-view compute into one form -----*- C++ -*-===//
 //
-// Before layouts are chosen, every compute op is made a linalg structured op
-// with a single use of each free source, so that one rule (OpRule) covers
-// all of them:
+// Before layouts are chosen, every compute op is made one with a
+// partitioning model (dist::PartitionableOpInterface), with a single use of
+// each free source:
 //
 //  - an elementwise arith/math op on tensors becomes a linalg.generic with
 //    identity maps and the op (on scalars) as its body;

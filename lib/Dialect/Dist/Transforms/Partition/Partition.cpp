@@ -203,6 +203,9 @@ void DistPartitionPass::runOnOperation() {
     totalCost += cost;
     totalReshards += reshards;
     totalOps += ops;
+    if (remarks || remarksRequested())
+      for (const auto &[op, note] : partitioner.getNotes())
+        op->emitRemark("dist-partition: ") << note;
   }
   if (failedAny)
     return signalPassFailure();

@@ -1,10 +1,11 @@
-//===- OpRule.cpp - how one op may be partitioned, from its indexing maps -===//
+//===- LoopRule.cpp - how a loop nest may be split, from its indexing maps ===//
 
-#include "OpRule.h"
+#include "LoopRule.h"
 #include "PartialAlgebra.h"
 
 #include "mlir/IR/AffineExpr.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
 #include <functional>
@@ -28,13 +29,42 @@ findCombiner(linalg::LinalgOp op, unsigned result) {
   return combinerKind(combine);
 }
 
-llvm::Expected<OpRule> OpRule::get(linalg::LinalgOp op) {
+static std::string printed(AffineExpr expr) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  expr.print(os);
+  return text;
+}
+
+/// `loop floordiv G` or `loop mod M` with a constant G, M >= 1: the loop's
+/// position and the constant.
+static std::optional<std::pair<unsigned, int64_t>>
+matchDivision(AffineExpr expr, AffineExprKind kind) {
+  auto binary = dyn_cast<AffineBinaryOpExpr>(expr);
+  if (!binary || binary.getKind() != kind)
+    return std::nullopt;
+  auto dim = dyn_cast<AffineDimExpr>(binary.getLHS());
+  auto constant = dyn_cast<AffineConstantExpr>(binary.getRHS());
+  if (!dim || !constant || constant.getValue() < 1)
+    return std::nullopt;
+  return std::make_pair(dim.getPosition(), constant.getValue());
+}
+
+static void markUnsplittable(LoopRule &rule, unsigned loop,
+                             const llvm::Twine &why) {
+  if (!rule.splittable[loop])
+    return;
+  rule.splittable[loop] = false;
+  rule.whyNotSplit[loop] = why.str();
+}
+
+llvm::Expected<LoopRule> LoopRule::get(linalg::LinalgOp op) {
   auto fail = [](const llvm::Twine &why) {
     return llvm::createStringError(why);
   };
   if (!op.hasPureTensorSemantics())
     return fail("it works on buffers; dist-partition handles tensors");
-  OpRule rule;
+  LoopRule rule;
   rule.op = op;
   rule.numLoops = op.getNumLoops();
   rule.numInputs = op.getNumDpsInputs();
@@ -47,29 +77,49 @@ llvm::Expected<OpRule> OpRule::get(linalg::LinalgOp op) {
   for (utils::IteratorType type : op.getIteratorTypesArray())
     rule.isReduction.push_back(type == utils::IteratorType::reduction);
   rule.splittable.assign(rule.numLoops, true);
+  rule.whyNotSplit.assign(rule.numLoops, "");
+  rule.loopModuli.resize(rule.numLoops);
 
   for (OpOperand &operand : op->getOpOperands()) {
     auto tensor = dyn_cast<RankedTensorType>(operand.get().getType());
     rule.operandIsTensor.push_back(static_cast<bool>(tensor));
-    SmallVector<int64_t> dimLoops;
+    SmallVector<int64_t> dimLoops, divisors, shape;
     if (tensor) {
+      shape.assign(tensor.getShape().begin(), tensor.getShape().end());
       AffineMap map = op.getMatchingIndexingMap(&operand);
-      for (AffineExpr expr : map.getResults()) {
+      for (auto [d, expr] : llvm::enumerate(map.getResults())) {
+        divisors.push_back(1);
         if (auto dim = dyn_cast<AffineDimExpr>(expr)) {
           dimLoops.push_back(dim.getPosition());
           continue;
         }
         dimLoops.push_back(-1);
+        if (auto group = matchDivision(expr, AffineExprKind::FloorDiv)) {
+          dimLoops.back() = group->first;
+          divisors.back() = group->second;
+          continue;
+        }
+        if (auto period = matchDivision(expr, AffineExprKind::Mod)) {
+          rule.loopModuli[period->first].push_back(period->second);
+          continue;
+        }
         // A window (d0 + d1, 2 * d0, ...): a device's block of this operand
         // would need its neighbours' elements, so none of these loops may
         // be split.
         expr.walk([&](AffineExpr sub) {
           if (auto dim = dyn_cast<AffineDimExpr>(sub))
-            rule.splittable[dim.getPosition()] = false;
+            markUnsplittable(rule, dim.getPosition(),
+                             llvm::formatv("operand #{0} indexes dim {1} by "
+                                           "`{2}`, which needs neighbouring "
+                                           "blocks",
+                                           operand.getOperandNumber(), d,
+                                           printed(expr)));
         });
       }
     }
     rule.operandDimLoops.push_back(std::move(dimLoops));
+    rule.operandDimDivisors.push_back(std::move(divisors));
+    rule.operandShapes.push_back(std::move(shape));
   }
 
   bool allCombine = true;
@@ -80,14 +130,66 @@ llvm::Expected<OpRule> OpRule::get(linalg::LinalgOp op) {
   if (!allCombine)
     for (unsigned loop = 0; loop < rule.numLoops; ++loop)
       if (rule.isReduction[loop])
-        rule.splittable[loop] = false;
+        markUnsplittable(rule, loop,
+                         "its body does not combine every result with a "
+                         "known combiner (add, max, min, mul)");
   return rule;
 }
 
-std::optional<StrategyLayouts> partition::layoutsOf(const OpRule &rule,
-                                                    const planner::Mesh &mesh,
-                                                    const Strategy &strategy) {
-  StrategyLayouts out;
+LoopRule LoopRule::identity(ArrayRef<int64_t> shape) {
+  LoopRule rule;
+  rule.numLoops = shape.size();
+  rule.numInputs = 1;
+  rule.loopExtents.assign(shape.begin(), shape.end());
+  rule.isReduction.assign(rule.numLoops, false);
+  rule.splittable.assign(rule.numLoops, true);
+  rule.whyNotSplit.assign(rule.numLoops, "");
+  rule.loopModuli.resize(rule.numLoops);
+  rule.operandIsTensor.push_back(true);
+  rule.operandShapes.emplace_back(shape.begin(), shape.end());
+  rule.operandDimLoops.emplace_back();
+  rule.operandDimDivisors.emplace_back(rule.numLoops, 1);
+  for (unsigned d = 0; d < rule.numLoops; ++d)
+    rule.operandDimLoops.back().push_back(d);
+  return rule;
+}
+
+/// Whether splitting `loop` into `parts` blocks of `block` keeps every
+/// group `loop floordiv G` and period `loop mod M` whole on one device; if
+/// not, why.
+static std::optional<std::string> cutsGroups(const LoopRule &rule,
+                                             unsigned loop, int64_t parts,
+                                             int64_t block) {
+  for (unsigned o = 0; o < rule.operandDimLoops.size(); ++o)
+    for (unsigned d = 0; d < rule.operandDimLoops[o].size(); ++d) {
+      int64_t group = rule.operandDimDivisors[o][d];
+      if (rule.operandDimLoops[o][d] != int64_t(loop) || group == 1)
+        continue;
+      int64_t dimBlock = llvm::divideCeil(rule.operandShapes[o][d], parts);
+      if (block % group != 0 || dimBlock != block / group)
+        return llvm::formatv(
+                   "loop d{0} is not split into {1} parts: operand #{2} "
+                   "indexes dim {3} by `d{0} floordiv {4}`, and blocks of {5} "
+                   "iterations are not whole groups of {4} matching that "
+                   "dim's blocks of {6}",
+                   loop, parts, o, d, group, block, dimBlock)
+            .str();
+    }
+  for (int64_t period : rule.loopModuli[loop])
+    if (block % period != 0)
+      return llvm::formatv("loop d{0} is not split into {1} parts: `d{0} mod "
+                           "{2}` needs blocks of whole periods, not {3} "
+                           "iterations",
+                           loop, parts, period, block)
+          .str();
+  return std::nullopt;
+}
+
+std::optional<PartitionStrategy>
+partition::layoutsOf(const LoopRule &rule, const planner::Mesh &mesh,
+                     const LoopStrategy &strategy,
+                     std::set<std::string> *notes) {
+  PartitionStrategy out;
   std::vector<unsigned> reductionAxes;
   out.localWork = 1;
   auto segmentsOf = [&](int64_t loop) -> const std::vector<int64_t> * {
@@ -104,16 +206,31 @@ std::optional<StrategyLayouts> partition::layoutsOf(const OpRule &rule,
         reductionAxes.push_back(axis);
     }
     parts = std::max<int64_t>(parts, 1);
-    int64_t block = (rule.loopExtents[loop] + parts - 1) / parts;
+    int64_t block = llvm::divideCeil(rule.loopExtents[loop], parts);
     if (const std::vector<int64_t> *segments = segmentsOf(loop)) {
       // Padding inside segments would sit between a device's indices of a
       // reduction, where the masking of padded blocks (dist-localize) does
-      // not look; only evenly split segments may be reduced over.
+      // not look; only evenly split segments may be reduced over. Groups
+      // and periods are not followed across segments.
+      if (!rule.loopModuli[loop].empty())
+        return std::nullopt;
+      for (unsigned o = 0; o < rule.operandDimLoops.size(); ++o)
+        for (unsigned d = 0; d < rule.operandDimLoops[o].size(); ++d)
+          if (rule.operandDimLoops[o][d] == int64_t(loop) &&
+              rule.operandDimDivisors[o][d] != 1)
+            return std::nullopt;
       block = 0;
       for (int64_t n : *segments) {
         if (rule.isReduction[loop] && n % parts != 0)
           return std::nullopt;
-        block += (n + parts - 1) / parts;
+        block += llvm::divideCeil(n, parts);
+      }
+    } else if (parts > 1) {
+      if (std::optional<std::string> why =
+              cutsGroups(rule, loop, parts, block)) {
+        if (notes)
+          notes->insert(*why);
+        return std::nullopt;
       }
     }
     out.localWork *= static_cast<double>(block);
@@ -162,7 +279,7 @@ std::optional<StrategyLayouts> partition::layoutsOf(const OpRule &rule,
       out.operands.emplace_back();
       continue;
     }
-    if (o >= rule.numInputs) {
+    if (o >= rule.numInputs && o - rule.numInputs < out.results.size()) {
       out.operands.push_back(out.results[o - rule.numInputs]);
       continue;
     }
@@ -177,6 +294,8 @@ std::optional<StrategyLayouts> partition::layoutsOf(const OpRule &rule,
   if (strategy.partial) {
     // The init arguments are partial too (they carry the result's layout).
     linalg::LinalgOp op = rule.op;
+    if (!op)
+      return std::nullopt;
     Block *body = op.getBlock();
     SmallVector<bool> argIsPartial;
     for (OpOperand &operand : rule.op->getOpOperands()) {
@@ -191,8 +310,8 @@ std::optional<StrategyLayouts> partition::layoutsOf(const OpRule &rule,
   return out;
 }
 
-std::vector<SmallVector<SmallVector<unsigned, 2>>>
-partition::enumerateAssignments(const OpRule &rule, const planner::Mesh &mesh,
+std::vector<Assignment>
+partition::enumerateAssignments(const LoopRule &rule, const planner::Mesh &mesh,
                                 ArrayRef<unsigned> excluded, size_t limit) {
   SmallVector<unsigned> axes;
   for (unsigned axis = 0; axis < mesh.getNumAxes(); ++axis)
@@ -203,7 +322,7 @@ partition::enumerateAssignments(const OpRule &rule, const planner::Mesh &mesh,
     if (rule.splittable[loop] && rule.loopExtents[loop] > 1)
       loops.push_back(loop);
 
-  std::vector<SmallVector<SmallVector<unsigned, 2>>> result;
+  std::vector<Assignment> result;
   SmallVector<SmallVector<unsigned, 2>> current(rule.numLoops);
   SmallVector<int64_t> parts(rule.numLoops, 1);
   bool anyOrder = true;
@@ -247,7 +366,7 @@ partition::enumerateAssignments(const OpRule &rule, const planner::Mesh &mesh,
 /// there is one (each of its split dims indexed by a loop, no loop asked to
 /// take two different axis lists, no excluded or unsplittable loop split).
 static std::optional<Assignment>
-assignmentReading(const OpRule &rule, unsigned operand,
+assignmentReading(const LoopRule &rule, unsigned operand,
                   const planner::Layout &layout, ArrayRef<unsigned> excluded) {
   const SmallVector<int64_t> &dimLoops = rule.operandDimLoops[operand];
   if (dimLoops.size() != layout.dimAxes.size())
@@ -286,7 +405,7 @@ static std::optional<Assignment> merge(const Assignment &a,
 }
 
 std::vector<Assignment> partition::candidateAssignments(
-    const OpRule &rule, const planner::Mesh &mesh, ArrayRef<unsigned> excluded,
+    const LoopRule &rule, const planner::Mesh &mesh, ArrayRef<unsigned> excluded,
     ArrayRef<std::vector<planner::Layout>> offered, size_t budget) {
   std::vector<Assignment> all =
       enumerateAssignments(rule, mesh, excluded, budget + 1);

@@ -1,0 +1,18 @@
+//===- PartitionModelsInternal.h - one registration per model family -*- C++ -*-===//
+
+#ifndef DIST_LIB_DIALECT_DIST_TRANSFORMS_PARTITIONMODELS_PARTITIONMODELSINTERNAL_H
+#define DIST_LIB_DIALECT_DIST_TRANSFORMS_PARTITIONMODELS_PARTITIONMODELSINTERNAL_H
+
+#include "dist/Dialect/Dist/Interfaces/PartitionableOpInterface.h"
+
+#include "mlir/IR/DialectRegistry.h"
+
+namespace dist::partition {
+
+void registerLinalgPartitionModels(mlir::DialectRegistry &registry);
+void registerReshapePartitionModels(mlir::DialectRegistry &registry);
+void registerTensorPartitionModels(mlir::DialectRegistry &registry);
+
+} // namespace dist::partition
+
+#endif
