@@ -401,11 +401,11 @@ struct DistLocalizePass
     meshes.permuteTableDevices = permuteTableDevices;
     if (failed(meshes.build(module)))
       return signalPassFailure();
-    if (failed(checkLocalizable(module, meshes)))
-      return signalPassFailure();
-    MLIRContext *context = &getContext();
     LocalTypeConverter converter(meshes);
     LocalizeContextImpl localizeContext(meshes, converter);
+    if (failed(checkLocalizable(module, meshes, localizeContext)))
+      return signalPassFailure();
+    MLIRContext *context = &getContext();
     RewritePatternSet patterns(context);
     ConversionTarget target(*context);
     patterns.add<LocalizeAllGatherOp, LocalizeAllSliceOp, LocalizeAllToAllOp,
@@ -434,7 +434,8 @@ struct DistLocalizePass
 
   /// Reports, at the right place, everything the conversion cannot handle,
   /// so that it never fails with a generic "failed to legalize".
-  LogicalResult checkLocalizable(ModuleOp module, const MeshTable &meshes) {
+  LogicalResult checkLocalizable(ModuleOp module, const MeshTable &meshes,
+                                 const LocalizeContext &localizeContext) {
     bool ok = true;
     auto checkType = [&](Type type, Operation *where) {
       ShardingAttr sharding = getSharding(type);
@@ -492,44 +493,11 @@ struct DistLocalizePass
         checkType(type, op);
       for (Type type : op->getResultTypes())
         checkType(type, op);
-      if (ok && isTensorReshape(op) && failed(checkView(op, meshes)))
-        ok = false;
+      if (auto partitionable = dyn_cast<PartitionableOpInterface>(op))
+        if (ok && failed(partitionable.verifyLocalizable(localizeContext)))
+          ok = false;
     });
     return success(ok);
-  }
-
-  /// A reshape on sharded tensors must be a view (SPEC §2a): localizing
-  /// reshapes each device's buffer in place, which is right only when the
-  /// result's layout keeps every device's bytes.
-  LogicalResult checkView(Operation *op, const MeshTable &meshes) {
-    ShardingAttr from = getSharding(op->getOperand(0).getType());
-    ShardingAttr to = getSharding(op->getResult(0).getType());
-    if (!from || !to || from.getMesh() != to.getMesh())
-      return op->emitOpError("cannot be localized: a reshape needs its "
-                             "operand and result sharded on the same mesh");
-    const MeshInfo *info = meshes.lookup(from.getMesh().getValue());
-    auto emitError = [&] { return op->emitOpError(); };
-    FailureOr<planner::Layout> operand =
-        getPlannerLayout(from, info->op, emitError);
-    FailureOr<planner::Layout> result =
-        getPlannerLayout(to, info->op, emitError);
-    FailureOr<planner::ReshapeDims> dims = getReshapeDims(op);
-    if (failed(operand) || failed(result) || failed(dims))
-      return failure();
-    llvm::Expected<planner::Layout> view =
-        resultViewOf(op, info->mesh, *operand, *dims);
-    if (!view)
-      return op->emitOpError("is not a view of its operand's layout ")
-             << printLayout(info->mesh, *operand) << ": "
-             << llvm::toString(view.takeError())
-             << " (dist-partition reshards the operand first)";
-    if (*view != *result)
-      return op->emitOpError("is not a view: the operand's layout ")
-             << printLayout(info->mesh, *operand) << " reshapes to "
-             << printLayout(info->mesh, *view) << ", not "
-             << printLayout(info->mesh, *result)
-             << " (dist-partition reshards where needed)";
-    return success();
   }
 };
 

@@ -162,3 +162,30 @@ func.func @global_index_segments(%a: tensor<16xi32, #dist.sharding<@m, [{"x"} se
   } -> tensor<16xi32, #dist.sharding<@m, [{"x"} segments [8, 4, 4]]>>
   return %r : tensor<16xi32, #dist.sharding<@m, [{"x"} segments [8, 4, 4]]>>
 }
+
+// Segment 1 of [8, 4, 4] over 4 devices is local rows [2, 3) of every
+// block; a dim without axes keeps its offset.
+// CHECK-LABEL: func @slice_segment
+// CHECK-SAME: (%[[W:.*]]: tensor<4x6xf32>) -> tensor<1x3xf32>
+// CHECK: %[[K:.*]] = tensor.extract_slice %[[W]][2, 1] [1, 3] [1, 1] : tensor<4x6xf32> to tensor<1x3xf32>
+// CHECK: return %[[K]]
+func.func @slice_segment(%w: tensor<16x6xf32, #dist.sharding<@m, [{"x"} segments [8, 4, 4], {}]>>)
+    -> tensor<4x3xf32, #dist.sharding<@m, [{"x"}, {}]>> {
+  %k = tensor.extract_slice %w[8, 1] [4, 3] [1, 1] : tensor<16x6xf32, #dist.sharding<@m, [{"x"} segments [8, 4, 4], {}]>> to tensor<4x3xf32, #dist.sharding<@m, [{"x"}, {}]>>
+  return %k : tensor<4x3xf32, #dist.sharding<@m, [{"x"}, {}]>>
+}
+
+// Padding a split dim pads every block by ceil(low / 4) and ceil(high / 4).
+// CHECK-LABEL: func @pad_blocks
+// CHECK-SAME: (%[[A:.*]]: tensor<2xf32>) -> tensor<4xf32>
+// CHECK: tensor.pad %[[A]] low[1] high[1]
+// CHECK: } : tensor<2xf32> to tensor<4xf32>
+func.func @pad_blocks(%a: tensor<8xf32, #dist.sharding<@m, [{"x"}]>>)
+    -> tensor<13xf32, #dist.sharding<@m, [{"x"} segments [3, 8, 2]]>> {
+  %zero = arith.constant 0.0 : f32
+  %p = tensor.pad %a low[3] high[2] {
+  ^bb0(%i: index):
+    tensor.yield %zero : f32
+  } : tensor<8xf32, #dist.sharding<@m, [{"x"}]>> to tensor<13xf32, #dist.sharding<@m, [{"x"} segments [3, 8, 2]]>>
+  return %p : tensor<13xf32, #dist.sharding<@m, [{"x"} segments [3, 8, 2]]>>
+}

@@ -58,3 +58,47 @@ func.func @reshape_half_sharded(%a: tensor<4x4x8xf32, #dist.sharding<@tp, [{"tp"
   %b = tensor.collapse_shape %a [[0, 1], [2]] : tensor<4x4x8xf32, #dist.sharding<@tp, [{"tp"}, {}, {}]>> into tensor<16x8xf32>
   return %b : tensor<16x8xf32>
 }
+
+// -----
+
+dist.mesh @m = <["x"=4]>
+func.func @misaligned_slice(%a: tensor<16xf32, #dist.sharding<@m, [{"x"}]>>)
+    -> tensor<8xf32, #dist.sharding<@m, [{"x"}]>> {
+  // expected-error @+1 {{'tensor.extract_slice' op cannot be localized: the slice is not aligned with the blocks of its split dims (dist-partition reshards it into a layout where it is)}}
+  %p = tensor.extract_slice %a[3] [8] [1] : tensor<16xf32, #dist.sharding<@m, [{"x"}]>> to tensor<8xf32, #dist.sharding<@m, [{"x"}]>>
+  return %p : tensor<8xf32, #dist.sharding<@m, [{"x"}]>>
+}
+
+// -----
+
+dist.mesh @m = <["x"=4]>
+func.func @slice_layout(%w: tensor<16xf32, #dist.sharding<@m, [{"x"} segments [8, 4, 4]]>>)
+    -> tensor<4xf32, #dist.sharding<@m, [{}]>> {
+  // expected-error @+1 {{'tensor.extract_slice' op cannot be localized: the slice of layout [{"x"} segments [8, 4, 4]] is [{"x"}], not [{}]}}
+  %k = tensor.extract_slice %w[8] [4] [1] : tensor<16xf32, #dist.sharding<@m, [{"x"} segments [8, 4, 4]]>> to tensor<4xf32, #dist.sharding<@m, [{}]>>
+  return %k : tensor<4xf32, #dist.sharding<@m, [{}]>>
+}
+
+// -----
+
+dist.mesh @m = <["x"=4]>
+func.func @pad_layout(%a: tensor<8xf32, #dist.sharding<@m, [{"x"}]>>)
+    -> tensor<11xf32, #dist.sharding<@m, [{"x"}]>> {
+  %zero = arith.constant 0.0 : f32
+  // expected-error @+1 {{'tensor.pad' op cannot be localized: its operands' layouts give the result [{"x"} segments [2, 8, 1]], not [{"x"}]}}
+  %p = tensor.pad %a low[2] high[1] {
+  ^bb0(%i: index):
+    tensor.yield %zero : f32
+  } : tensor<8xf32, #dist.sharding<@m, [{"x"}]>> to tensor<11xf32, #dist.sharding<@m, [{"x"}]>>
+  return %p : tensor<11xf32, #dist.sharding<@m, [{"x"}]>>
+}
+
+// -----
+
+dist.mesh @m = <["x"=4]>
+func.func @concat_layout(%a: tensor<8xf32, #dist.sharding<@m, [{"x"}]>>, %b: tensor<4xf32, #dist.sharding<@m, [{}]>>)
+    -> tensor<12xf32, #dist.sharding<@m, [{"x"}]>> {
+  // expected-error @+1 {{'tensor.concat' op cannot be localized: its operands are not split alike}}
+  %c = tensor.concat dim(0) %a, %b : (tensor<8xf32, #dist.sharding<@m, [{"x"}]>>, tensor<4xf32, #dist.sharding<@m, [{}]>>) -> tensor<12xf32, #dist.sharding<@m, [{"x"}]>>
+  return %c : tensor<12xf32, #dist.sharding<@m, [{"x"}]>>
+}

@@ -14,11 +14,11 @@ func.func @non_splat(%a: tensor<4xf32, #dist.sharding<@m, [{"x"}]>>)
 // -----
 
 dist.mesh @m = <["x"=4]>
-func.func @unsupported(%a: tensor<4x4xf32, #dist.sharding<@m, [{"x"}, {}]>>) -> f32 {
-  %c0 = arith.constant 0 : index
-  // expected-error @+1 {{'tensor.extract' op cannot be partitioned: dist-partition handles ops with a partitioning model}}
-  %v = tensor.extract %a[%c0, %c0] : tensor<4x4xf32, #dist.sharding<@m, [{"x"}, {}]>>
-  return %v : f32
+func.func @unsupported(%a: tensor<4x4xf32, #dist.sharding<@m, [{}, {}]>>,
+                       %i: tensor<2x1xindex, #dist.sharding<@m, [{}, {}]>>) -> tensor<2x4xf32, #dist.sharding<@m, [{}, {}]>> {
+  // expected-error @+1 {{'tensor.gather' op cannot be partitioned: dist-partition handles ops with a partitioning model}}
+  %v = tensor.gather %a[%i] gather_dims([0]) : (tensor<4x4xf32, #dist.sharding<@m, [{}, {}]>>, tensor<2x1xindex, #dist.sharding<@m, [{}, {}]>>) -> tensor<2x4xf32, #dist.sharding<@m, [{}, {}]>>
+  return %v : tensor<2x4xf32, #dist.sharding<@m, [{}, {}]>>
 }
 
 // -----

@@ -43,3 +43,25 @@ func.func @fill_per_use(%a: tensor<8xf32, #dist.sharding<@m, [{"x"}]>>)
   %p = linalg.map { arith.mulf } ins(%s, %f : tensor<8xf32>, tensor<8xf32>) outs(%e2 : tensor<8xf32, #dist.sharding<@m, [{"x"}]>>)
   return %p : tensor<8xf32, #dist.sharding<@m, [{"x"}]>>
 }
+
+// linalg.softmax is partitioned through its decomposition: a max
+// reduction, exp of the difference, a sum reduction and a division, each a
+// linalg.generic the linalg model reads (so the softmax dim may be split,
+// its partial max and sum reduced where needed).
+// CHECK-LABEL: func @softmax
+// CHECK-NOT: linalg.softmax
+// CHECK: %[[MAX:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]
+// CHECK: arith.maxnumf
+// CHECK: %[[EXP:.*]] = linalg.generic {{.*}} ins(%{{.*}}, %[[MAX]] :
+// CHECK: math.exp
+// CHECK: %[[SUM:.*]] = linalg.generic {{.*}} ins(%[[EXP]] :
+// CHECK: arith.addf
+// CHECK: linalg.generic {{.*}} ins(%[[EXP]], %[[SUM]] :
+// CHECK: arith.divf
+func.func @softmax(%a: tensor<4x8xf32, #dist.sharding<@m, [{}, {"x"}]>>)
+    -> tensor<4x8xf32, #dist.sharding<@m, [{}, {"x"}]>> {
+  %e = tensor.empty() : tensor<4x8xf32, #dist.sharding<@m, [{}, {"x"}]>>
+  %s = linalg.softmax dimension(1) ins(%a : tensor<4x8xf32, #dist.sharding<@m, [{}, {"x"}]>>)
+                                   outs(%e : tensor<4x8xf32, #dist.sharding<@m, [{}, {"x"}]>>) -> tensor<4x8xf32, #dist.sharding<@m, [{}, {"x"}]>>
+  return %s : tensor<4x8xf32, #dist.sharding<@m, [{}, {"x"}]>>
+}

@@ -343,7 +343,9 @@ struct ComposeReshards : OpRewritePattern<ReshardOp> {
 
 void ReshardOp::getCanonicalizationPatterns(RewritePatternSet &results,
                                             MLIRContext *context) {
-  results.add<ComposeReshards>(context);
+  // Labelled so that a pipeline can run only this pattern (with folding)
+  // on sharded global IR (dist::kComposeReshardsLabel).
+  results.addWithLabel<ComposeReshards>({kComposeReshardsLabel}, context);
 }
 
 //===----------------------------------------------------------------------===//

@@ -15,4 +15,11 @@
 #define GET_OP_CLASSES
 #include "dist/Dialect/Dist/IR/DistOps.h.inc"
 
+namespace dist {
+/// The debug label of dist.reshard's canonicalization (composing a chain
+/// of reshards into one).
+inline constexpr llvm::StringLiteral kComposeReshardsLabel =
+    "dist-compose-reshards";
+} // namespace dist
+
 #endif // DIST_DIALECT_DIST_IR_DISTOPS_H

@@ -49,6 +49,19 @@ def Dist_PartitionableOpInterface : OpInterface<"PartitionableOpInterface"> {
       /*args=*/(ins "const ::dist::PartitionQuery &":$query)>,
     InterfaceMethod<
       /*desc=*/[{
+        Whether `localize` can build this op's per-device form from the
+        layouts its types say (hand-written IR may say layouts the
+        partitioner would not choose); if not, a located error. Called
+        before any op is rewritten, so that dist-localize reports every
+        such op and never fails half-way. The default accepts every layout.
+      }],
+      /*retTy=*/"::mlir::LogicalResult",
+      /*methodName=*/"verifyLocalizable",
+      /*args=*/(ins "const ::dist::LocalizeContext &":$context),
+      /*methodBody=*/"",
+      /*defaultImplementation=*/[{ return ::mlir::success(); }]>,
+    InterfaceMethod<
+      /*desc=*/[{
         Builds the per-device form of this op (whose types say the chosen
         layouts) at the rewriter's insertion point, reading the local
         operands `localOperands`, and returns its local results. The default

@@ -127,10 +127,14 @@ LogicalResult FunctionPartitioner::apply(Chooser chooser, double &cost,
       const PartitionStrategy &layouts =
           info.layouts[choice[nodeOfInfo[it->second]]];
       SmallVector<RankedTensorType> declared, resultTypes;
+      // Scalar results (tensor.extract's) keep their type.
       for (OpResult result : op.getResults()) {
-        declared.push_back(cast<RankedTensorType>(result.getType()));
+        declared.push_back(dyn_cast<RankedTensorType>(result.getType()));
         resultTypes.push_back(
-            typeFor(declared.back(), layouts.results[result.getResultNumber()]));
+            declared.back()
+                ? typeFor(declared.back(),
+                          layouts.results[result.getResultNumber()])
+                : RankedTensorType());
       }
       for (OpOperand &operand : op.getOpOperands()) {
         unsigned o = operand.getOperandNumber();
@@ -153,6 +157,8 @@ LogicalResult FunctionPartitioner::apply(Chooser chooser, double &cost,
       }
       for (OpResult result : op.getResults()) {
         unsigned r = result.getResultNumber();
+        if (!resultTypes[r])
+          continue;
         result.setType(resultTypes[r]);
         if (!getSharding(declared[r]) || declared[r] == resultTypes[r]) {
           if (bindingSource.count(result))

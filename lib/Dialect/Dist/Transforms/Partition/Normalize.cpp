@@ -119,6 +119,22 @@ LogicalResult dist::partition::normalizeForPartitioning(func::FuncOp func) {
       op->erase();
       continue;
     }
+    if (auto aggregate = dyn_cast<linalg::AggregatedOpInterface>(op)) {
+      // An op made of simpler ones (linalg.softmax: max, exp, sum, divide)
+      // is partitioned as those: its reductions may then be split, with the
+      // partial max and sum reduced where the algebra needs them.
+      OpBuilder b(op);
+      FailureOr<SmallVector<Value>> parts = aggregate.decomposeOperation(b);
+      if (failed(parts)) {
+        op->emitOpError("cannot be partitioned: it has no decomposition into "
+                        "ops dist-partition handles");
+        ok = false;
+        continue;
+      }
+      op->replaceAllUsesWith(*parts);
+      op->erase();
+      continue;
+    }
     bool elementwise = op->hasTrait<OpTrait::Elementwise>() &&
                        isa<arith::ArithDialect, math::MathDialect>(
                            op->getDialect()) &&

@@ -7,4 +7,6 @@ void dist::registerPartitionModels(mlir::DialectRegistry &registry) {
   partition::registerLinalgPartitionModels(registry);
   partition::registerReshapePartitionModels(registry);
   partition::registerTensorPartitionModels(registry);
+  partition::registerSlicePartitionModels(registry);
+  partition::registerConcatPadPartitionModels(registry);
 }

@@ -12,6 +12,8 @@ namespace dist::partition {
 void registerLinalgPartitionModels(mlir::DialectRegistry &registry);
 void registerReshapePartitionModels(mlir::DialectRegistry &registry);
 void registerTensorPartitionModels(mlir::DialectRegistry &registry);
+void registerSlicePartitionModels(mlir::DialectRegistry &registry);
+void registerConcatPadPartitionModels(mlir::DialectRegistry &registry);
 
 } // namespace dist::partition
 

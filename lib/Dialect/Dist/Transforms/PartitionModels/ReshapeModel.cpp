@@ -117,6 +117,40 @@ struct ReshapePartitionModel
   getPartitionOptions(Operation *op, const PartitionQuery &query) const {
     return reshapeOptions(op, query);
   }
+  /// A reshape on sharded tensors must be a view: localizing reshapes each
+  /// device's buffer in place, which is right only when the result's layout
+  /// keeps every device's bytes.
+  LogicalResult verifyLocalizable(Operation *op,
+                                  const LocalizeContext &context) const {
+    std::optional<ShardedTypeInfo> from =
+        context.getShardedInfo(op->getOperand(0).getType());
+    std::optional<ShardedTypeInfo> to =
+        context.getShardedInfo(op->getResult(0).getType());
+    if (!from && !to)
+      return success();
+    if (!from || !to || from->meshOp != to->meshOp)
+      return op->emitOpError("cannot be localized: a reshape needs its "
+                             "operand and result sharded on the same mesh");
+    FailureOr<planner::ReshapeDims> dims = getReshapeDims(op);
+    if (failed(dims))
+      return failure();
+    const planner::Mesh &mesh = *from->mesh;
+    llvm::Expected<planner::Layout> view =
+        resultViewOf(op, mesh, from->layout, *dims);
+    if (!view)
+      return op->emitOpError("is not a view of its operand's layout ")
+             << planner::printLayout(mesh, from->layout) << ": "
+             << llvm::toString(view.takeError())
+             << " (dist-partition reshards the operand first)";
+    if (*view != to->layout)
+      return op->emitOpError("is not a view: the operand's layout ")
+             << planner::printLayout(mesh, from->layout) << " reshapes to "
+             << planner::printLayout(mesh, *view) << ", not "
+             << planner::printLayout(mesh, to->layout)
+             << " (dist-partition reshards where needed)";
+    return success();
+  }
+
   // A view keeps its groups; its static output shape is the local one.
   FailureOr<SmallVector<Value>>
   localize(Operation *op, RewriterBase &rewriter, ValueRange localOperands,
