@@ -18,6 +18,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Func/Transforms/FuncConversions.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Transforms/DialectConversion.h"
 
@@ -480,7 +481,7 @@ struct DistLocalizePass
       }
       if (!isa<AllGatherOp, AllSliceOp, AllToAllOp, ReduceScatterOp,
                AllReduceOp, ReplicateToPartialOp, PermuteOp, RedistributeOp,
-               func::ReturnOp, func::CallOp>(op) &&
+               func::ReturnOp, func::CallOp, scf::ForOp, scf::YieldOp>(op) &&
           !isLocalizableCompute(op)) {
         op->emitOpError("cannot be localized: dist-localize rewrites dist "
                         "collectives, calls, returns, loops and the compute "

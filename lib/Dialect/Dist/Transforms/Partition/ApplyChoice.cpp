@@ -12,6 +12,10 @@
 
 #include "mlir/IR/Builders.h"
 
+#include "mlir/IR/Iterators.h"
+
+#include <functional>
+
 using namespace mlir;
 using namespace dist;
 using namespace dist::partition;
@@ -64,7 +68,7 @@ LogicalResult FunctionPartitioner::apply(Chooser chooser, double &cost,
       value.setType(wholeType);
       if (wholeType == target)
         return value;
-      OpBuilder b(user);
+      OpBuilder b(value.getParentBlock()->findAncestorOpInBlock(*user));
       ++reshards;
       return ReshardOp::create(b, user->getLoc(), target, value).getResult();
     }
@@ -77,10 +81,14 @@ LogicalResult FunctionPartitioner::apply(Chooser chooser, double &cost,
     FailureOr<planner::Layout> wanted = layoutOfType(target, user);
     if (failed(current) || failed(wanted))
       return failure();
+    // In the block that defines the value, before the op that holds the
+    // user: a move of a value a loop does not change runs once, not once
+    // per iteration (as the problem priced it).
+    Operation *anchor = value.getParentBlock()->findAncestorOpInBlock(*user);
     Value &cached = moved[{value, target}];
-    if (cached && cached.getDefiningOp()->isBeforeInBlock(user))
+    if (cached && cached.getDefiningOp()->isBeforeInBlock(anchor))
       return cached;
-    OpBuilder b(user);
+    OpBuilder b(anchor);
     cached = ReshardOp::create(b, user->getLoc(), target, value);
     // Equal layouts written differently need no move, only the type.
     if (*current != *wanted)
@@ -119,7 +127,51 @@ LogicalResult FunctionPartitioner::apply(Chooser chooser, double &cost,
     return moved;
   };
 
-  for (Operation &op : llvm::make_early_inc_range(func.getBody().front())) {
+  // Moves `operand` into `target` for its owner.
+  auto place = [&](OpOperand &operand, RankedTensorType target) {
+    FailureOr<Value> from = source(operand.get(), target, operand.getOwner());
+    if (failed(from))
+      return failure();
+    FailureOr<Value> placed = moveTo(*from, target, operand.getOwner());
+    if (failed(placed))
+      return failure();
+    operand.set(*placed);
+    return success();
+  };
+
+  std::function<LogicalResult(Block &)> applyBlock =
+      [&](Block &block) -> LogicalResult {
+  for (Operation &op : llvm::make_early_inc_range(block)) {
+    if (auto loop = dyn_cast<scf::ForOp>(op)) {
+      // Carried tensors take their carry's layout (block argument and
+      // result alike) before the body reads them; the inits move into it
+      // before the loop, the yielded values at the end of the body.
+      SmallVector<int> carries = carriesOfLoop.lookup(loop);
+      SmallVector<RankedTensorType> carried;
+      for (auto [i, carry] : llvm::enumerate(carries)) {
+        carried.emplace_back();
+        if (carry < 0)
+          continue;
+        const planner::Layout &layout =
+            infos[carry].layouts[choice[nodeOfInfo[carry]]].results[0];
+        carried.back() = typeFor(
+            cast<RankedTensorType>(loop.getInitArgs()[i].getType()), layout);
+        loop.getRegionIterArgs()[i].setType(carried.back());
+        loop.getResult(i).setType(carried.back());
+      }
+      for (auto [i, init] : llvm::enumerate(loop.getInitArgsMutable()))
+        if (carried[i] && failed(place(init, carried[i])))
+          return failure();
+      if (failed(applyBlock(*loop.getBody())))
+        return failure();
+      Operation *yield = loop.getBody()->getTerminator();
+      for (auto [i, yielded] : llvm::enumerate(yield->getOpOperands()))
+        if (carried[i] && failed(place(yielded, carried[i])))
+          return failure();
+      continue;
+    }
+    if (isa<scf::YieldOp>(op))
+      continue;
     auto it = infoOfOp.find(&op);
     if (it != infoOfOp.end()) {
       ++computeOps;
@@ -199,12 +251,18 @@ LogicalResult FunctionPartitioner::apply(Chooser chooser, double &cost,
       operand.set(*placed);
     }
   }
+  return success();
+  };
+  if (failed(applyBlock(func.getBody().front())))
+    return failure();
+
   // Constants and empty tensors nothing uses any more (a fill before the
   // empty it fills).
-  for (Operation &op : llvm::make_early_inc_range(
-           llvm::reverse(func.getBody().front())))
-    if (isFreeSource(&op) && op.use_empty())
-      op.erase();
+  // (A post-order walk may erase the op it visits.)
+  func.walk<WalkOrder::PostOrder, mlir::ReverseIterator>([&](Operation *op) {
+    if (isFreeSource(op) && op->use_empty())
+      op->erase();
+  });
   return success();
 }
 

@@ -75,7 +75,7 @@ LogicalResult FunctionPartitioner::addUse(unsigned consumer, unsigned operand,
 void FunctionPartitioner::addEdge(
     unsigned from, function_ref<const planner::Layout &(unsigned)> given,
     unsigned to, function_ref<const planner::Layout &(unsigned)> needed,
-    RankedTensorType type) {
+    RankedTensorType type, double weight) {
   // Distinct layouts on each side, so that each pair is priced once.
   std::vector<planner::Layout> fromLayouts, toLayouts;
   auto intern = [](std::vector<planner::Layout> &list,
@@ -91,17 +91,37 @@ void FunctionPartitioner::addEdge(
     fromIndex.push_back(intern(fromLayouts, given(s)));
   for (unsigned s = 0; s < infos[to].layouts.size(); ++s)
     toIndex.push_back(intern(toLayouts, needed(s)));
-  std::vector<double> table;
-  table.reserve(fromLayouts.size() * toLayouts.size());
-  for (const planner::Layout &src : fromLayouts)
-    for (const planner::Layout &dst : toLayouts)
-      table.push_back(reshardCost(src, dst, type));
   double bytes = static_cast<double>(type.getNumElements()) *
                  std::max<int64_t>(
                      1, (type.getElementTypeBitWidth() + 7) / 8);
-  problem.addEdge(nodeOfInfo[from], nodeOfInfo[to], std::move(fromIndex),
-                  std::move(toIndex), toLayouts.size(), std::move(table),
+  // A move that never runs (a loop of no iterations) costs nothing.
+  auto price = [&](const planner::Layout &src, const planner::Layout &dst) {
+    return weight == 0 ? 0.0 : weight * reshardCost(src, dst, type);
+  };
+  std::vector<double> table;
+  table.reserve(fromLayouts.size() * toLayouts.size());
+  if (nodeOfInfo[from] < nodeOfInfo[to]) {
+    for (const planner::Layout &src : fromLayouts)
+      for (const planner::Layout &dst : toLayouts)
+        table.push_back(price(src, dst));
+    problem.addEdge(nodeOfInfo[from], nodeOfInfo[to], std::move(fromIndex),
+                    std::move(toIndex), toLayouts.size(), std::move(table),
+                    bytes);
+    return;
+  }
+  // The value flows back to an earlier node (a carry): the problem's edge
+  // goes forward, with the table indexed the other way round.
+  for (const planner::Layout &dst : toLayouts)
+    for (const planner::Layout &src : fromLayouts)
+      table.push_back(price(src, dst));
+  problem.addEdge(nodeOfInfo[to], nodeOfInfo[from], std::move(toIndex),
+                  std::move(fromIndex), fromLayouts.size(), std::move(table),
                   bytes);
+}
+
+double FunctionPartitioner::weightOf(Value value) const {
+  auto it = blockWeights.find(value.getParentBlock());
+  return it == blockWeights.end() ? 1.0 : it->second;
 }
 
 void FunctionPartitioner::buildProblem() {
@@ -144,7 +164,7 @@ void FunctionPartitioner::buildProblem() {
   auto addNode = [&](unsigned info) {
     std::vector<double> work;
     for (const PartitionStrategy &layouts : infos[info].layouts)
-      work.push_back(layouts.localWork);
+      work.push_back(layouts.localWork * infos[info].weight);
     nodeOfInfo[info] = problem.addNode(std::move(work));
   };
   for (unsigned info = 0; info < numInfos; ++info) {
@@ -164,7 +184,8 @@ void FunctionPartitioner::buildProblem() {
             [&, hub = hub](unsigned s) -> const planner::Layout & {
               return infos[hub].layouts[s].operands[0];
             },
-            cast<RankedTensorType>(infos[hub].value.getType()));
+            cast<RankedTensorType>(infos[hub].value.getType()),
+            weightOf(infos[hub].value));
   }
   for (const Use &use : uses) {
     auto needed = [&](unsigned s) -> const planner::Layout & {
@@ -172,12 +193,13 @@ void FunctionPartitioner::buildProblem() {
     };
     auto type = cast<RankedTensorType>(use.value.getType());
     auto hub = hubs.find(keyOf(use.producer));
+    double weight = weightOf(use.value);
     if (hub != hubs.end())
       addEdge(hub->second, producedLayout({hub->second, 0}), use.consumer,
-              needed, type);
+              needed, type, weight);
     else
       addEdge(use.producer.info, producedLayout(use.producer), use.consumer,
-              needed, type);
+              needed, type, weight);
   }
 }
 
@@ -294,21 +316,102 @@ LogicalResult FunctionPartitioner::build() {
       return failure();
     producers[arg] = {addSource(nullptr, *layout), 0};
   }
-  for (Operation &op : func.getBody().front()) {
-    if (isFreeSource(&op))
-      continue;
-    if (auto partitionable = dyn_cast<PartitionableOpInterface>(op)) {
-      if (failed(addComputeOp(partitionable)))
-        return failure();
-      continue;
-    }
-    bool touchesTensors =
-        llvm::any_of(op.getOperandTypes(), llvm::IsaPred<RankedTensorType>) ||
-        llvm::any_of(op.getResultTypes(), llvm::IsaPred<RankedTensorType>);
-    if (touchesTensors && failed(addFixedOp(&op)))
-      return failure();
-  }
+  if (failed(buildBlock(func.getBody().front(), 1)))
+    return failure();
   buildProblem();
   return success();
 }
 
+LogicalResult FunctionPartitioner::buildBlock(Block &block, double weight) {
+  blockWeights[&block] = weight;
+  for (Operation &op : block) {
+    unsigned firstInfo = infos.size();
+    LogicalResult result = success();
+    if (isFreeSource(&op) || isa<scf::YieldOp>(op))
+      continue; // a loop's yield is its carries' business
+    if (auto loop = dyn_cast<scf::ForOp>(op)) {
+      result = addLoop(loop, weight);
+    } else if (auto partitionable = dyn_cast<PartitionableOpInterface>(op)) {
+      result = addComputeOp(partitionable);
+    } else if (llvm::any_of(op.getOperandTypes(),
+                            llvm::IsaPred<RankedTensorType>) ||
+               llvm::any_of(op.getResultTypes(),
+                            llvm::IsaPred<RankedTensorType>)) {
+      result = addFixedOp(&op);
+    }
+    if (failed(result))
+      return failure();
+    // The nodes of this op (not those of a loop's body, weighted there).
+    for (unsigned info = firstInfo; info < infos.size(); ++info)
+      if (infos[info].op && infos[info].op->getBlock() == &block)
+        infos[info].weight = weight;
+  }
+  return success();
+}
+
+LogicalResult FunctionPartitioner::addLoop(scf::ForOp loop, double weight) {
+  // The body runs once per iteration; a trip count that is not static
+  // counts once (the modelled cost is then per iteration).
+  double trips = 1;
+  if (std::optional<APInt> count = loop.getStaticTripCount())
+    trips = static_cast<double>(count->getZExtValue());
+  SmallVector<int> carries;
+  for (auto [init, arg] :
+       llvm::zip(loop.getInitArgs(), loop.getRegionIterArgs())) {
+    if (!isa<RankedTensorType>(arg.getType())) {
+      carries.push_back(-1);
+      continue;
+    }
+    NodeInfo carry{NodeInfo::Carry, loop, {}, {}, {}, arg};
+    carry.weight = weight;
+    infos.push_back(std::move(carry));
+    unsigned info = infos.size() - 1;
+    carries.push_back(info);
+    producers[arg] = {info, 0};
+  }
+  // The carries' candidates are only known once the body is: every layout
+  // the init or the yielded value may come in, and every layout a use in
+  // the body needs; each carry starts with none.
+  carriesOfLoop[loop] = carries;
+  if (failed(buildBlock(*loop.getBody(), weight * trips)))
+    return failure();
+  auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
+  for (auto [i, carryInfo] : llvm::enumerate(carries)) {
+    if (carryInfo < 0)
+      continue;
+    unsigned carry = carryInfo;
+    std::vector<planner::Layout> candidates;
+    auto note = [&](const planner::Layout &layout) {
+      if (!llvm::is_contained(candidates, layout))
+        candidates.push_back(layout);
+    };
+    for (Value flowing : {loop.getInitArgs()[i], yield.getOperand(i)}) {
+      auto it = producers.find(flowing);
+      if (it == producers.end())
+        continue;
+      for (const PartitionStrategy &layouts : infos[it->second.info].layouts)
+        if (it->second.result < layouts.results.size())
+          note(layouts.results[it->second.result]);
+    }
+    for (const Use &use : uses)
+      if (use.value == loop.getRegionIterArgs()[i])
+        for (const PartitionStrategy &layouts : infos[use.consumer].layouts)
+          note(layouts.operands[use.operand]);
+    auto type = cast<RankedTensorType>(loop.getRegionIterArgs()[i].getType());
+    if (candidates.empty())
+      note(planner::Layout::replicated(type.getRank()));
+    for (planner::Layout &layout : candidates) {
+      infos[carry].layouts.emplace_back();
+      infos[carry].layouts.back().operands.push_back(layout);
+      infos[carry].layouts.back().results.push_back(std::move(layout));
+    }
+    if (failed(addUse(carry, 0, loop.getInitArgs()[i])))
+      return failure();
+    // A value carried unchanged needs no move.
+    if (yield.getOperand(i) != loop.getRegionIterArgs()[i] &&
+        failed(addUse(carry, 0, yield.getOperand(i))))
+      return failure();
+    producers[loop.getResult(i)] = {carry, 0};
+  }
+  return success();
+}

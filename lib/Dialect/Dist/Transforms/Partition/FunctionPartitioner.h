@@ -20,6 +20,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "llvm/ADT/DenseMap.h"
 
@@ -64,8 +65,13 @@ inline bool isFreeSource(mlir::Operation *op) {
 /// layout the value is moved into once, and every use moves on from there.
 /// Priced that way, gathering a tensor once for three consumers costs one
 /// gather, as the emitted program does.
+///
+/// A *carry* stands for a tensor an scf.for carries from one iteration to
+/// the next: its strategy is the one layout the value has at the start of
+/// every iteration (the body's block argument, the loop's result). The init
+/// moves into it once, the yielded value at the end of every iteration.
 struct NodeInfo {
-  enum Kind { Compute, Source, Sink, Hub } kind;
+  enum Kind { Compute, Source, Sink, Hub, Carry } kind;
   Operation *op = nullptr;
   /// Per strategy: the layouts it needs and gives.
   std::vector<PartitionStrategy> layouts;
@@ -75,6 +81,9 @@ struct NodeInfo {
   llvm::SmallVector<int> tiedResult;
   /// The value a hub stands for.
   Value value;
+  /// How many times the op runs per call of the function: the product of
+  /// the static trip counts of the loops around it.
+  double weight = 1;
 };
 
 /// Where a tensor value comes from: result `result` of info `info`.
@@ -119,6 +128,10 @@ public:
   }
 
 private:
+  /// Describes the ops of `block`, which run `weight` times per call.
+  LogicalResult buildBlock(mlir::Block &block, double weight);
+  /// An scf.for: a carry per carried tensor, then its body.
+  LogicalResult addLoop(mlir::scf::ForOp loop, double weight);
   /// An op with a partitioning model: its strategies come from the model.
   LogicalResult addComputeOp(PartitionableOpInterface op);
   /// Records the uses of `op`'s placed operands and its results as produced
@@ -132,10 +145,17 @@ private:
   /// Adds hubs, then the nodes (in program order, each hub right after its
   /// value's producer) and the priced edges of the layout problem.
   void buildProblem();
-  /// Prices every pair of layouts and adds the edge.
+  /// Prices every pair of layouts (times `weight`, how many times the move
+  /// runs per call) and adds the edge. The value flows from `from` to `to`;
+  /// the problem's edge goes from the lower node to the higher one (a
+  /// loop's yielded value flows back to its carry).
   void addEdge(unsigned from, llvm::function_ref<const planner::Layout &(unsigned)> given,
                unsigned to, llvm::function_ref<const planner::Layout &(unsigned)> needed,
-               RankedTensorType type);
+               RankedTensorType type, double weight);
+  /// How many times a move of `value` runs per call: moves are placed in
+  /// the block that defines the value (hoisted out of the loops it is
+  /// invariant in).
+  double weightOf(Value value) const;
   FailureOr<planner::Layout> layoutOfType(Type type, Operation *where);
   RankedTensorType withLayout(RankedTensorType type,
                               const planner::Layout &layout);
@@ -160,6 +180,10 @@ private:
   /// Compute op -> its info.
   DenseMap<Operation *, unsigned> infoOfOp;
   std::vector<std::pair<Operation *, std::string>> notes;
+  /// Per block the partitioner visited: how many times it runs per call.
+  DenseMap<mlir::Block *, double> blockWeights;
+  /// The carry info of each loop, per carried result (-1: not a tensor).
+  DenseMap<Operation *, llvm::SmallVector<int>> carriesOfLoop;
 };
 
 } // namespace dist::partition

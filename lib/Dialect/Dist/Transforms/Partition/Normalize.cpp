@@ -8,6 +8,8 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 
@@ -66,7 +68,8 @@ static LogicalResult rewriteElementwise(Operation *op) {
   return success();
 }
 
-/// Gives each use of `op`'s single result its own copy of `op`.
+/// Gives each use of `op`'s single result its own copy of `op`, in `op`'s
+/// block (a use inside a loop gets its copy before the loop).
 static void clonePerUse(Operation *op) {
   Value result = op->getResult(0);
   SmallVector<OpOperand *> uses;
@@ -75,7 +78,7 @@ static void clonePerUse(Operation *op) {
   if (uses.size() < 2)
     return;
   for (OpOperand *use : llvm::drop_begin(uses)) {
-    OpBuilder b(use->getOwner());
+    OpBuilder b(op->getBlock()->findAncestorOpInBlock(*use->getOwner()));
     IRMapping mapping;
     // A fill's empty destination is cloned with it.
     for (Value operand : op->getOperands())
@@ -85,19 +88,39 @@ static void clonePerUse(Operation *op) {
   }
 }
 
+SmallVector<Operation *>
+dist::partition::collectPartitionScope(func::FuncOp func) {
+  SmallVector<Operation *> ops;
+  func.walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (op == func)
+      return WalkResult::advance();
+    ops.push_back(op);
+    // Loops are partitioned with their bodies; other regions (a linalg
+    // body, a pad's) compute on scalars.
+    return isa<scf::ForOp>(op) ? WalkResult::advance() : WalkResult::skip();
+  });
+  return ops;
+}
+
 LogicalResult dist::partition::normalizeForPartitioning(func::FuncOp func) {
   if (!func.getBody().hasOneBlock())
     return func.emitOpError("cannot be partitioned: its body has several "
                             "blocks");
-  SmallVector<Operation *> ops = llvm::map_to_vector(
-      func.getBody().front(), [](Operation &op) { return &op; });
+  SmallVector<Operation *> ops = collectPartitionScope(func);
   bool ok = true;
   for (Operation *op : ops) {
     if (!touchesTensors(op))
       continue;
-    if (isa<PartitionableOpInterface, func::ReturnOp, func::CallOp>(op) ||
+    if (isa<PartitionableOpInterface, func::ReturnOp, func::CallOp,
+            scf::ForOp, scf::YieldOp>(op) ||
         op->getDialect() == op->getContext()->getLoadedDialect<DistDialect>())
       continue;
+    if (isa<LoopLikeOpInterface>(op) || op->getNumRegions() > 0) {
+      op->emitOpError("cannot be partitioned: dist-partition handles "
+                      "scf.for loops, not this region op");
+      ok = false;
+      continue;
+    }
     if (auto constant = dyn_cast<arith::ConstantOp>(op)) {
       auto splat = dyn_cast<SplatElementsAttr>(constant.getValue());
       auto type = dyn_cast<RankedTensorType>(constant.getType());
@@ -156,13 +179,13 @@ LogicalResult dist::partition::normalizeForPartitioning(func::FuncOp func) {
 
   // Free sources: one copy per use.
   SmallVector<Operation *> sources;
-  for (Operation &op : func.getBody().front()) {
+  for (Operation *op : collectPartitionScope(func)) {
     if (isa<tensor::EmptyOp>(op))
-      sources.push_back(&op);
+      sources.push_back(op);
     else if (auto fill = dyn_cast<linalg::FillOp>(op);
              fill && fill.hasPureTensorSemantics() &&
              fill.getOutputs()[0].getDefiningOp<tensor::EmptyOp>())
-      sources.push_back(&op);
+      sources.push_back(op);
   }
   // Fills first, so that the empties they clone are then split per use too.
   // A source nothing uses is dropped.
@@ -180,15 +203,15 @@ void dist::partition::forgetConstantLayouts(func::FuncOp func) {
   // written on one (linalg needs an init typed like the result it binds) is
   // no constraint: each copy is computed directly in the layout its use
   // needs, instead of being resharded there.
-  for (Operation &op : func.getBody().front()) {
+  for (Operation *op : collectPartitionScope(func)) {
     bool freeSource =
         isa<tensor::EmptyOp>(op) ||
         (isa<linalg::FillOp>(op) &&
          cast<linalg::FillOp>(op).hasPureTensorSemantics() &&
-         op.getOperand(1).getDefiningOp<tensor::EmptyOp>());
+         op->getOperand(1).getDefiningOp<tensor::EmptyOp>());
     if (!freeSource)
       continue;
-    Value result = op.getResult(0);
+    Value result = op->getResult(0);
     auto type = cast<RankedTensorType>(result.getType());
     result.setType(
         RankedTensorType::get(type.getShape(), type.getElementType()));

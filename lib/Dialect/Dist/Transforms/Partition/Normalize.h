@@ -25,6 +25,12 @@ namespace dist::partition {
 
 mlir::LogicalResult normalizeForPartitioning(mlir::func::FuncOp func);
 
+/// The ops dist-partition looks at, in program order: the function's, and
+/// those in the bodies of its scf.for loops (not those inside other ops'
+/// regions, which work on scalars).
+llvm::SmallVector<mlir::Operation *>
+collectPartitionScope(mlir::func::FuncOp func);
+
 /// Drops the layouts written on empty tensors and constant fills: a constant
 /// has the same global value in every layout, so each copy is computed in
 /// the layout its use needs. Leaves types that only the partitioner's

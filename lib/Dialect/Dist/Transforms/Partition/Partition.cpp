@@ -96,14 +96,13 @@ void DistPartitionPass::runOnOperation() {
       continue;
     // Functions with nothing to partition stay as they are.
     bool hasCompute = false;
-    func.walk([&](Operation *op) {
-      if (op != func && op->getParentOp() == func &&
-          !isa<func::ReturnOp, func::CallOp>(op) &&
+    for (Operation *op : collectPartitionScope(func)) {
+      if (!isa<func::ReturnOp, func::CallOp>(op) &&
           op->getDialect() != context->getLoadedDialect<DistDialect>() &&
           (llvm::any_of(op->getOperandTypes(), llvm::IsaPred<RankedTensorType>) ||
            llvm::any_of(op->getResultTypes(), llvm::IsaPred<RankedTensorType>)))
         hasCompute = true;
-    });
+    }
     if (!hasCompute)
       continue;
     // The one mesh of the function's sharded types.
