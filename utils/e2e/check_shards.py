@@ -24,7 +24,8 @@ Where a result's global value comes from
    One directive per result at most; `result<k>` is the entry's k-th result.
    A long expression continues on the lines right after it that start with
    `// ...` (joined with a space). The expression is evaluated with `np`
-   (numpy) and `arg0, arg1, ...` bound to fresh copies of the entry's global
+   (numpy), `ref` (utils/e2e/reference.py: RMSNorm, softmax, a Llama layer,
+   ...) and `arg0, arg1, ...` bound to fresh copies of the entry's global
    inputs, as float64 arrays for float element types, int64 for integer
    ones and bool for i1 (the values are those dist-run feeds: already
    rounded or wrapped to the element type). Its value must have the result's
@@ -74,6 +75,9 @@ import re
 import sys
 
 import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import reference  # noqa: E402  (the NumPy model blocks, `ref` in EXPECT)
 
 # --------------------------------------------------------------------------
 # Parsing the program
@@ -510,7 +514,7 @@ def evaluate_expectation(k, expression, tensor, inputs):
     float types, int64 (wrapped to the width) or bool for integer ones."""
     # One namespace, so that lambdas in the expression see the arguments.
     names = {f"arg{i}": value.copy() for i, value in enumerate(inputs)}
-    names.update({"np": np, "__builtins__": builtins})
+    names.update({"np": np, "ref": reference, "__builtins__": builtins})
     try:
         value = eval(expression, names)
         value = np.asarray(value)

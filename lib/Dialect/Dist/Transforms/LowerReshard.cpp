@@ -20,6 +20,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -47,6 +48,18 @@ static llvm::cl::opt<bool>
 bool dist::remarksRequested() { return clRemarks; }
 
 namespace {
+
+/// How many times `op` runs per call of its function: the product of the
+/// static trip counts of the loops around it (a loop whose count is not
+/// static counts once).
+double executionsPerCall(Operation *op) {
+  double count = 1;
+  for (auto loop = op->getParentOfType<LoopLikeOpInterface>(); loop;
+       loop = loop->getParentOfType<LoopLikeOpInterface>())
+    if (std::optional<llvm::APInt> trips = loop.getStaticTripCount())
+      count *= static_cast<double>(trips->getZExtValue());
+  return count;
+}
 
 struct DistLowerReshardPass
     : public dist::impl::DistLowerReshardBase<DistLowerReshardPass> {
@@ -261,7 +274,10 @@ DistLowerReshardPass::lowerReshard(ReshardOp reshard,
     current = op->getResult(0);
   }
   counters.collectives += emitted.size();
-  counters.cost += plan->cost;
+  // A reshard inside loops runs once per iteration: the modelled cost of
+  // the program counts it that often (static trip counts, as
+  // dist-partition does).
+  counters.cost += plan->cost * executionsPerCall(reshard);
   reshard.replaceAllUsesWith(current);
   reshard.erase();
   return success();
