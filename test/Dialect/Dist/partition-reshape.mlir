@@ -4,6 +4,7 @@
 // RUN: dist-opt %s --dist-partition | FileCheck %s
 // RUN: dist-opt %s --dist-partition | dist-opt --verify-roundtrip > /dev/null
 // RUN: dist-opt %s --dist-partition --dist-lower-reshard | FileCheck %s --check-prefix=LOWERED
+// RUN: %bounded 30 2048 dist-opt %s --dist-partition | FileCheck %s --check-prefix=BOUNDED
 dist.mesh @tp = <["tp"=4]>
 
 // The fused projection computes on the interleaved rows where they are, and
@@ -85,4 +86,19 @@ func.func @segmented_elementwise(%a: tensor<24x8xf32, #dist.sharding<@tp, [{"tp"
     -> tensor<24x8xf32, #dist.sharding<@tp, [{"tp"} segments [16, 4, 4], {}]>> {
   %0 = arith.negf %a : tensor<24x8xf32, #dist.sharding<@tp, [{"tp"} segments [16, 4, 4], {}]>>
   return %0 : tensor<24x8xf32, #dist.sharding<@tp, [{"tp"} segments [16, 4, 4], {}]>>
+}
+
+// A collapse of a replicated 7x8x7 tensor on a 2x2x2 mesh (found by the
+// program fuzzer: 40 s, as the partitioner priced moves into views of 7
+// segments for every consumer layout) partitions at once: views with many
+// segments are proposed only when an operand or a type already has them.
+// BOUNDED-LABEL: func @collapse_three_axes
+// BOUNDED: tensor.collapse_shape
+dist.mesh @m222 = <["x"=2, "y"=2, "z"=2]>
+func.func @collapse_three_axes(%a: tensor<7x8x7xf32, #dist.sharding<@m222, [{}, {}, {}]>>)
+    -> tensor<56x7xf32, #dist.sharding<@m222, [{}, {}]>> {
+  %c = tensor.collapse_shape %a [[0, 1], [2]] : tensor<7x8x7xf32, #dist.sharding<@m222, [{}, {}, {}]>> into tensor<56x7xf32>
+  %e = tensor.empty() : tensor<56x7xf32, #dist.sharding<@m222, [{}, {}]>>
+  %r = linalg.copy ins(%c : tensor<56x7xf32>) outs(%e : tensor<56x7xf32, #dist.sharding<@m222, [{}, {}]>>) -> tensor<56x7xf32, #dist.sharding<@m222, [{}, {}]>>
+  return %r : tensor<56x7xf32, #dist.sharding<@m222, [{}, {}]>>
 }
