@@ -43,3 +43,64 @@ func.func @two_meshes(%a: tensor<4xf32, #dist.sharding<@a, [{"x"}]>>, %b: tensor
                   outs(%e : tensor<4xf32, #dist.sharding<@a, [{"x"}]>>)
   return %s : tensor<4xf32, #dist.sharding<@a, [{"x"}]>>
 }
+
+// -----
+
+// A tensor read inside a linalg body, not as an operand: per device, the
+// body would read a local block at global positions.
+dist.mesh @m = <["x"=4]>
+func.func @captured_tensor(%a: tensor<8xf32, #dist.sharding<@m, [{"x"}]>>,
+                           %t: tensor<8xf32, #dist.sharding<@m, [{"x"}]>>)
+    -> tensor<8xf32, #dist.sharding<@m, [{"x"}]>> {
+  %e = tensor.empty() : tensor<8xf32, #dist.sharding<@m, [{"x"}]>>
+  // expected-error @+1 {{'linalg.generic' op cannot be partitioned: its body reads a tensor defined outside it (by `tensor.extract`); pass it as an input of the op instead}}
+  %r = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>], iterator_types = ["parallel"]}
+      ins(%a : tensor<8xf32, #dist.sharding<@m, [{"x"}]>>) outs(%e : tensor<8xf32, #dist.sharding<@m, [{"x"}]>>) {
+  ^bb0(%v: f32, %o: f32):
+    %i = linalg.index 0 : index
+    %w = tensor.extract %t[%i] : tensor<8xf32, #dist.sharding<@m, [{"x"}]>>
+    %s = arith.addf %v, %w : f32
+    linalg.yield %s : f32
+  } -> tensor<8xf32, #dist.sharding<@m, [{"x"}]>>
+  return %r : tensor<8xf32, #dist.sharding<@m, [{"x"}]>>
+}
+
+// -----
+
+// Loops other than scf.for are not partitioned.
+dist.mesh @m = <["x"=4]>
+func.func @while_loop(%a: tensor<8xf32, #dist.sharding<@m, [{"x"}]>>, %go: i1)
+    -> tensor<8xf32, #dist.sharding<@m, [{"x"}]>> {
+  // expected-error @+1 {{'scf.while' op cannot be partitioned: dist-partition handles scf.for loops, not this region op}}
+  %r = scf.while (%x = %a) : (tensor<8xf32, #dist.sharding<@m, [{"x"}]>>) -> tensor<8xf32, #dist.sharding<@m, [{"x"}]>> {
+    scf.condition(%go) %x : tensor<8xf32, #dist.sharding<@m, [{"x"}]>>
+  } do {
+  ^bb0(%x: tensor<8xf32, #dist.sharding<@m, [{"x"}]>>):
+    scf.yield %x : tensor<8xf32, #dist.sharding<@m, [{"x"}]>>
+  }
+  return %r : tensor<8xf32, #dist.sharding<@m, [{"x"}]>>
+}
+
+// -----
+
+// Slices need static sizes.
+dist.mesh @m = <["x"=4]>
+func.func @dynamic_slice(%a: tensor<8xf32, #dist.sharding<@m, [{"x"}]>>, %n: index) {
+  // expected-error @+1 {{'tensor.extract_slice' op cannot be partitioned: its shapes are dynamic; dist-partition needs static shapes}}
+  %s = tensor.extract_slice %a[0] [%n] [1] : tensor<8xf32, #dist.sharding<@m, [{"x"}]>> to tensor<?xf32>
+  return
+}
+
+// -----
+
+// Padding amounts must be static.
+dist.mesh @m = <["x"=4]>
+func.func @dynamic_pad(%a: tensor<8xf32, #dist.sharding<@m, [{"x"}]>>, %n: index) {
+  %zero = arith.constant 0.0 : f32
+  // expected-error @+1 {{'tensor.pad' op cannot be partitioned: its shapes are dynamic; dist-partition needs static shapes}}
+  %p = tensor.pad %a low[%n] high[0] {
+  ^bb0(%i: index):
+    tensor.yield %zero : f32
+  } : tensor<8xf32, #dist.sharding<@m, [{"x"}]>> to tensor<?xf32>
+  return
+}

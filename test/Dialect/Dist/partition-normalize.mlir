@@ -65,3 +65,15 @@ func.func @softmax(%a: tensor<4x8xf32, #dist.sharding<@m, [{}, {"x"}]>>)
                                    outs(%e : tensor<4x8xf32, #dist.sharding<@m, [{}, {"x"}]>>) -> tensor<4x8xf32, #dist.sharding<@m, [{}, {"x"}]>>
   return %s : tensor<4x8xf32, #dist.sharding<@m, [{}, {"x"}]>>
 }
+
+// tensor.dim of a global tensor is its global extent, a constant (after
+// localization it would read the local block's).
+// CHECK-LABEL: func @global_dim
+// CHECK-NOT: tensor.dim
+// CHECK: %[[N:.*]] = arith.constant 10 : index
+// CHECK: return %[[N]]
+func.func @global_dim(%a: tensor<10x4xf32, #dist.sharding<@m, [{"x"}, {}]>>) -> index {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %a, %c0 : tensor<10x4xf32, #dist.sharding<@m, [{"x"}, {}]>>
+  return %n : index
+}

@@ -121,6 +121,24 @@ LogicalResult dist::partition::normalizeForPartitioning(func::FuncOp func) {
       ok = false;
       continue;
     }
+    if (auto dim = dyn_cast<tensor::DimOp>(op)) {
+      // The extent of the global tensor (after localization tensor.dim
+      // would read the local block's).
+      std::optional<int64_t> index = dim.getConstantIndex();
+      auto type = cast<RankedTensorType>(dim.getSource().getType());
+      if (!index || *index < 0 || *index >= type.getRank() ||
+          type.isDynamicDim(*index)) {
+        op->emitOpError("cannot be partitioned: dist-partition needs a "
+                        "constant dim of a static shape");
+        ok = false;
+        continue;
+      }
+      OpBuilder b(op);
+      op->getResult(0).replaceAllUsesWith(arith::ConstantIndexOp::create(
+          b, op->getLoc(), type.getDimSize(*index)));
+      op->erase();
+      continue;
+    }
     if (auto constant = dyn_cast<arith::ConstantOp>(op)) {
       auto splat = dyn_cast<SplatElementsAttr>(constant.getValue());
       auto type = dyn_cast<RankedTensorType>(constant.getType());
