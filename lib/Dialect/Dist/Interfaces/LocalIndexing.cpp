@@ -16,22 +16,21 @@ DimSplit DimSplit::of(const ShardedTypeInfo &info, ArrayRef<int64_t> shape,
   split.extent = shape[dim];
   for (unsigned axis : info.layout.dimAxes[dim])
     split.axes.push_back(
-        StringAttr::get(meshOp.getContext(),
-                        info.mesh->getAxis(axis).name));
+        StringAttr::get(meshOp.getContext(), info.mesh->getAxis(axis).name));
   split.parts = info.layout.shardCount(*info.mesh, dim);
   if (info.layout.isSegmented(dim))
     split.segments = info.layout.segments[dim];
   return split;
 }
 
-int64_t DimSplit::block() const { return llvm::divideCeil(extent, parts); }
+int64_t DimSplit::block() const { return llvm::divideCeilSigned(extent, parts); }
 
 std::vector<int64_t> DimSplit::segmentBlocks() const {
   if (segments.empty())
     return {block()};
   std::vector<int64_t> blocks;
   for (int64_t n : segments)
-    blocks.push_back(llvm::divideCeil(n, parts));
+    blocks.push_back(llvm::divideCeilSigned(n, parts));
   return blocks;
 }
 
@@ -79,9 +78,8 @@ Value dist::buildGlobalIndex(OpBuilder &b, Location loc, const DimSplit &split,
   // The last segment whose local start is at most `local`.
   Value result = globalIn(blocks.size() - 1);
   for (size_t i = blocks.size() - 1; i-- > 0;) {
-    Value before =
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, local,
-                              constant(localStarts[i + 1]));
+    Value before = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                         local, constant(localStarts[i + 1]));
     result = arith::SelectOp::create(b, loc, before, globalIn(i), result);
   }
   return result;

@@ -34,8 +34,8 @@ struct DimSplit {
   std::vector<int64_t> segments;
 
   /// Dim `dim` of a tensor of `shape` in the layout `info` describes.
-  static DimSplit of(const ShardedTypeInfo &info,
-                     llvm::ArrayRef<int64_t> shape, unsigned dim);
+  static DimSplit of(const ShardedTypeInfo &info, llvm::ArrayRef<int64_t> shape,
+                     unsigned dim);
 
   bool isSplit() const { return parts > 1; }
   /// B = ceil(N / P) of a contiguous dim; for an interleaved one, the

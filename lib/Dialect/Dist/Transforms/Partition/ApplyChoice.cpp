@@ -117,9 +117,12 @@ LogicalResult FunctionPartitioner::apply(Chooser chooser, double &cost,
     Value &moved = hubbed[value];
     if (!moved) {
       const planner::Layout &layout =
-          infos[hub->second].layouts[choice[nodeOfInfo[hub->second]]].results[0];
+          infos[hub->second]
+              .layouts[choice[nodeOfInfo[hub->second]]]
+              .results[0];
       FailureOr<Value> placed = moveTo(
-          value, typeFor(cast<RankedTensorType>(value.getType()), layout), user);
+          value, typeFor(cast<RankedTensorType>(value.getType()), layout),
+          user);
       if (failed(placed))
         return failure();
       moved = *placed;
@@ -141,117 +144,118 @@ LogicalResult FunctionPartitioner::apply(Chooser chooser, double &cost,
 
   std::function<LogicalResult(Block &)> applyBlock =
       [&](Block &block) -> LogicalResult {
-  for (Operation &op : llvm::make_early_inc_range(block)) {
-    if (auto loop = dyn_cast<scf::ForOp>(op)) {
-      // Carried tensors take their carry's layout (block argument and
-      // result alike) before the body reads them; the inits move into it
-      // before the loop, the yielded values at the end of the body.
-      SmallVector<int> carries = carriesOfLoop.lookup(loop);
-      SmallVector<RankedTensorType> carried;
-      for (auto [i, carry] : llvm::enumerate(carries)) {
-        carried.emplace_back();
-        if (carry < 0)
-          continue;
-        const planner::Layout &layout =
-            infos[carry].layouts[choice[nodeOfInfo[carry]]].results[0];
-        carried.back() = typeFor(
-            cast<RankedTensorType>(loop.getInitArgs()[i].getType()), layout);
-        loop.getRegionIterArgs()[i].setType(carried.back());
-        loop.getResult(i).setType(carried.back());
-      }
-      for (auto [i, init] : llvm::enumerate(loop.getInitArgsMutable()))
-        if (carried[i] && failed(place(init, carried[i])))
+    for (Operation &op : llvm::make_early_inc_range(block)) {
+      if (auto loop = dyn_cast<scf::ForOp>(op)) {
+        // Carried tensors take their carry's layout (block argument and
+        // result alike) before the body reads them; the inits move into it
+        // before the loop, the yielded values at the end of the body.
+        SmallVector<int> carries = carriesOfLoop.lookup(loop);
+        SmallVector<RankedTensorType> carried;
+        for (auto [i, carry] : llvm::enumerate(carries)) {
+          carried.emplace_back();
+          if (carry < 0)
+            continue;
+          const planner::Layout &layout =
+              infos[carry].layouts[choice[nodeOfInfo[carry]]].results[0];
+          carried.back() = typeFor(
+              cast<RankedTensorType>(loop.getInitArgs()[i].getType()), layout);
+          loop.getRegionIterArgs()[i].setType(carried.back());
+          loop.getResult(i).setType(carried.back());
+        }
+        for (auto [i, init] : llvm::enumerate(loop.getInitArgsMutable()))
+          if (carried[i] && failed(place(init, carried[i])))
+            return failure();
+        if (failed(applyBlock(*loop.getBody())))
           return failure();
-      if (failed(applyBlock(*loop.getBody())))
-        return failure();
-      Operation *yield = loop.getBody()->getTerminator();
-      for (auto [i, yielded] : llvm::enumerate(yield->getOpOperands()))
-        if (carried[i] && failed(place(yielded, carried[i])))
-          return failure();
-      continue;
-    }
-    if (isa<scf::YieldOp>(op))
-      continue;
-    auto it = infoOfOp.find(&op);
-    if (it != infoOfOp.end()) {
-      ++computeOps;
-      const NodeInfo &info = infos[it->second];
-      const PartitionStrategy &layouts =
-          info.layouts[choice[nodeOfInfo[it->second]]];
-      SmallVector<RankedTensorType> declared, resultTypes;
-      // Scalar results (tensor.extract's) keep their type.
-      for (OpResult result : op.getResults()) {
-        declared.push_back(dyn_cast<RankedTensorType>(result.getType()));
-        resultTypes.push_back(
-            declared.back()
-                ? typeFor(declared.back(),
-                          layouts.results[result.getResultNumber()])
-                : RankedTensorType());
+        Operation *yield = loop.getBody()->getTerminator();
+        for (auto [i, yielded] : llvm::enumerate(yield->getOpOperands()))
+          if (carried[i] && failed(place(yielded, carried[i])))
+            return failure();
+        continue;
       }
+      if (isa<scf::YieldOp>(op))
+        continue;
+      auto it = infoOfOp.find(&op);
+      if (it != infoOfOp.end()) {
+        ++computeOps;
+        const NodeInfo &info = infos[it->second];
+        const PartitionStrategy &layouts =
+            info.layouts[choice[nodeOfInfo[it->second]]];
+        SmallVector<RankedTensorType> declared, resultTypes;
+        // Scalar results (tensor.extract's) keep their type.
+        for (OpResult result : op.getResults()) {
+          declared.push_back(dyn_cast<RankedTensorType>(result.getType()));
+          resultTypes.push_back(
+              declared.back()
+                  ? typeFor(declared.back(),
+                            layouts.results[result.getResultNumber()])
+                  : RankedTensorType());
+        }
+        for (OpOperand &operand : op.getOpOperands()) {
+          unsigned o = operand.getOperandNumber();
+          if (!info.placed[o])
+            continue;
+          // A tied operand (a linalg init) takes its result's type exactly.
+          int tied = info.tiedResult[o];
+          RankedTensorType target =
+              tied >= 0
+                  ? resultTypes[tied]
+                  : typeFor(cast<RankedTensorType>(operand.get().getType()),
+                            layouts.operands[o]);
+          FailureOr<Value> from = source(operand.get(), target, &op);
+          if (failed(from))
+            return failure();
+          FailureOr<Value> placed = moveTo(*from, target, &op);
+          if (failed(placed))
+            return failure();
+          operand.set(*placed);
+        }
+        for (OpResult result : op.getResults()) {
+          unsigned r = result.getResultNumber();
+          if (!resultTypes[r])
+            continue;
+          result.setType(resultTypes[r]);
+          if (!getSharding(declared[r]) || declared[r] == resultTypes[r]) {
+            if (bindingSource.count(result))
+              live[result] = {bindingSource.lookup(result), 0};
+            continue;
+          }
+          // A binding type the op does not compute in: move into it after.
+          OpBuilder b(op.getContext());
+          b.setInsertionPointAfter(&op);
+          auto reshard = ReshardOp::create(b, op.getLoc(), declared[r], result);
+          ++reshards;
+          result.replaceAllUsesExcept(reshard.getResult(), reshard);
+          live[reshard.getResult()] = {bindingSource.lookup(result), 0};
+        }
+        continue;
+      }
+      if (isFreeSource(&op))
+        continue;
+      // Fixed ops: operands into their declared layouts.
       for (OpOperand &operand : op.getOpOperands()) {
-        unsigned o = operand.getOperandNumber();
-        if (!info.placed[o])
+        if (!isa<RankedTensorType>(operand.get().getType()))
           continue;
-        // A tied operand (a linalg init) takes its result's type exactly.
-        int tied = info.tiedResult[o];
-        RankedTensorType target =
-            tied >= 0
-                ? resultTypes[tied]
-                : typeFor(cast<RankedTensorType>(operand.get().getType()),
-                          layouts.operands[o]);
-        FailureOr<Value> from = source(operand.get(), target, &op);
+        Type declared = operand.get().getType();
+        if (isa<func::ReturnOp>(op))
+          declared =
+              func.getFunctionType().getResult(operand.getOperandNumber());
+        if (!getSharding(declared))
+          return op.emitOpError("cannot be partitioned: operand #")
+                 << operand.getOperandNumber()
+                 << " needs a tensor type with a #dist.sharding encoding";
+        FailureOr<Value> from =
+            source(operand.get(), cast<RankedTensorType>(declared), &op);
         if (failed(from))
           return failure();
-        FailureOr<Value> placed = moveTo(*from, target, &op);
+        FailureOr<Value> placed =
+            moveTo(*from, cast<RankedTensorType>(declared), &op);
         if (failed(placed))
           return failure();
         operand.set(*placed);
       }
-      for (OpResult result : op.getResults()) {
-        unsigned r = result.getResultNumber();
-        if (!resultTypes[r])
-          continue;
-        result.setType(resultTypes[r]);
-        if (!getSharding(declared[r]) || declared[r] == resultTypes[r]) {
-          if (bindingSource.count(result))
-            live[result] = {bindingSource.lookup(result), 0};
-          continue;
-        }
-        // A binding type the op does not compute in: move into it after.
-        OpBuilder b(op.getContext());
-        b.setInsertionPointAfter(&op);
-        auto reshard = ReshardOp::create(b, op.getLoc(), declared[r], result);
-        ++reshards;
-        result.replaceAllUsesExcept(reshard.getResult(), reshard);
-        live[reshard.getResult()] = {bindingSource.lookup(result), 0};
-      }
-      continue;
     }
-    if (isFreeSource(&op))
-      continue;
-    // Fixed ops: operands into their declared layouts.
-    for (OpOperand &operand : op.getOpOperands()) {
-      if (!isa<RankedTensorType>(operand.get().getType()))
-        continue;
-      Type declared = operand.get().getType();
-      if (isa<func::ReturnOp>(op))
-        declared = func.getFunctionType().getResult(operand.getOperandNumber());
-      if (!getSharding(declared))
-        return op.emitOpError("cannot be partitioned: operand #")
-               << operand.getOperandNumber()
-               << " needs a tensor type with a #dist.sharding encoding";
-      FailureOr<Value> from =
-          source(operand.get(), cast<RankedTensorType>(declared), &op);
-      if (failed(from))
-        return failure();
-      FailureOr<Value> placed =
-          moveTo(*from, cast<RankedTensorType>(declared), &op);
-      if (failed(placed))
-        return failure();
-      operand.set(*placed);
-    }
-  }
-  return success();
+    return success();
   };
   if (failed(applyBlock(func.getBody().front())))
     return failure();
@@ -265,4 +269,3 @@ LogicalResult FunctionPartitioner::apply(Chooser chooser, double &cost,
   });
   return success();
 }
-

@@ -38,9 +38,9 @@ std::vector<int64_t> segmentsOrExtent(const DimLayout &dim, int64_t extent) {
 
 /// The layout of a concat's result when its inputs are laid out as
 /// `inputs`, or nullopt when they are not split alike.
-std::optional<planner::Layout>
-concatResult(unsigned axisDim, ArrayRef<RankedTensorType> types,
-             ArrayRef<planner::Layout> inputs) {
+std::optional<planner::Layout> concatResult(unsigned axisDim,
+                                            ArrayRef<RankedTensorType> types,
+                                            ArrayRef<planner::Layout> inputs) {
   planner::Layout result = inputs.front();
   DimLayout along = dimLayoutOf(result, axisDim);
   std::vector<int64_t> segments;
@@ -236,16 +236,15 @@ struct PadModel
       strategy.operands[0] = std::move(source);
       options.add(std::move(strategy), query.maxStrategies);
     };
-    std::vector<planner::Layout> offered =
-        query.offered.empty() ? std::vector<planner::Layout>()
-                              : query.offered[0];
+    std::vector<planner::Layout> offered = query.offered.empty()
+                                               ? std::vector<planner::Layout>()
+                                               : query.offered[0];
     for (const planner::Layout &layout : offered)
       trySource(layout);
     // Every assignment of axes to the source's dims.
     LoopRule dims = LoopRule::identity(type.getShape());
-    for (const Assignment &assignment :
-         candidateAssignments(dims, query.mesh, {}, {offered},
-                              query.assignmentBudget)) {
+    for (const Assignment &assignment : candidateAssignments(
+             dims, query.mesh, {}, {offered}, query.assignmentBudget)) {
       planner::Layout layout;
       for (const auto &axes : assignment)
         layout.dimAxes.emplace_back(axes.begin(), axes.end());
@@ -277,9 +276,9 @@ struct PadModel
                                  padding->second, source->layout));
   }
 
-  FailureOr<SmallVector<Value>>
-  localize(Operation *op, RewriterBase &rewriter, ValueRange localOperands,
-           const LocalizeContext &context) const {
+  FailureOr<SmallVector<Value>> localize(Operation *op, RewriterBase &rewriter,
+                                         ValueRange localOperands,
+                                         const LocalizeContext &context) const {
     auto pad = cast<tensor::PadOp>(op);
     auto padding = staticPadding(pad);
     std::optional<ShardedTypeInfo> source =
@@ -291,14 +290,13 @@ struct PadModel
         int64_t parts = source->layout.shardCount(*source->mesh, d);
         if (parts == 1)
           continue;
-        low[d] = llvm::divideCeil(low[d], parts);
-        high[d] = llvm::divideCeil(high[d], parts);
+        low[d] = llvm::divideCeilSigned(low[d], parts);
+        high[d] = llvm::divideCeilSigned(high[d], parts);
       }
     auto type = cast<RankedTensorType>(context.getLocalType(pad.getType()));
-    auto local = tensor::PadOp::create(rewriter, op->getLoc(), type,
-                                       localOperands[0], low, high,
-                                       ValueRange(), ValueRange(),
-                                       pad.getNofold());
+    auto local = tensor::PadOp::create(
+        rewriter, op->getLoc(), type, localOperands[0], low, high, ValueRange(),
+        ValueRange(), pad.getNofold());
     rewriter.inlineRegionBefore(pad.getRegion(), local.getRegion(),
                                 local.getRegion().end());
     return SmallVector<Value>{local.getResult()};

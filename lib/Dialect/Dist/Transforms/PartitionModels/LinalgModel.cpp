@@ -63,8 +63,8 @@ llvm::Expected<PartitionOptions> linalgOptions(linalg::LinalgOp op,
   for (OpOperand &operand : op->getOpOperands()) {
     unsigned o = operand.getOperandNumber();
     options.placed.push_back(rule->operandIsTensor[o]);
-    options.tiedResult.push_back(
-        o >= rule->numInputs ? int(o - rule->numInputs) : -1);
+    options.tiedResult.push_back(o >= rule->numInputs ? int(o - rule->numInputs)
+                                                      : -1);
   }
   for (auto [loop, reason] : llvm::enumerate(rule->whyNotSplit))
     if (!reason.empty() && rule->loopExtents[loop] > 1)
@@ -74,8 +74,8 @@ llvm::Expected<PartitionOptions> linalgOptions(linalg::LinalgOp op,
   // Partial values the inputs may arrive with.
   std::vector<PartialSpec> specs;
   std::vector<uint32_t> offeredBy; // per spec: the inputs that may offer it
-  for (unsigned i = 0; i < rule->numInputs && i < 32 && i < query.offered.size();
-       ++i) {
+  for (unsigned i = 0;
+       i < rule->numInputs && i < 32 && i < query.offered.size(); ++i) {
     if (!rule->operandIsTensor[i])
       continue;
     for (const planner::Layout &layout : query.offered[i]) {
@@ -122,11 +122,11 @@ llvm::Expected<PartitionOptions> linalgOptions(linalg::LinalgOp op,
         if (!layout.isSegmented(d) || loop < 0 ||
             rule->operandDimDivisors[o][d] != 1)
           continue;
-        SegmentedLoop candidate{unsigned(loop),
-                                SmallVector<unsigned, 2>(
-                                    layout.dimAxes[d].begin(),
-                                    layout.dimAxes[d].end()),
-                                layout.segments[d]};
+        SegmentedLoop candidate{
+            unsigned(loop),
+            SmallVector<unsigned, 2>(layout.dimAxes[d].begin(),
+                                     layout.dimAxes[d].end()),
+            layout.segments[d]};
         if (!llvm::is_contained(segmentedLoops, candidate))
           segmentedLoops.push_back(std::move(candidate));
       }
@@ -250,7 +250,8 @@ FailureOr<SmallVector<Value>> localizeLinalg(linalg::LinalgOp op,
   unsigned numInputs = op.getNumDpsInputs();
   auto generic = linalg::GenericOp::create(
       rewriter, loc, resultTypes, localOperands.take_front(numInputs),
-      localOperands.drop_front(numInputs), op.getIndexingMapsArray(), iterators);
+      localOperands.drop_front(numInputs), op.getIndexingMapsArray(),
+      iterators);
   rewriter.inlineRegionBefore(op->getRegion(0), generic.getRegion(),
                               generic.getRegion().end());
   Block *body = generic.getBody();
@@ -260,9 +261,9 @@ FailureOr<SmallVector<Value>> localizeLinalg(linalg::LinalgOp op,
     rewriter.setInsertionPoint(index);
     unsigned loop = index.getDim();
     Value local = linalg::IndexOp::create(rewriter, index.getLoc(), loop);
-    rewriter.replaceOp(index, buildGlobalIndex(rewriter, index.getLoc(),
-                                               *splits[loop], shardOf(loop),
-                                               local));
+    rewriter.replaceOp(index,
+                       buildGlobalIndex(rewriter, index.getLoc(), *splits[loop],
+                                        shardOf(loop), local));
   }
 
   // Padded iterations of a split reduction yield the accumulators as they
@@ -273,11 +274,10 @@ FailureOr<SmallVector<Value>> localizeLinalg(linalg::LinalgOp op,
     Value inside;
     for (auto [loop, count] : llvm::zip(padded, validCounts)) {
       Value index = linalg::IndexOp::create(rewriter, loc, loop);
-      Value cond = arith::CmpIOp::create(rewriter, loc,
-                                         arith::CmpIPredicate::slt, index,
-                                         count);
-      inside = inside ? arith::AndIOp::create(rewriter, loc, inside, cond)
-                      : cond;
+      Value cond = arith::CmpIOp::create(
+          rewriter, loc, arith::CmpIPredicate::slt, index, count);
+      inside =
+          inside ? arith::AndIOp::create(rewriter, loc, inside, cond) : cond;
     }
     SmallVector<Value> yielded;
     for (auto [r, value] : llvm::enumerate(yield.getOperands()))
@@ -297,28 +297,25 @@ struct LinalgPartitionModel
   getPartitionOptions(Operation *op, const PartitionQuery &query) const {
     return linalgOptions(cast<linalg::LinalgOp>(op), query);
   }
-  FailureOr<SmallVector<Value>>
-  localize(Operation *op, RewriterBase &rewriter, ValueRange localOperands,
-           const LocalizeContext &context) const {
+  FailureOr<SmallVector<Value>> localize(Operation *op, RewriterBase &rewriter,
+                                         ValueRange localOperands,
+                                         const LocalizeContext &context) const {
     return localizeLinalg(cast<linalg::LinalgOp>(op), rewriter, localOperands,
                           context);
   }
 };
 
-template <typename... OpTys>
-void attachToAll(MLIRContext *context) {
-  (OpTys::template attachInterface<LinalgPartitionModel<OpTys>>(*context),
-   ...);
+template <typename... OpTys> void attachToAll(MLIRContext *context) {
+  (OpTys::template attachInterface<LinalgPartitionModel<OpTys>>(*context), ...);
 }
 
 } // namespace
 
-void dist::partition::registerLinalgPartitionModels(
-    DialectRegistry &registry) {
+void dist::partition::registerLinalgPartitionModels(DialectRegistry &registry) {
   registry.addExtension(+[](MLIRContext *context, linalg::LinalgDialect *) {
     attachToAll<
 #define GET_OP_LIST
 #include "mlir/Dialect/Linalg/IR/LinalgStructuredOps.cpp.inc"
-                >(context);
+        >(context);
   });
 }

@@ -16,8 +16,8 @@ using namespace dist::partition;
 
 /// The combiner of result `r`: its yielded value must be `combine(acc, v)`
 /// where `acc` is the result's own block argument, used nowhere else.
-static std::optional<planner::ReductionKind>
-findCombiner(linalg::LinalgOp op, unsigned result) {
+static std::optional<planner::ReductionKind> findCombiner(linalg::LinalgOp op,
+                                                          unsigned result) {
   OpOperand *init = op.getDpsInitOperand(result);
   BlockArgument acc = op.getMatchingBlockArgument(init);
   auto yield = cast<linalg::YieldOp>(op.getBlock()->getTerminator());
@@ -157,15 +157,14 @@ LoopRule LoopRule::identity(ArrayRef<int64_t> shape) {
 /// Whether splitting `loop` into `parts` blocks of `block` keeps every
 /// group `loop floordiv G` and period `loop mod M` whole on one device; if
 /// not, why.
-static std::optional<std::string> cutsGroups(const LoopRule &rule,
-                                             unsigned loop, int64_t parts,
-                                             int64_t block) {
+static std::optional<std::string>
+cutsGroups(const LoopRule &rule, unsigned loop, int64_t parts, int64_t block) {
   for (unsigned o = 0; o < rule.operandDimLoops.size(); ++o)
     for (unsigned d = 0; d < rule.operandDimLoops[o].size(); ++d) {
       int64_t group = rule.operandDimDivisors[o][d];
       if (rule.operandDimLoops[o][d] != int64_t(loop) || group == 1)
         continue;
-      int64_t dimBlock = llvm::divideCeil(rule.operandShapes[o][d], parts);
+      int64_t dimBlock = llvm::divideCeilSigned(rule.operandShapes[o][d], parts);
       if (block % group != 0 || dimBlock != block / group)
         return llvm::formatv(
                    "loop d{0} is not split into {1} parts: operand #{2} "
@@ -206,7 +205,7 @@ partition::layoutsOf(const LoopRule &rule, const planner::Mesh &mesh,
         reductionAxes.push_back(axis);
     }
     parts = std::max<int64_t>(parts, 1);
-    int64_t block = llvm::divideCeil(rule.loopExtents[loop], parts);
+    int64_t block = llvm::divideCeilSigned(rule.loopExtents[loop], parts);
     if (const std::vector<int64_t> *segments = segmentsOf(loop)) {
       // Padding inside segments would sit between a device's indices of a
       // reduction, where the masking of padded blocks (dist-localize) does
@@ -223,7 +222,7 @@ partition::layoutsOf(const LoopRule &rule, const planner::Mesh &mesh,
       for (int64_t n : *segments) {
         if (rule.isReduction[loop] && n % parts != 0)
           return std::nullopt;
-        block += llvm::divideCeil(n, parts);
+        block += llvm::divideCeilSigned(n, parts);
       }
     } else if (parts > 1) {
       if (std::optional<std::string> why =
@@ -404,9 +403,11 @@ static std::optional<Assignment> merge(const Assignment &a,
   return merged;
 }
 
-std::vector<Assignment> partition::candidateAssignments(
-    const LoopRule &rule, const planner::Mesh &mesh, ArrayRef<unsigned> excluded,
-    ArrayRef<std::vector<planner::Layout>> offered, size_t budget) {
+std::vector<Assignment>
+partition::candidateAssignments(const LoopRule &rule, const planner::Mesh &mesh,
+                                ArrayRef<unsigned> excluded,
+                                ArrayRef<std::vector<planner::Layout>> offered,
+                                size_t budget) {
   std::vector<Assignment> all =
       enumerateAssignments(rule, mesh, excluded, budget + 1);
   if (all.size() <= budget)

@@ -1,4 +1,4 @@
-//===- LoopRule.h - how a loop nest may be split, from its indexing maps -*- C++ -*-===//
+//===- LoopRule.h - how a loop nest may be split ------------*- C++ -*-===//
 //
 // The rule behind the linalg model (LinalgModel.cpp) and the views of
 // reshapes (TensorModels.cpp). An op iterates over loop dimensions; each
@@ -102,11 +102,9 @@ struct LoopStrategy {
 /// combiner, a body through which the partial inputs cannot flow, a group
 /// or period cut by a block). Why a loop's split was refused goes into
 /// `notes` when given.
-std::optional<PartitionStrategy> layoutsOf(const LoopRule &rule,
-                                           const planner::Mesh &mesh,
-                                           const LoopStrategy &strategy,
-                                           std::set<std::string> *notes =
-                                               nullptr);
+std::optional<PartitionStrategy>
+layoutsOf(const LoopRule &rule, const planner::Mesh &mesh,
+          const LoopStrategy &strategy, std::set<std::string> *notes = nullptr);
 
 using Assignment = llvm::SmallVector<llvm::SmallVector<unsigned, 2>>;
 

@@ -1,4 +1,4 @@
-//===- PartitionModelsInternal.h - one registration per model family -*- C++ -*-===//
+//===- PartitionModelsInternal.h - model registrations -----*- C++ -*-===//
 
 #ifndef DIST_LIB_DIALECT_DIST_TRANSFORMS_PARTITIONMODELS_PARTITIONMODELSINTERNAL_H
 #define DIST_LIB_DIALECT_DIST_TRANSFORMS_PARTITIONMODELS_PARTITIONMODELSINTERNAL_H

@@ -113,9 +113,8 @@ llvm::Expected<PartitionOptions> reshapeOptions(Operation *op,
   for (const std::optional<PartialSpec> &spec : partials) {
     std::vector<unsigned> excluded =
         spec ? spec->axes : std::vector<unsigned>();
-    for (const Assignment &assignment :
-         candidateAssignments(finer, query.mesh, excluded, {seeds},
-                              query.assignmentBudget)) {
+    for (const Assignment &assignment : candidateAssignments(
+             finer, query.mesh, excluded, {seeds}, query.assignmentBudget)) {
       planner::Layout layout;
       for (const auto &axes : assignment)
         layout.dimAxes.emplace_back(axes.begin(), axes.end());
@@ -177,9 +176,9 @@ struct ReshapePartitionModel
   }
 
   // A view keeps its groups; its static output shape is the local one.
-  FailureOr<SmallVector<Value>>
-  localize(Operation *op, RewriterBase &rewriter, ValueRange localOperands,
-           const LocalizeContext &context) const {
+  FailureOr<SmallVector<Value>> localize(Operation *op, RewriterBase &rewriter,
+                                         ValueRange localOperands,
+                                         const LocalizeContext &context) const {
     FailureOr<SmallVector<Value>> local =
         localizeByRetyping(op, rewriter, localOperands, context);
     if (failed(local))

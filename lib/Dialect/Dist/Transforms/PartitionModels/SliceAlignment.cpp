@@ -41,18 +41,16 @@ std::vector<int64_t> partition::localBlocks(const planner::Mesh &mesh,
                                             int64_t extent) {
   int64_t parts = partsOf(mesh, dim);
   if (dim.segments.empty())
-    return {llvm::divideCeil(extent, parts)};
+    return {llvm::divideCeilSigned(extent, parts)};
   std::vector<int64_t> blocks;
   for (int64_t n : dim.segments)
-    blocks.push_back(llvm::divideCeil(n, parts));
+    blocks.push_back(llvm::divideCeilSigned(n, parts));
   return blocks;
 }
 
-std::optional<AlignedSlice> partition::alignSlice(const planner::Mesh &mesh,
-                                                  const DimLayout &whole,
-                                                  int64_t extent,
-                                                  int64_t offset,
-                                                  int64_t size) {
+std::optional<AlignedSlice>
+partition::alignSlice(const planner::Mesh &mesh, const DimLayout &whole,
+                      int64_t extent, int64_t offset, int64_t size) {
   int64_t parts = partsOf(mesh, whole);
   if (parts == 1) {
     // Every device holds the whole dim (size-1 axes move nothing).
@@ -87,9 +85,9 @@ std::optional<AlignedSlice> partition::alignSlice(const planner::Mesh &mesh,
     return std::nullopt;
   }
   if (offset == 0 &&
-      llvm::divideCeil(size, parts) == llvm::divideCeil(extent, parts))
+      llvm::divideCeilSigned(size, parts) == llvm::divideCeilSigned(extent, parts))
     return AlignedSlice{DimLayout{whole.axes, {}}, 0,
-                        llvm::divideCeil(size, parts)};
+                        llvm::divideCeilSigned(size, parts)};
   return std::nullopt;
 }
 
@@ -97,9 +95,9 @@ DimLayout partition::wholeForSlice(const planner::Mesh &mesh,
                                    const DimLayout &slice, int64_t extent,
                                    int64_t offset, int64_t size) {
   int64_t parts = partsOf(mesh, slice);
-  if (parts == 1 || (offset == 0 && slice.segments.empty() &&
-                     llvm::divideCeil(size, parts) ==
-                         llvm::divideCeil(extent, parts)))
+  if (parts == 1 ||
+      (offset == 0 && slice.segments.empty() &&
+       llvm::divideCeilSigned(size, parts) == llvm::divideCeilSigned(extent, parts)))
     return DimLayout{slice.axes, {}};
   DimLayout whole{slice.axes, {}};
   if (offset > 0)

@@ -60,8 +60,8 @@ struct SliceGeometry {
   /// Whether dim d may be split: a static offset and unit stride.
   bool alignable(unsigned d) const {
     std::optional<int64_t> stride = getConstantIntValue(strides[d]);
-    return partDim[d] >= 0 && getConstantIntValue(offsets[d]) &&
-           stride && *stride == 1;
+    return partDim[d] >= 0 && getConstantIntValue(offsets[d]) && stride &&
+           *stride == 1;
   }
   int64_t offset(unsigned d) const { return *getConstantIntValue(offsets[d]); }
 
@@ -190,8 +190,8 @@ void localSlice(const SliceGeometry &g, const ShardedTypeInfo *whole,
     if (whole->layout.shardCount(*whole->mesh, d) == 1)
       continue;
     // The partitioner only chose aligned slices (localize checks again).
-    std::optional<AlignedSlice> aligned = alignSlice(
-        *whole->mesh, dim, g.wholeShape[d], g.offset(d), g.size(d));
+    std::optional<AlignedSlice> aligned =
+        alignSlice(*whole->mesh, dim, g.wholeShape[d], g.offset(d), g.size(d));
     offsets[d] = b.getIndexAttr(aligned->localOffset);
     sizes[d] = b.getIndexAttr(aligned->localSize);
   }
@@ -236,9 +236,8 @@ struct ExtractSliceModel
   llvm::Expected<PartitionOptions>
   getPartitionOptions(Operation *op, const PartitionQuery &query) const {
     auto slice = cast<tensor::ExtractSliceOp>(op);
-    llvm::Expected<SliceGeometry> g =
-        SliceGeometry::get(slice, slice.getSourceType(), slice.getType(),
-                           slice.getDroppedDims());
+    llvm::Expected<SliceGeometry> g = SliceGeometry::get(
+        slice, slice.getSourceType(), slice.getType(), slice.getDroppedDims());
     if (!g)
       return g.takeError();
     PartitionOptions options;
@@ -249,9 +248,9 @@ struct ExtractSliceModel
     if (!query.declared.empty() && query.declared[0])
       parts.push_back(*query.declared[0]);
     for (auto &[whole, part] :
-         slicePairs(*g, query.mesh, query.offered.empty()
-                                        ? ArrayRef<planner::Layout>()
-                                        : ArrayRef(query.offered[0]),
+         slicePairs(*g, query.mesh,
+                    query.offered.empty() ? ArrayRef<planner::Layout>()
+                                          : ArrayRef(query.offered[0]),
                     parts)) {
       PartitionStrategy strategy;
       strategy.operands.resize(op->getNumOperands());
@@ -269,13 +268,12 @@ struct ExtractSliceModel
                       slice.getDroppedDims(), context);
   }
 
-  FailureOr<SmallVector<Value>>
-  localize(Operation *op, RewriterBase &rewriter, ValueRange localOperands,
-           const LocalizeContext &context) const {
+  FailureOr<SmallVector<Value>> localize(Operation *op, RewriterBase &rewriter,
+                                         ValueRange localOperands,
+                                         const LocalizeContext &context) const {
     auto slice = cast<tensor::ExtractSliceOp>(op);
-    llvm::Expected<SliceGeometry> g =
-        SliceGeometry::get(slice, slice.getSourceType(), slice.getType(),
-                           slice.getDroppedDims());
+    llvm::Expected<SliceGeometry> g = SliceGeometry::get(
+        slice, slice.getSourceType(), slice.getType(), slice.getDroppedDims());
     if (!g)
       return op->emitOpError("cannot be localized: ")
              << llvm::toString(g.takeError());
@@ -285,9 +283,9 @@ struct ExtractSliceModel
     localSlice(*g, whole ? &*whole : nullptr, offsets, sizes, strides,
                rewriter);
     auto type = cast<RankedTensorType>(context.getLocalType(slice.getType()));
-    Value local = tensor::ExtractSliceOp::create(
-        rewriter, op->getLoc(), type, localOperands[0], offsets, sizes,
-        strides);
+    Value local = tensor::ExtractSliceOp::create(rewriter, op->getLoc(), type,
+                                                 localOperands[0], offsets,
+                                                 sizes, strides);
     return SmallVector<Value>{local};
   }
 };
@@ -299,8 +297,8 @@ struct InsertSliceModel
   getPartitionOptions(Operation *op, const PartitionQuery &query) const {
     auto insert = cast<tensor::InsertSliceOp>(op);
     llvm::Expected<SliceGeometry> g =
-        SliceGeometry::get(insert, insert.getDestType(),
-                           insert.getSourceType(), insert.getDroppedDims());
+        SliceGeometry::get(insert, insert.getDestType(), insert.getSourceType(),
+                           insert.getDroppedDims());
     if (!g)
       return g.takeError();
     PartitionOptions options;
@@ -337,13 +335,13 @@ struct InsertSliceModel
                       insert.getDroppedDims(), context);
   }
 
-  FailureOr<SmallVector<Value>>
-  localize(Operation *op, RewriterBase &rewriter, ValueRange localOperands,
-           const LocalizeContext &context) const {
+  FailureOr<SmallVector<Value>> localize(Operation *op, RewriterBase &rewriter,
+                                         ValueRange localOperands,
+                                         const LocalizeContext &context) const {
     auto insert = cast<tensor::InsertSliceOp>(op);
     llvm::Expected<SliceGeometry> g =
-        SliceGeometry::get(insert, insert.getDestType(),
-                           insert.getSourceType(), insert.getDroppedDims());
+        SliceGeometry::get(insert, insert.getDestType(), insert.getSourceType(),
+                           insert.getDroppedDims());
     if (!g)
       return op->emitOpError("cannot be localized: ")
              << llvm::toString(g.takeError());

@@ -43,9 +43,8 @@ struct EmptyPartitionModel
 /// Replicated tensors in and out; the other operands are scalars. The
 /// result of tensor.insert is tied to its destination.
 template <typename OpTy, int TiedOperand>
-struct ElementAccessModel
-    : PartitionableOpInterface::ExternalModel<
-          ElementAccessModel<OpTy, TiedOperand>, OpTy> {
+struct ElementAccessModel : PartitionableOpInterface::ExternalModel<
+                                ElementAccessModel<OpTy, TiedOperand>, OpTy> {
   llvm::Expected<PartitionOptions>
   getPartitionOptions(Operation *op, const PartitionQuery &query) const {
     PartitionOptions options;
@@ -78,7 +77,7 @@ void dist::partition::registerTensorPartitionModels(DialectRegistry &registry) {
     tensor::EmptyOp::attachInterface<EmptyPartitionModel>(*context);
     tensor::ExtractOp::attachInterface<
         ElementAccessModel<tensor::ExtractOp, -1>>(*context);
-    tensor::InsertOp::attachInterface<
-        ElementAccessModel<tensor::InsertOp, 1>>(*context);
+    tensor::InsertOp::attachInterface<ElementAccessModel<tensor::InsertOp, 1>>(
+        *context);
   });
 }
