@@ -411,6 +411,28 @@ func.func @permute_wrong_axes(%arg0: tensor<64xf32, #dist.sharding<@m, [{"x", "y
 
 // -----
 
+// A permute over no axes only relabels size-1 axes; here x's and y's
+// coordinates change (issue 22).
+dist.mesh @m = <["u"=1, "x"=2, "y"=2]>
+func.func @permute_no_axes_moves_data(%arg0: tensor<64xf32, #dist.sharding<@m, [{"x", "y"}]>>) {
+  // expected-error @+1 {{permute: axes {} are not the axes whose coordinate changes between sender and receiver, which are {"x", "y"}}}
+  %0 = dist.permute %arg0 axes = [] : tensor<64xf32, #dist.sharding<@m, [{"x", "y"}]>> -> tensor<64xf32, #dist.sharding<@m, [{"u", "y", "x"}]>>
+  return
+}
+
+// -----
+
+// Only a permute may name no axes: a gather over none is no collective,
+// even between layouts that differ only in a size-1 axis.
+dist.mesh @m = <["u"=1, "x"=2]>
+func.func @gather_no_axes_size_one(%arg0: tensor<64xf32, #dist.sharding<@m, [{"x", "u"}]>>) {
+  // expected-error @+1 {{requires at least one mesh axis}}
+  %0 = dist.all_gather %arg0 axes = [] dim = 0 : tensor<64xf32, #dist.sharding<@m, [{"x", "u"}]>> -> tensor<64xf32, #dist.sharding<@m, [{"x"}]>>
+  return
+}
+
+// -----
+
 dist.mesh @m = <["x"=2, "y"=2]>
 func.func @permute_partial_set(%arg0: tensor<64xf32, #dist.sharding<@m, [{"x"}], partial = sum {"y"}>>) {
   // expected-error @+1 {{permute: the partial axes {"y"} of the operand differ from the target's {"x"}}}
