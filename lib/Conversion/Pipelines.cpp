@@ -47,7 +47,9 @@ void dist::buildDistLocalToLLVMPipeline(
       bufferization::LayoutMapOption::IdentityLayoutMap;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
   // Results become caller-allocated out-parameters (public functions
-  // included: they are the entry points).
+  // included: they are the entry points), each with its own buffer: a
+  // buffer returned twice is copied first.
+  pm.addPass(createDistDistinctResultBuffers());
   bufferization::BufferResultsToOutParamsPassOptions outParams;
   outParams.hoistStaticAllocs = true;
   outParams.modifyPublicFunctions = true;
@@ -130,7 +132,7 @@ llvm::ArrayRef<llvm::StringRef> dist::getDistOwnPassNames() {
       "dist-partition",         "dist-lower-reshard",
       "dist-reshard-pipeline",  "dist-localize",
       "convert-dist-to-runtime", "dist-to-llvm",
-      "dist-import-shard"};
+      "dist-import-shard",      "dist-distinct-result-buffers"};
   return names;
 }
 
