@@ -2,6 +2,7 @@
 
 #include "dist/Conversion/Pipelines.h"
 #include "dist/Conversion/Passes.h"
+#include "dist/Dialect/Dist/IR/ShardedTypeUses.h"
 #include "dist/Dialect/Dist/Transforms/BufferizableOpInterfaceImpl.h"
 #include "dist/InitAllDist.h"
 
@@ -100,6 +101,7 @@ void dist::registerDistConversionPassesAndPipelines() {
 void dist::registerDistDialect(DialectRegistry &registry) {
   registry.insert<DistDialect>();
   registerBufferizableOpInterfaceExternalModels(registry);
+  registerShardedTypeUsesExternalModels(registry);
 }
 
 void dist::registerAllDistDialects(DialectRegistry &registry) {
