@@ -2,6 +2,7 @@
 
 #include "dist/Conversion/Pipelines.h"
 #include "dist/Conversion/Passes.h"
+#include "dist/Dialect/Dist/IR/ShardedTypeUses.h"
 #include "dist/Dialect/Dist/Transforms/BufferizableOpInterfaceImpl.h"
 #include "dist/Dialect/Dist/Transforms/PartitionModels.h"
 #include "dist/InitAllDist.h"
@@ -52,7 +53,9 @@ void dist::buildDistLocalToLLVMPipeline(
   bufferize.allowReturnAllocsFromLoops = true;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
   // Results become caller-allocated out-parameters (public functions
-  // included: they are the entry points).
+  // included: they are the entry points), each with its own buffer: a
+  // buffer returned twice is copied first.
+  pm.addPass(createDistDistinctResultBuffers());
   bufferization::BufferResultsToOutParamsPassOptions outParams;
   outParams.hoistStaticAllocs = true;
   outParams.modifyPublicFunctions = true;
@@ -104,6 +107,7 @@ void dist::registerDistDialect(DialectRegistry &registry) {
   registry.insert<DistDialect>();
   registerBufferizableOpInterfaceExternalModels(registry);
   registerPartitionModels(registry);
+  registerShardedTypeUsesExternalModels(registry);
 }
 
 void dist::registerAllDistDialects(DialectRegistry &registry) {
@@ -139,7 +143,7 @@ llvm::ArrayRef<llvm::StringRef> dist::getDistOwnPassNames() {
       "dist-partition",         "dist-lower-reshard",
       "dist-reshard-pipeline",  "dist-localize",
       "convert-dist-to-runtime", "dist-to-llvm",
-      "dist-import-shard"};
+      "dist-import-shard",      "dist-distinct-result-buffers"};
   return names;
 }
 

@@ -308,8 +308,7 @@ Expected<Layout> dist::planner::applyMove(const Mesh &mesh, const Layout &src,
                         "one mesh");
     if (!move.axes.empty())
       return check.fail("a redistribute takes no axes");
-  } else if (Error e = check.checkAxes(/*allowEmpty=*/move.kind ==
-                                       MoveKind::Permute)) {
+  } else if (Error e = check.checkAxes(moveMayNameNoAxes(move.kind))) {
     return std::move(e);
   }
   if (moveHasDim(move.kind))

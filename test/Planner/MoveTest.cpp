@@ -2,6 +2,7 @@
 
 #include "TestUtil.h"
 
+#include "dist/Planner/CostModel.h"
 #include "dist/Planner/Move.h"
 
 using namespace dist::planner;
@@ -187,6 +188,74 @@ TEST_F(MoveTest, PermuteSenderHoldsTheReceiversBlock) {
     std::vector<int64_t> sender = permuteSender(m, src, dst, receiver);
     EXPECT_EQ(deviceBlock(m, src, shape, sender),
               deviceBlock(m, dst, shape, receiver));
+  }
+}
+
+// Issue 22: the planner and the dialect share one rule for empty axis
+// lists. Only a permute may name no axes, and only where no coordinate
+// changes (the layouts differ only in where size-1 axes sit).
+TEST_F(MoveTest, OnlyARelabellingPermuteNamesNoAxes) {
+  Mesh u = mesh("<[\"tp\"=1, \"x\"=2]>");
+  auto applyOnU = [&](llvm::StringRef src, const Move &move) {
+    Layout l = layout(u, src);
+    llvm::Expected<Layout> r = applyMove(u, l, move, std::vector<int64_t>{8});
+    return r ? printLayout(u, *r) : llvm::toString(r.takeError());
+  };
+  for (MoveKind kind :
+       {MoveKind::AllGather, MoveKind::AllSlice, MoveKind::AllToAll,
+        MoveKind::ReduceScatter, MoveKind::AllReduce,
+        MoveKind::ReplicateToPartial, MoveKind::Redistribute})
+    EXPECT_FALSE(moveMayNameNoAxes(kind)) << stringifyMoveKind(kind).str();
+  EXPECT_TRUE(moveMayNameNoAxes(MoveKind::Permute));
+  EXPECT_EQ(applyOnU("[{\"x\", \"tp\"}]", Move::allGather({}, 0)),
+            "all_gather: the move names no mesh axis");
+
+  Layout x = layout(u, "[{\"x\"}]"), tpX = layout(u, "[{\"tp\", \"x\"}]");
+  Move relabel = Move::permute(u, x, tpX);
+  EXPECT_TRUE(relabel.axes.empty());
+  EXPECT_EQ(applyOnU("[{\"x\"}]", relabel), "[{\"tp\", \"x\"}]");
+  AlphaBetaCostModel model = cantFail(AlphaBetaCostModel::create(u, Topology()));
+  EXPECT_EQ(model.stepCost(relabel, 16), 0);
+
+  // Where a coordinate changes, naming no axes would understate the cost.
+  Move swap = Move::permute(m, layout(m, "[{\"x\"}, {}]"),
+                            layout(m, "[{\"z\"}, {}]"));
+  swap.axes.clear();
+  EXPECT_EQ(apply("[{\"x\"}, {}]", swap),
+            "permute: axes {} are not the axes whose coordinate changes "
+            "between sender and receiver, which are {\"x\"}");
+}
+
+// A collective over size-1 axes alone is a group of one device: it applies
+// like any other, and the SPEC's cost gives it (p - 1) = 0 of everything.
+TEST_F(MoveTest, CollectivesOverSizeOneAxesAloneAreFree) {
+  Mesh u = mesh("<[\"tp\"=1, \"x\"=2, \"pp\"=1]>");
+  const unsigned TP = 0, PP = 2;
+  std::vector<int64_t> shape = {8, 6};
+  AlphaBetaCostModel model = cantFail(AlphaBetaCostModel::create(u, Topology()));
+  struct Step {
+    const char *from;
+    Move move;
+    const char *to;
+  } steps[] = {
+      {"[{\"x\", \"tp\"}, {}]", Move::allGather({TP}, 0), "[{\"x\"}, {}]"},
+      {"[{\"x\"}, {}]", Move::allSlice({TP, PP}, 1),
+       "[{\"x\"}, {\"tp\", \"pp\"}]"},
+      {"[{\"x\", \"tp\"}, {}]", Move::allToAll({TP}, 0, 1),
+       "[{\"x\"}, {\"tp\"}]"},
+      {"[{\"x\"}, {}], partial = max {\"pp\"}",
+       Move::reduceScatter({PP}, 1, ReductionKind::Max), "[{\"x\"}, {\"pp\"}]"},
+      {"[{\"x\"}, {}], partial = sum {\"tp\", \"pp\"}",
+       Move::allReduce({TP, PP}, ReductionKind::Sum), "[{\"x\"}, {}]"},
+  };
+  for (const Step &step : steps) {
+    Layout from = layout(u, step.from);
+    llvm::Expected<Layout> to = applyMove(u, from, step.move, shape);
+    ASSERT_TRUE(bool(to)) << printMove(u, step.move) << ": "
+                          << llvm::toString(to.takeError());
+    EXPECT_EQ(printLayout(u, *to), step.to) << printMove(u, step.move);
+    EXPECT_EQ(model.stepCost(step.move, localBytes(u, from, shape, 4)), 0)
+        << printMove(u, step.move);
   }
 }
 

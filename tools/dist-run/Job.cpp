@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <chrono>
 #include <csignal>
+#include <cstdio>
 #include <cstring>
 #include <dirent.h>
 #include <fcntl.h>
@@ -117,8 +118,29 @@ std::string dist::run::signalName(int signal) {
   return "signal " + std::to_string(signal);
 }
 
+Watchdog::Watchdog(Deadline deadline, std::string message, int exitCode)
+    : thread([this, deadline, message = std::move(message), exitCode] {
+        std::unique_lock<std::mutex> lock(mutex);
+        if (cancelled.wait_until(lock, deadline, [this] { return done; }))
+          return;
+        // Unbuffered, then out without unwinding: the main thread is inside
+        // some pass and holds whatever it holds.
+        std::fputs(message.c_str(), stderr);
+        std::fflush(stderr);
+        ::_exit(exitCode);
+      }) {}
+
+Watchdog::~Watchdog() {
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    done = true;
+  }
+  cancelled.notify_all();
+  thread.join();
+}
+
 JobResult dist::run::runJob(const std::vector<std::string> &args,
-                            int timeoutSeconds) {
+                            std::optional<Deadline> deadline) {
   JobResult result;
   // Processes of the job whose launcher dies are reparented to the front,
   // which can then end them (issue 16: ranks kept spinning after mpiexec was
@@ -160,7 +182,6 @@ JobResult dist::run::runJob(const std::vector<std::string> &args,
     ::kill(-pid, signal);
 
   using Clock = std::chrono::steady_clock;
-  const Clock::time_point start = Clock::now();
   std::optional<Clock::time_point> endingSince;
   bool timedOut = false, killed = false;
   int status = 0;
@@ -173,8 +194,7 @@ JobResult dist::run::runJob(const std::vector<std::string> &args,
       break;
     }
     Clock::time_point now = Clock::now();
-    if (timeoutSeconds > 0 && !timedOut && !stopSignal &&
-        now - start >= std::chrono::seconds(timeoutSeconds)) {
+    if (deadline && !timedOut && !stopSignal && now >= *deadline) {
       timedOut = true;
       ::kill(-pid, SIGTERM);
     }

@@ -9,13 +9,19 @@
 // (mpiexec ends its ranks on them), escalates to SIGKILL after a grace
 // period, and, as the job's subreaper, kills any process of the job still
 // alive once the launcher is gone (ranks orphaned by a killed mpiexec). The
-// time limit (--timeout) is enforced the same way.
+// time limit (--timeout) is enforced the same way, and before the job by a
+// watchdog over the compilation.
 //
 //===----------------------------------------------------------------------===//
 #ifndef DIST_TOOLS_DISTRUN_JOB_H
 #define DIST_TOOLS_DISTRUN_JOB_H
 
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace dist::run {
@@ -43,9 +49,30 @@ int stopSignalReceived();
 /// ends as killed by it (what its parent expects after sending it).
 [[noreturn]] void dieBy(int signal);
 
-/// Runs `args` (args[0] the program) to the end. `timeoutSeconds` > 0 limits
-/// its run time.
-JobResult runJob(const std::vector<std::string> &args, int timeoutSeconds);
+using Deadline = std::chrono::steady_clock::time_point;
+
+/// Runs `args` (args[0] the program) to the end, or until `deadline`.
+JobResult runJob(const std::vector<std::string> &args,
+                 std::optional<Deadline> deadline);
+
+/// Ends the process when work done in it (compiling the program: passes
+/// cannot be interrupted, and a plan search or a pass may take any time)
+/// outlasts a deadline: at the deadline it prints `message` and exits with
+/// `exitCode`, unless it was destroyed first. Nothing is started yet that
+/// would need ending.
+class Watchdog {
+public:
+  Watchdog(Deadline deadline, std::string message, int exitCode);
+  ~Watchdog();
+  Watchdog(const Watchdog &) = delete;
+  Watchdog &operator=(const Watchdog &) = delete;
+
+private:
+  std::mutex mutex;
+  std::condition_variable cancelled;
+  bool done = false;
+  std::thread thread;
+};
 
 /// "SIGTERM", "SIGKILL", ... or "signal N".
 std::string signalName(int signal);

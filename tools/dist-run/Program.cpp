@@ -306,6 +306,21 @@ llvm::Expected<EntrySignature> readEntrySignature(ModuleOp module,
   return signature;
 }
 
+LogicalResult planProgram(ModuleOp module,
+                          const DistToLLVMPipelineOptions &options) {
+  PassManager pm(module.getContext(), ModuleOp::getOperationName());
+  pm.addPass(createDistPartition(options.toPartitionOptions()));
+  buildReshardLoweringPipeline(pm, options.toLowerReshardOptions());
+  return pm.run(module);
+}
+
+LogicalResult lowerPlannedToLLVM(ModuleOp module,
+                                 const DistToLLVMPipelineOptions &options) {
+  PassManager pm(module.getContext(), ModuleOp::getOperationName());
+  buildDistLocalToLLVMPipeline(pm, options);
+  return pm.run(module);
+}
+
 LogicalResult lowerToLLVM(ModuleOp module,
                           const DistToLLVMPipelineOptions &options) {
   PassManager pm(module.getContext(), ModuleOp::getOperationName());

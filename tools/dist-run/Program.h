@@ -95,6 +95,14 @@ llvm::Expected<EntrySignature> readEntrySignature(mlir::ModuleOp module,
 /// context's handler.
 mlir::LogicalResult lowerToLLVM(mlir::ModuleOp module,
                                 const DistToLLVMPipelineOptions &options);
+/// The same pipeline in two halves. planProgram runs dist-partition and the
+/// reshard lowering: the module stays the global view, with a layout on
+/// every tensor and every reshard planned, so what each rank will hold can
+/// be read off it. lowerPlannedToLLVM runs the rest.
+mlir::LogicalResult planProgram(mlir::ModuleOp module,
+                                const DistToLLVMPipelineOptions &options);
+mlir::LogicalResult lowerPlannedToLLVM(mlir::ModuleOp module,
+                                       const DistToLLVMPipelineOptions &options);
 
 /// Checks that the lowered module has `llvm.func @name` taking the expanded
 /// descriptors the calling convention promises for `signature`, so that a

@@ -18,13 +18,19 @@
 // .npy files. Compiling once in the front reports program errors once, before
 // any rank starts, and spares the ranks the planner's work.
 //
+// Before lowering, the front compares what the ranks will allocate with the
+// machine's memory (Memory.h), and --timeout covers compiling as well as the
+// job (a watchdog over the compilation, then the job's remaining time).
+//
 // Exit codes: 0 success; 1 the program could not be compiled, an npy:DIR
-// input file is missing or bad, or a rank failed (the rank and the reason
-// are on stderr); 2 bad usage.
+// input file is missing or bad, the job cannot fit in memory, a rank failed
+// (the rank and the reason are on stderr) or the time limit passed; 2 bad
+// usage.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Job.h"
+#include "Memory.h"
 #include "Program.h"
 #include "Tensors.h"
 
@@ -107,11 +113,15 @@ cl::opt<std::string>
             cl::desc("Write result k of rank r to DIR/result<k>.rank<r>.npy "
                      "(local padded shape, padding zeroed; bf16 as '<f4')"),
             cl::value_desc("DIR"), cl::cat(runCategory));
-cl::opt<int>
-    timeoutSeconds("timeout",
-                   cl::desc("Kill the job if it runs longer (0: no limit)"),
-                   cl::init(0), cl::value_desc("SECONDS"),
-                   cl::cat(runCategory));
+cl::opt<int> timeoutSeconds(
+    "timeout",
+    cl::desc("Stop if compiling and running take longer (0: no limit)"),
+    cl::init(0), cl::value_desc("SECONDS"), cl::cat(runCategory));
+cl::opt<uint64_t> memoryLimit(
+    "memory-limit",
+    cl::desc("Refuse a job whose ranks together need more memory (0, the "
+             "default: this machine's memory, or its cgroup's limit)"),
+    cl::init(0), cl::value_desc("BYTES"), cl::cat(runCategory));
 cl::opt<std::string> saveLowered(
     "save-lowered",
     cl::desc("Also write the lowered module the ranks run (LLVM dialect, "
@@ -154,6 +164,12 @@ cl::opt<std::string> injectFault(
              "mesh lacks), exit (leave without distRtFinalize), kill "
              "(SIGKILL), hang (stop responding)"),
     cl::cat(runCategory));
+// Testing aid: the front stops responding while it compiles, as a pass or
+// a plan search that never ends would, to check that --timeout covers it.
+cl::opt<bool> injectCompileHang(
+    "inject-compile-hang", cl::Hidden,
+    cl::desc("Stop responding while compiling (tests --timeout)"),
+    cl::cat(runCategory));
 
 constexpr const char *kOverview =
     "dist-run: compile a dist program and run it on N ranks (SPEC §5)\n\n"
@@ -178,9 +194,11 @@ constexpr const char *kOverview =
     "  the padding zeroed; bf16 results are widened exactly to float32 "
     "('<f4'),\n"
     "  f16 is '<f2', i1 is '|b1'.\n\n"
-    "  Exit codes: 0 success, 1 compile error, a bad npy:DIR file or a rank "
-    "failed\n"
-    "  (rank and reason on stderr), 2 bad usage.\n";
+    "  Exit codes: 0 success, 1 compile error, a bad npy:DIR file, a job "
+    "that\n"
+    "  cannot fit in memory, a rank failed (rank and reason on stderr) or "
+    "the\n"
+    "  time limit passed, 2 bad usage.\n";
 
 enum ExitCode { kSuccess = 0, kFailure = 1, kUsage = 2 };
 
@@ -598,6 +616,11 @@ struct TempDir {
 }
 
 int runFront(const char *argv0) {
+  // --timeout counts from here: compiling may take long too.
+  std::optional<Deadline> deadline;
+  if (timeoutSeconds > 0)
+    deadline = std::chrono::steady_clock::now() +
+               std::chrono::seconds(timeoutSeconds);
   // Usage first: nothing is compiled or started for a bad command line.
   if (numRanks < 1)
     return usageError("--np must be at least 1 (got " +
@@ -634,6 +657,16 @@ int runFront(const char *argv0) {
                       llvm::Twine(numRanks - 1));
   if (!llvm::sys::fs::exists(inputFile))
     return failure("no such file '" + inputFile + "'");
+
+  // Nothing to clean up until the job starts: past the deadline the
+  // watchdog just ends the process.
+  const std::string compileTimeout =
+      ("dist-run: compiling '" + inputFile + "' did not finish within " +
+       llvm::Twine(timeoutSeconds) + " s (--timeout) and was stopped\n")
+          .str();
+  std::optional<Watchdog> watchdog;
+  if (deadline)
+    watchdog.emplace(*deadline, compileTimeout, kFailure);
 
   mlir::DialectRegistry registry;
   registerDistRunDialects(registry);
@@ -683,9 +716,30 @@ int runFront(const char *argv0) {
   options.beta = beta;
   options.cacheDir = cacheDir;
   options.maxPeakBytes = maxPeakBytes;
-  if (mlir::failed(lowerToLLVM(*module, options)))
+
+  // Memory: the arguments and results first (what the signature says), the
+  // intermediates once every tensor has its layout; either way before any
+  // rank starts.
+  const uint64_t limit = memoryLimit ? uint64_t(memoryLimit) : machineMemory();
+  const char *limitSource = memoryLimit ? "that --memory-limit allows"
+                                        : "of memory this machine has";
+  if (llvm::Error error = checkJobMemory(rankMemory(*signature, nullptr),
+                                         numRanks, limit, limitSource))
+    return failure(llvm::toString(std::move(error)));
+  if (injectCompileHang)
+    while (true)
+      std::this_thread::sleep_for(std::chrono::hours(1));
+  auto compileFailed = [&] {
     return failure("compiling @" + signature->name + " of '" + inputFile +
                    "' failed (target " + options.target + ")");
+  };
+  if (mlir::failed(planProgram(*module, options)))
+    return compileFailed();
+  if (llvm::Error error = checkJobMemory(rankMemory(*signature, *module),
+                                         numRanks, limit, limitSource))
+    return failure(llvm::toString(std::move(error)));
+  if (mlir::failed(lowerPlannedToLLVM(*module, options)))
+    return compileFailed();
   if (llvm::Error error = checkLoweredEntry(*module, *signature))
     return failure(llvm::toString(std::move(error)));
 
@@ -697,6 +751,12 @@ int runFront(const char *argv0) {
       return failure("cannot write '" + saveLowered + "': " + error);
     module->print(out->os());
     out->keep();
+  }
+  // The compilation is over: the job gets what is left of the time.
+  watchdog.reset();
+  if (deadline && std::chrono::steady_clock::now() >= *deadline) {
+    llvm::errs() << compileTimeout;
+    return kFailure;
   }
 
   // From here on a stop signal ends the job and removes the folder.
@@ -745,7 +805,7 @@ int runFront(const char *argv0) {
   // Open MPI's session folder goes inside ours, so that it is removed with
   // ours even when mpiexec is killed before it can remove it.
   ::setenv("OMPI_MCA_orte_tmpdir_base", temp.path.c_str(), /*overwrite=*/0);
-  JobResult job = runJob(args, timeoutSeconds);
+  JobResult job = runJob(args, deadline);
   switch (job.kind) {
   case JobResult::NotStarted:
     return failure("cannot start '" + *mpirun + "': " + job.error);

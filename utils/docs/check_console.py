@@ -4,7 +4,9 @@
     check_console.py DOC.md --root SRC --bin BUILD/bin [--python PY]
 
 Every ```console block of DOC.md holds commands (lines starting with "$ ",
-continued by a trailing backslash) each followed by its expected output.
+continued by a trailing backslash, or by the lines of a here-document up to
+its terminator: `$ python3 - <<'EOF'` ... `EOF`) each followed by its
+expected output.
 The commands run one by one with bash in a fresh scratch folder holding
 links to the repository's examples/ and utils/, with BUILD/bin first on
 PATH (and PY, when given, as `python3`), so that blocks may build on files
@@ -34,6 +36,9 @@ def blocks(text):
             current.append(line)
 
 
+HEREDOC = re.compile(r"<<-?\s*(['\"]?)(\w+)\1")
+
+
 def commands(block):
     """[(command, [expected lines])]."""
     out, i = [], 0
@@ -46,6 +51,17 @@ def commands(block):
             i += 1
             command = command + "\n" + block[i]
         i += 1
+        heredoc = HEREDOC.search(command)
+        if heredoc:
+            end = heredoc.group(2)
+            while i < len(block) and block[i] != end:
+                command = command + "\n" + block[i]
+                i += 1
+            if i == len(block):
+                raise SystemExit(f"check_console: the here-document of "
+                                 f"{line!r} has no {end} line")
+            command = command + "\n" + end
+            i += 1
         expected = []
         while i < len(block) and not block[i].startswith("$ "):
             expected.append(block[i])

@@ -37,6 +37,7 @@ MESHES = {
     "m222": '<["x"=2, "y"=2, "z"=2]>',
     "ids222": '<["x"=2, "y"=2, "z"=2], devices = [6, 1, 4, 3, 2, 5, 0, 7]>',
     "tp": '<["dp"=2, "tp"=4]>',
+    "u12": '<["tp"=1, "x"=2]>',
 }
 
 
@@ -204,6 +205,11 @@ CASES = [
            "permute: rotate which axis splits which dim on a 2x2x2 mesh.",
            "m222", [8, 8, 8], "f32", '[{"x"}, {"y"}, {"z"}]',
            'permute % axes = ["x", "y", "z"]', '[{"y"}, {"z"}, {"x"}]'),
+    single("permute_no_axes_u12_f32",
+           "permute over no axes: the layouts differ only in where a size-1\n"
+           "axis sits, so every device keeps its buffer (issue 22).",
+           "u12", [8, 4], "f32", '[{"x"}, {}]', 'permute % axes = []',
+           '[{"tp", "x"}, {}]'),
     single("permute_device_ids_i32",
            "permute on a mesh with a device table (ranks 3, 2, 1, 0).",
            "ids4", [8, 8], "i32", '[{"x"}, {"y"}]', 'permute % axes = ["x", "y"]',
@@ -287,6 +293,16 @@ CASES = [
     reshard("zero_rows_to_cols_x4_f32",
             "A planned reshard of an empty tensor (rows to columns).",
             "m4", [0, 8], "f32", '[{"x"}, {}]', '[{}, {"x"}]'),
+    # Issue 22: size-1 axes moved in ways the dialect rejected (a permute
+    # over no axes) or that ride along a collective.
+    reshard("size_one_axis_relabel_u12_f32",
+            "A size-1 axis placed before x: a layout change that moves no data.",
+            "u12", [8], "f32", '[{"x"}]', '[{"tp", "x"}]'),
+    reshard("size_one_axes_ride_along_u12_i32",
+            "Rows by (x, tp) to columns by (tp, x), partial over tp on the way\n"
+            "in: the plan has a collective over the size-1 axis alone.",
+            "u12", [6, 8], "i32", '[{"x"}, {}], partial = sum {"tp"}',
+            '[{}, {"tp", "x"}]'),
     reshard("larger_rows_to_cols_x8_f32",
             "A larger all-to-all (512 KiB global, 8 ranks).",
             "m8", [512, 256], "f32", '[{"x"}, {}]', '[{}, {"x"}]'),

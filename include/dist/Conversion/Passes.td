@@ -108,6 +108,33 @@ def DistLocalize : Pass<"dist-localize", "::mlir::ModuleOp"> {
   ];
 }
 
+def DistDistinctResultBuffers
+    : Pass<"dist-distinct-result-buffers", "::mlir::ModuleOp"> {
+  let summary = "Give every buffer a function returns its own allocation";
+  let description = [{
+    Where a `func.return` returns one buffer at several positions
+    (`return %b, %b`, from a tensor returned twice), every repeat becomes a
+    fresh `memref.alloc` that the buffer is copied into. The `dist-to-llvm`
+    pipeline runs it right before `buffer-results-to-out-params`, which
+    turns each result into a caller-allocated out-parameter and, for a
+    result that is a static allocation, computes into the out-parameter
+    instead of copying: an allocation returned twice would be replaced by
+    two out-parameters (upstream MLIR erases it twice and crashes). After
+    this pass each out-parameter receives its own buffer.
+
+    ```mlir
+    %a = memref.alloc() : memref<8xf32>
+    return %a, %a : memref<8xf32>, memref<8xf32>
+    // becomes
+    %a = memref.alloc() : memref<8xf32>
+    %c = memref.alloc() : memref<8xf32>
+    memref.copy %a, %c : memref<8xf32> to memref<8xf32>
+    return %a, %c : memref<8xf32>, memref<8xf32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+}
+
 def ConvertDistToRuntime : Pass<"convert-dist-to-runtime", "::mlir::ModuleOp"> {
   let summary = "Lower dist.buffer.* collectives to runtime calls";
   let description = [{

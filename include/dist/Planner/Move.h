@@ -57,6 +57,14 @@ inline bool moveSplitsDim(MoveKind kind) {
   return kind == MoveKind::AllSlice || kind == MoveKind::AllToAll ||
          kind == MoveKind::ReduceScatter;
 }
+/// Moves that may name no axis. A permute's axes are the axes whose
+/// coordinate changes (permuteAxes); between layouts that differ only in
+/// where size-1 axes sit, none does: every device keeps its buffer, and the
+/// permute over no axes is the free relabelling that changes the type.
+/// Every other collective needs a group.
+inline bool moveMayNameNoAxes(MoveKind kind) {
+  return kind == MoveKind::Permute;
+}
 /// Moves whose `reduction` field is meaningful.
 inline bool moveHasReduction(MoveKind kind) {
   return kind == MoveKind::ReduceScatter || kind == MoveKind::AllReduce ||

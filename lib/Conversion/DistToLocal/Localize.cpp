@@ -327,6 +327,12 @@ DIST_LOCALIZE_PATTERN(PermuteOp, {
   if (failed(src) || failed(dst))
     return failure();
   const planner::Mesh &mesh = info->mesh;
+  // A relabelling (the layouts differ only in where size-1 axes sit): every
+  // device is its own sender and the local buffer keeps its shape.
+  if (planner::permuteAxes(mesh, *src, *dst).empty()) {
+    rewriter.replaceOp(op, input);
+    return success();
+  }
   if (mesh.getNumDevices() >
       std::min(meshes.permuteTableDevices, dist::kMaxTableDevices)) {
     // The layouts instead of a table: the runtime computes the same senders

@@ -50,6 +50,21 @@ func.func @permute_table(%a: tensor<16xf32, #dist.sharding<@m, [{"x", "y"}]>>,
 
 // -----
 
+// A permute over no axes (only size-1 axes change place, issue 22) leaves
+// every device its own buffer: nothing to run.
+dist.mesh @u = <["tp"=1, "x"=2]>
+
+// CHECK-LABEL: func @permute_relabel
+// CHECK-SAME: (%[[A:.*]]: tensor<4x4xf32>) -> tensor<4x4xf32>
+// CHECK-NOT: dist.local
+// CHECK: return %[[A]] : tensor<4x4xf32>
+func.func @permute_relabel(%a: tensor<8x4xf32, #dist.sharding<@u, [{"x"}, {}]>>) -> tensor<8x4xf32, #dist.sharding<@u, [{"tp", "x"}, {}]>> {
+  %0 = dist.permute %a axes = [] : tensor<8x4xf32, #dist.sharding<@u, [{"x"}, {}]>> -> tensor<8x4xf32, #dist.sharding<@u, [{"tp", "x"}, {}]>>
+  return %0 : tensor<8x4xf32, #dist.sharding<@u, [{"tp", "x"}, {}]>>
+}
+
+// -----
+
 // Calls between functions with sharded signatures follow the conversion;
 // unsharded tensors and the mesh stay as they are.
 dist.mesh @m = <["x"=4]>

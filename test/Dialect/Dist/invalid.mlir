@@ -1,4 +1,4 @@
-// RUN: dist-opt %s -split-input-file -verify-diagnostics
+// RUN: dist-opt %s -split-input-file -verify-diagnostics -allow-unregistered-dialect
 
 //===----------------------------------------------------------------------===//
 // dist.mesh
@@ -138,28 +138,29 @@ func.func private @f(tensor<16xf32, #dist.sharding<@m, [{"x"}], sum {"y"}>>)
 // Symbol resolution
 //===----------------------------------------------------------------------===//
 
+// The dist ops resolve the meshes and axes of their own types.
 dist.mesh @m = <["x"=2, "y"=4]>
-func.func @unknown_mesh(%arg0: tensor<16xf32, #dist.sharding<@nope, [{"x"}]>>) {
+func.func @unknown_mesh(%arg0: tensor<16xf32, #dist.sharding<@m, [{"x"}]>>) {
   // expected-error @+1 {{'dist.reshard' op refers to unknown mesh @nope}}
-  %0 = dist.reshard %arg0 : tensor<16xf32, #dist.sharding<@nope, [{"x"}]>> -> tensor<16xf32, #dist.sharding<@nope, [{}]>>
+  %0 = dist.reshard %arg0 : tensor<16xf32, #dist.sharding<@m, [{"x"}]>> -> tensor<16xf32, #dist.sharding<@nope, [{}]>>
   return
 }
 
 // -----
 
 dist.mesh @m = <["x"=2, "y"=4]>
-func.func @unknown_axis(%arg0: tensor<16xf32, #dist.sharding<@m, [{"z"}]>>) {
+func.func @unknown_axis(%arg0: tensor<16xf32, #dist.sharding<@m, [{"x"}]>>) {
   // expected-error @+1 {{mesh @m has no axis "z"}}
-  %0 = dist.reshard %arg0 : tensor<16xf32, #dist.sharding<@m, [{"z"}]>> -> tensor<16xf32, #dist.sharding<@m, [{}]>>
+  %0 = dist.reshard %arg0 : tensor<16xf32, #dist.sharding<@m, [{"x"}]>> -> tensor<16xf32, #dist.sharding<@m, [{"z"}]>>
   return
 }
 
 // -----
 
 dist.mesh @m = <["x"=2, "y"=4]>
-func.func @unknown_partial_axis(%arg0: tensor<16xf32, #dist.sharding<@m, [{}], partial = sum {"w"}>>) {
+func.func @unknown_partial_axis(%arg0: tensor<16xf32, #dist.sharding<@m, [{}], partial = sum {"x"}>>) {
   // expected-error @+1 {{mesh @m has no axis "w"}}
-  %0 = dist.reshard %arg0 : tensor<16xf32, #dist.sharding<@m, [{}], partial = sum {"w"}>> -> tensor<16xf32, #dist.sharding<@m, [{}]>>
+  %0 = dist.all_reduce %arg0 axes = ["x"] reduction = sum : tensor<16xf32, #dist.sharding<@m, [{}], partial = sum {"x"}>> -> tensor<16xf32, #dist.sharding<@m, [{}], partial = sum {"w"}>>
   return
 }
 
@@ -174,9 +175,91 @@ func.func @unknown_collective_axis(%arg0: tensor<16xf32, #dist.sharding<@m, [{"x
 
 // -----
 
+// Every other sharded type is checked wherever it appears (issue 22: a
+// signature naming a mesh or an axis that does not exist was accepted).
+// A symbol that is not a mesh is no mesh.
+// expected-error @+1 {{'func.func' op argument 0 refers to unknown mesh @mesh_is_not_a_mesh}}
 func.func @mesh_is_not_a_mesh(%arg0: tensor<16xf32, #dist.sharding<@mesh_is_not_a_mesh, [{}]>>) {
-  // expected-error @+1 {{refers to unknown mesh @mesh_is_not_a_mesh}}
-  %0 = dist.reshard %arg0 : tensor<16xf32, #dist.sharding<@mesh_is_not_a_mesh, [{}]>> -> tensor<16xf32, #dist.sharding<@mesh_is_not_a_mesh, [{}]>>
+  return
+}
+
+// -----
+
+dist.mesh @m = <["x"=2]>
+// expected-error @+1 {{'func.func' op argument 1 refers to unknown mesh @nope}}
+func.func @signature_unknown_mesh(%a: tensor<8xf32, #dist.sharding<@m, [{}]>>, %b: tensor<8xf32, #dist.sharding<@nope, [{}]>>) {
+  return
+}
+
+// -----
+
+dist.mesh @m = <["x"=2]>
+// expected-error @+1 {{'func.func' op argument 0: mesh @m has no axis "q"}}
+func.func @signature_unknown_axis(%a: tensor<8x4xf32, #dist.sharding<@m, [{"q"}, {}]>>) -> tensor<8x4xf32, #dist.sharding<@m, [{"q"}, {}]>> {
+  return %a : tensor<8x4xf32, #dist.sharding<@m, [{"q"}, {}]>>
+}
+
+// -----
+
+dist.mesh @m = <["x"=2]>
+// expected-error @+1 {{'func.func' op result 0 refers to unknown mesh @nope}}
+func.func private @result_unknown_mesh(%a: tensor<8xf32, #dist.sharding<@m, [{}]>>) -> tensor<8xf32, #dist.sharding<@nope, [{}]>>
+
+// -----
+
+dist.mesh @m = <["x"=2]>
+// expected-error @+1 {{'func.func' op result 1: mesh @m has no axis "q"}}
+func.func private @declaration_partial_axis() -> (tensor<8xf32, #dist.sharding<@m, [{}]>>, tensor<8xf32, #dist.sharding<@m, [{}], partial = sum {"q"}>>)
+
+// -----
+
+// Nested in another type (a function type attribute's types are not
+// values; a tuple result is one).
+dist.mesh @m = <["x"=2]>
+func.func @nested(%a: tensor<8xf32, #dist.sharding<@m, [{}]>>) {
+  // expected-error @+1 {{'test.op' op result 0 refers to unknown mesh @nope}}
+  %t = "test.op"() : () -> tuple<i32, tensor<8xf32, #dist.sharding<@nope, [{}]>>>
+  return
+}
+
+// -----
+
+dist.mesh @m = <["x"=2]>
+func.func @op_result(%a: tensor<8xf32, #dist.sharding<@m, [{"x"}]>>) {
+  // expected-error @+1 {{'tensor.empty' op result 0: mesh @m has no axis "y"}}
+  %e = tensor.empty() : tensor<8xf32, #dist.sharding<@m, [{"y"}]>>
+  return
+}
+
+// -----
+
+dist.mesh @m = <["x"=2]>
+func.func @constant(%a: tensor<8xf32, #dist.sharding<@m, [{"x"}]>>) {
+  // expected-error @+1 {{'arith.constant' op result 0 refers to unknown mesh @n}}
+  %c = arith.constant dense<1.0> : tensor<8xf32, #dist.sharding<@n, [{}]>>
+  return
+}
+
+// -----
+
+// Block arguments, in the function's other blocks and in nested regions.
+dist.mesh @m = <["x"=2]>
+func.func @block_argument(%a: tensor<8xf32, #dist.sharding<@m, [{}]>>) {
+  return
+// expected-error @+1 {{block argument 0 refers to unknown mesh @gone}}
+^bb1(%b: tensor<8xf32, #dist.sharding<@gone, [{}]>>):
+  return
+}
+
+// -----
+
+dist.mesh @m = <["x"=2]>
+func.func @region_argument(%a: tensor<8xf32, #dist.sharding<@m, [{}]>>) {
+  "test.region_op"() ({
+  // expected-error @+1 {{block argument 1: mesh @m has no axis "z"}}
+  ^bb0(%i: index, %t: tensor<8xf32, #dist.sharding<@m, [{"z"}]>>):
+    "test.terminator"() : () -> ()
+  }) : () -> ()
   return
 }
 
@@ -406,6 +489,28 @@ dist.mesh @m = <["x"=2, "y"=2]>
 func.func @permute_wrong_axes(%arg0: tensor<64xf32, #dist.sharding<@m, [{"x", "y"}]>>) {
   // expected-error @+1 {{permute: axes {"x"} are not the axes whose coordinate changes between sender and receiver, which are {"x", "y"}}}
   %0 = dist.permute %arg0 axes = ["x"] : tensor<64xf32, #dist.sharding<@m, [{"x", "y"}]>> -> tensor<64xf32, #dist.sharding<@m, [{"y", "x"}]>>
+  return
+}
+
+// -----
+
+// A permute over no axes only relabels size-1 axes; here x's and y's
+// coordinates change (issue 22).
+dist.mesh @m = <["u"=1, "x"=2, "y"=2]>
+func.func @permute_no_axes_moves_data(%arg0: tensor<64xf32, #dist.sharding<@m, [{"x", "y"}]>>) {
+  // expected-error @+1 {{permute: axes {} are not the axes whose coordinate changes between sender and receiver, which are {"x", "y"}}}
+  %0 = dist.permute %arg0 axes = [] : tensor<64xf32, #dist.sharding<@m, [{"x", "y"}]>> -> tensor<64xf32, #dist.sharding<@m, [{"u", "y", "x"}]>>
+  return
+}
+
+// -----
+
+// Only a permute may name no axes: a gather over none is no collective,
+// even between layouts that differ only in a size-1 axis.
+dist.mesh @m = <["u"=1, "x"=2]>
+func.func @gather_no_axes_size_one(%arg0: tensor<64xf32, #dist.sharding<@m, [{"x", "u"}]>>) {
+  // expected-error @+1 {{requires at least one mesh axis}}
+  %0 = dist.all_gather %arg0 axes = [] dim = 0 : tensor<64xf32, #dist.sharding<@m, [{"x", "u"}]>> -> tensor<64xf32, #dist.sharding<@m, [{"x"}]>>
   return
 }
 

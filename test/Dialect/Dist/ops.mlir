@@ -109,6 +109,29 @@ func.func @permutes(%arg0: tensor<16x16xf32, #dist.sharding<@m3, [{"x"}, {"y"}]>
   return
 }
 
+// Where only size-1 axes change place no coordinate changes: a permute over
+// no axes relabels (issue 22), and collectives may name size-1 axes alone.
+// CHECK-LABEL: func @size_one_axes
+func.func @size_one_axes(%arg0: tensor<16x8xf32, #dist.sharding<@m5, [{"b"}, {"d"}]>>) {
+  // CHECK: dist.permute %{{.*}} axes = []
+  // CHECK-SAME: -> tensor<16x8xf32, #dist.sharding<@m5, [{"a", "b"}, {"d", "c"}]>>
+  %p = dist.permute %arg0 axes = []
+      : tensor<16x8xf32, #dist.sharding<@m5, [{"b"}, {"d"}]>>
+     -> tensor<16x8xf32, #dist.sharding<@m5, [{"a", "b"}, {"d", "c"}]>>
+  // CHECK: dist.all_gather %{{.*}} axes = ["c"] dim = 1
+  %g = dist.all_gather %p axes = ["c"] dim = 1
+      : tensor<16x8xf32, #dist.sharding<@m5, [{"a", "b"}, {"d", "c"}]>>
+     -> tensor<16x8xf32, #dist.sharding<@m5, [{"a", "b"}, {"d"}]>>
+  // CHECK: dist.all_to_all %{{.*}} axes = ["e"] dim = 1 to_dim = 0
+  %s = dist.all_slice %g axes = ["e"] dim = 1
+      : tensor<16x8xf32, #dist.sharding<@m5, [{"a", "b"}, {"d"}]>>
+     -> tensor<16x8xf32, #dist.sharding<@m5, [{"a", "b"}, {"d", "e"}]>>
+  %t = dist.all_to_all %s axes = ["e"] dim = 1 to_dim = 0
+      : tensor<16x8xf32, #dist.sharding<@m5, [{"a", "b"}, {"d", "e"}]>>
+     -> tensor<16x8xf32, #dist.sharding<@m5, [{"a", "b", "e"}, {"d"}]>>
+  return
+}
+
 // CHECK-LABEL: func @partial_moves
 func.func @partial_moves(%arg0: tensor<16x8xf32, #dist.sharding<@m3, [{"x"}, {}], partial = sum {"y", "z"}>>,
                          %arg1: tensor<16x8xi32, #dist.sharding<@m3, [{}, {}], partial = max {"x"}>>) {

@@ -5,18 +5,21 @@
 // The baselines and the joint chooser on a program where they differ (the
 // transformer block of docs/tutorial-transformer.md): deciding op by op
 // costs two more collectives.
-// RUN: dist-opt %S/Inputs/transformer-block.mlir --dist-partition="chooser=joint" -dist-remarks -mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s --check-prefix=JOINT
-// RUN: dist-opt %S/Inputs/transformer-block.mlir --dist-partition="chooser=per-op" -dist-remarks -mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s --check-prefix=PEROP
-// RUN: dist-opt %S/Inputs/transformer-block.mlir --dist-partition="chooser=keep-larger" -dist-remarks -mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s --check-prefix=LARGER
-// The summary is printed also when nothing needs planning.
-// RUN: dist-opt %s --dist-reshard-pipeline -dist-remarks -mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s --check-prefix=PIPELINE
+// The summary remarks are one line each: the module they are about is not
+// printed after them (issue 22), so no flag is needed to read them.
+// RUN: dist-opt %S/Inputs/transformer-block.mlir --dist-partition="chooser=joint" -dist-remarks -o /dev/null 2>&1 | FileCheck %s --check-prefix=JOINT --implicit-check-not=module --implicit-check-not=note:
+// RUN: dist-opt %S/Inputs/transformer-block.mlir --dist-partition="chooser=per-op" -dist-remarks -o /dev/null 2>&1 | FileCheck %s --check-prefix=PEROP --implicit-check-not=module --implicit-check-not=note:
+// RUN: dist-opt %S/Inputs/transformer-block.mlir --dist-partition="chooser=keep-larger" -dist-remarks -o /dev/null 2>&1 | FileCheck %s --check-prefix=LARGER --implicit-check-not=module --implicit-check-not=note:
+// The summary is printed also when nothing needs planning. (Each reshard's
+// remark is about its op, which MLIR shows after it; the module is not.)
+// RUN: dist-opt %s --dist-reshard-pipeline -dist-remarks -o /dev/null 2>&1 | FileCheck %s --check-prefix=PIPELINE --implicit-check-not=module --implicit-check-not=dist.mesh --implicit-check-not=func.func
 
 // CHOOSER: dist-partition: unknown chooser 'best' (expected joint, per-op or keep-larger)
 // STRATEGY: dist-partition: unknown strategy 'fastest' (expected optimal or greedy)
 // MOVES: dist-partition: unknown moves 'p2p' (expected all or collective)
 // UNKNOWN-AXIS: dist-partition: option 'alpha' names axis "q", which no mesh in this module has
 
-// JOINT: remark: dist-partition: 15 ops partitioned (chooser joint), 6 reshards inserted, modelled cost 1.200e-04 s
+// JOINT: transformer-block.mlir:0:0: remark: dist-partition: 15 ops partitioned (chooser joint), 6 reshards inserted, modelled cost 1.200e-04 s
 // PEROP: remark: dist-partition: 15 ops partitioned (chooser per-op), 6 reshards inserted, modelled cost 1.800e-04 s
 // LARGER: remark: dist-partition: 15 ops partitioned (chooser keep-larger), 6 reshards inserted, modelled cost 1.800e-04 s
 // PIPELINE: remark: dist-partition: 3 ops partitioned (chooser joint), 3 reshards inserted, modelled cost 6.002e-05 s

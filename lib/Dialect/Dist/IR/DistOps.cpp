@@ -180,9 +180,12 @@ static LogicalResult verifySameGlobalTensor(Operation *op, Value input,
   return success();
 }
 
-/// The axes a collective names: at least one, each once.
-static LogicalResult verifyAxisList(Operation *op, ArrayAttr axes) {
-  if (axes.empty())
+/// The axes a move names: each once, and at least one except where the
+/// planner's rule allows none (a permute that changes no coordinate; its
+/// symbol check then requires that none does).
+static LogicalResult verifyAxisList(Operation *op, ArrayAttr axes,
+                                    planner::MoveKind kind) {
+  if (axes.empty() && !planner::moveMayNameNoAxes(kind))
     return op->emitOpError("requires at least one mesh axis");
   llvm::SmallDenseSet<StringRef> seen;
   for (StringRef axis : axes.getAsValueRange<StringAttr>())
@@ -244,10 +247,10 @@ static LogicalResult verifyMoveResult(Operation *op, const ResolvedMove &r,
 }
 
 template <typename OpTy>
-static LogicalResult verifyMoveOp(OpTy op) {
+static LogicalResult verifyMoveOp(OpTy op, planner::MoveKind kind) {
   if (failed(verifySameGlobalTensor(op, op.getInput(), op.getResult())))
     return failure();
-  return verifyAxisList(op, op.getAxes());
+  return verifyAxisList(op, op.getAxes(), kind);
 }
 
 template <typename OpTy>
@@ -352,13 +355,17 @@ void ReshardOp::getCanonicalizationPatterns(RewritePatternSet &results,
 // Collectives
 //===----------------------------------------------------------------------===//
 
-LogicalResult AllGatherOp::verify() { return verifyMoveOp(*this); }
+LogicalResult AllGatherOp::verify() {
+  return verifyMoveOp(*this, planner::MoveKind::AllGather);
+}
 LogicalResult AllGatherOp::verifySymbolUses(SymbolTableCollection &table) {
   return verifyMoveSymbols(
       *this, makeMove(planner::MoveKind::AllGather, getDim()), table);
 }
 
-LogicalResult AllSliceOp::verify() { return verifyMoveOp(*this); }
+LogicalResult AllSliceOp::verify() {
+  return verifyMoveOp(*this, planner::MoveKind::AllSlice);
+}
 LogicalResult AllSliceOp::verifySymbolUses(SymbolTableCollection &table) {
   return verifyMoveSymbols(
       *this, makeMove(planner::MoveKind::AllSlice, getDim()), table);
@@ -367,7 +374,7 @@ LogicalResult AllSliceOp::verifySymbolUses(SymbolTableCollection &table) {
 LogicalResult AllToAllOp::verify() {
   if (getDim() == getToDim())
     return emitOpError("source and destination dim are both ") << getDim();
-  return verifyMoveOp(*this);
+  return verifyMoveOp(*this, planner::MoveKind::AllToAll);
 }
 LogicalResult AllToAllOp::verifySymbolUses(SymbolTableCollection &table) {
   return verifyMoveSymbols(
@@ -375,7 +382,9 @@ LogicalResult AllToAllOp::verifySymbolUses(SymbolTableCollection &table) {
       table);
 }
 
-LogicalResult ReduceScatterOp::verify() { return verifyMoveOp(*this); }
+LogicalResult ReduceScatterOp::verify() {
+  return verifyMoveOp(*this, planner::MoveKind::ReduceScatter);
+}
 LogicalResult ReduceScatterOp::verifySymbolUses(SymbolTableCollection &table) {
   return verifyMoveSymbols(*this,
                            makeMove(planner::MoveKind::ReduceScatter, getDim(),
@@ -383,14 +392,18 @@ LogicalResult ReduceScatterOp::verifySymbolUses(SymbolTableCollection &table) {
                            table);
 }
 
-LogicalResult AllReduceOp::verify() { return verifyMoveOp(*this); }
+LogicalResult AllReduceOp::verify() {
+  return verifyMoveOp(*this, planner::MoveKind::AllReduce);
+}
 LogicalResult AllReduceOp::verifySymbolUses(SymbolTableCollection &table) {
   return verifyMoveSymbols(
       *this, makeMove(planner::MoveKind::AllReduce, -1, -1, getReduction()),
       table);
 }
 
-LogicalResult ReplicateToPartialOp::verify() { return verifyMoveOp(*this); }
+LogicalResult ReplicateToPartialOp::verify() {
+  return verifyMoveOp(*this, planner::MoveKind::ReplicateToPartial);
+}
 LogicalResult
 ReplicateToPartialOp::verifySymbolUses(SymbolTableCollection &table) {
   return verifyMoveSymbols(
@@ -399,7 +412,9 @@ ReplicateToPartialOp::verifySymbolUses(SymbolTableCollection &table) {
       table);
 }
 
-LogicalResult PermuteOp::verify() { return verifyMoveOp(*this); }
+LogicalResult PermuteOp::verify() {
+  return verifyMoveOp(*this, planner::MoveKind::Permute);
+}
 LogicalResult PermuteOp::verifySymbolUses(SymbolTableCollection &table) {
   FailureOr<ResolvedMove> resolved =
       resolve(*this, getInput(), getResult(), getAxes(), table);

@@ -309,7 +309,7 @@ void DistLowerReshardPass::runOnOperation() {
   numCollectives += counters.collectives;
   totalCostNs += static_cast<uint64_t>(std::llround(counters.cost * 1e9));
   if (remarks || clRemarks)
-    root->emitRemark("dist-lower-reshard: ")
+    emitSummaryRemark(root) << "dist-lower-reshard: "
         << counters.reshards << " reshards lowered, " << counters.hits
         << " cache hits, " << counters.misses << " cache misses, "
         << counters.collectives << " collectives emitted, modelled cost "

@@ -252,6 +252,10 @@ def Dist_PermuteOp : Dist_MoveOp<"permute"> {
     device that differs from it only on the listed axes (or keeps its own).
     Examples: reordering the axes of one dimension, or swapping which axes
     split which dimensions. Cost: `max alpha + n * max beta` over the axes.
+    The axes are exactly those whose coordinate changes between sender and
+    receiver; where the layouts differ only in where size-1 axes sit, none
+    does, and the permute names no axes: a free relabelling in which every
+    device keeps its buffer (`axes = []`).
 
     ```mlir
     dist.mesh @m = <["x"=2, "y"=2]>

@@ -209,7 +209,7 @@ void DistPartitionPass::runOnOperation() {
   if (failedAny)
     return signalPassFailure();
   if (remarks || remarksRequested())
-    module.emitRemark("dist-partition: ")
+    emitSummaryRemark(module) << "dist-partition: "
         << totalOps << " ops partitioned (chooser " << chooser << "), "
         << totalReshards << " reshards inserted, modelled cost "
         << llvm::formatv("{0:e3}", totalCost) << " s";
