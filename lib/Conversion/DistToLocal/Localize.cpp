@@ -32,6 +32,12 @@ using namespace dist;
 
 namespace {
 
+ShardingAttr getSharding(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  return tensor ? dyn_cast_or_null<ShardingAttr>(tensor.getEncoding())
+                : ShardingAttr();
+}
+
 /// The meshes of the module, resolved once.
 struct MeshInfo {
   MeshOp op;
@@ -58,6 +64,23 @@ public:
     return it == meshes.end() ? nullptr : &it->second;
   }
 
+  /// The mesh and layout of a sharded tensor type; nullopt for other types
+  /// (and for bad ones, which the pass's pre-check reports).
+  std::optional<ShardedTypeInfo> shardedInfo(Type type) const {
+    ShardingAttr sharding = getSharding(type);
+    if (!sharding)
+      return std::nullopt;
+    const MeshInfo *info = lookup(sharding.getMesh().getValue());
+    if (!info)
+      return std::nullopt;
+    MeshOp meshOp = info->op;
+    FailureOr<planner::Layout> layout = getPlannerLayout(
+        sharding, meshOp, [&] { return emitError(meshOp.getLoc()); });
+    if (failed(layout))
+      return std::nullopt;
+    return ShardedTypeInfo{meshOp, &info->mesh, std::move(*layout)};
+  }
+
   /// Meshes with more devices lower their permutes by layouts, not tables
   /// (the pass's permute-table-devices option).
   int64_t permuteTableDevices = 4096;
@@ -66,32 +89,19 @@ private:
   llvm::StringMap<MeshInfo> meshes;
 };
 
-ShardingAttr getSharding(Type type) {
-  auto tensor = dyn_cast<RankedTensorType>(type);
-  return tensor ? dyn_cast_or_null<ShardingAttr>(tensor.getEncoding())
-                : ShardingAttr();
-}
-
 /// Sharded tensor -> the tensor of one device's padded block.
 class LocalTypeConverter : public TypeConverter {
 public:
   explicit LocalTypeConverter(const MeshTable &meshes) : meshes(meshes) {
     addConversion([](Type type) { return type; });
     addConversion([this](RankedTensorType type) -> std::optional<Type> {
-      ShardingAttr sharding = getSharding(type);
-      if (!sharding)
+      if (!getSharding(type))
         return type;
-      const MeshInfo *info = this->meshes.lookup(sharding.getMesh().getValue());
+      std::optional<ShardedTypeInfo> info = this->meshes.shardedInfo(type);
       if (!info)
         return std::nullopt;
-      // The pre-check already reported bad axes; stay silent here.
-      MeshOp meshOp = info->op;
-      FailureOr<planner::Layout> layout = getPlannerLayout(
-          sharding, meshOp, [&] { return emitError(meshOp.getLoc()); });
-      if (failed(layout))
-        return std::nullopt;
       return RankedTensorType::get(
-          planner::localShape(info->mesh, *layout, type.getShape()),
+          planner::localShape(*info->mesh, info->layout, type.getShape()),
           type.getElementType());
     });
   }
@@ -111,19 +121,7 @@ public:
     return local ? local : global;
   }
   std::optional<ShardedTypeInfo> getShardedInfo(Type global) const override {
-    ShardingAttr sharding = getSharding(global);
-    if (!sharding)
-      return std::nullopt;
-    const MeshInfo *info = meshes.lookup(sharding.getMesh().getValue());
-    if (!info)
-      return std::nullopt;
-    MeshOp meshOp = info->op;
-    // The pre-check already reported bad axes.
-    FailureOr<planner::Layout> layout = getPlannerLayout(
-        sharding, meshOp, [&] { return emitError(meshOp.getLoc()); });
-    if (failed(layout))
-      return std::nullopt;
-    return ShardedTypeInfo{meshOp, &info->mesh, std::move(*layout)};
+    return meshes.shardedInfo(global);
   }
 
 private:

@@ -197,6 +197,27 @@ void localSlice(const SliceGeometry &g, const ShardedTypeInfo *whole,
   }
 }
 
+/// The per-device slice of `slice` (whose whole is `wholeType`), built by
+/// `create` from the local offsets, sizes and strides.
+FailureOr<SmallVector<Value>> localizeSlice(
+    Operation *op, OffsetSizeAndStrideOpInterface slice,
+    RankedTensorType wholeType, RankedTensorType partType,
+    const llvm::SmallBitVector &dropped, RewriterBase &rewriter,
+    const LocalizeContext &context,
+    function_ref<Value(ArrayRef<OpFoldResult>, ArrayRef<OpFoldResult>,
+                       ArrayRef<OpFoldResult>)>
+        create) {
+  llvm::Expected<SliceGeometry> g =
+      SliceGeometry::get(slice, wholeType, partType, dropped);
+  if (!g)
+    return op->emitOpError("cannot be localized: ")
+           << llvm::toString(g.takeError());
+  std::optional<ShardedTypeInfo> whole = context.getShardedInfo(wholeType);
+  SmallVector<OpFoldResult> offsets, sizes, strides;
+  localSlice(*g, whole ? &*whole : nullptr, offsets, sizes, strides, rewriter);
+  return SmallVector<Value>{create(offsets, sizes, strides)};
+}
+
 /// Checks that every split dim of the whole is aligned and the part laid
 /// out as the slice of it (the types the partitioner wrote say so;
 /// hand-written IR may not).
@@ -272,21 +293,16 @@ struct ExtractSliceModel
                                          ValueRange localOperands,
                                          const LocalizeContext &context) const {
     auto slice = cast<tensor::ExtractSliceOp>(op);
-    llvm::Expected<SliceGeometry> g = SliceGeometry::get(
-        slice, slice.getSourceType(), slice.getType(), slice.getDroppedDims());
-    if (!g)
-      return op->emitOpError("cannot be localized: ")
-             << llvm::toString(g.takeError());
-    std::optional<ShardedTypeInfo> whole =
-        context.getShardedInfo(slice.getSourceType());
-    SmallVector<OpFoldResult> offsets, sizes, strides;
-    localSlice(*g, whole ? &*whole : nullptr, offsets, sizes, strides,
-               rewriter);
     auto type = cast<RankedTensorType>(context.getLocalType(slice.getType()));
-    Value local = tensor::ExtractSliceOp::create(rewriter, op->getLoc(), type,
-                                                 localOperands[0], offsets,
-                                                 sizes, strides);
-    return SmallVector<Value>{local};
+    return localizeSlice(
+        op, slice, slice.getSourceType(), slice.getType(),
+        slice.getDroppedDims(), rewriter, context,
+        [&](ArrayRef<OpFoldResult> offsets, ArrayRef<OpFoldResult> sizes,
+            ArrayRef<OpFoldResult> strides) -> Value {
+          return tensor::ExtractSliceOp::create(rewriter, op->getLoc(), type,
+                                                localOperands[0], offsets,
+                                                sizes, strides);
+        });
   }
 };
 
@@ -339,21 +355,16 @@ struct InsertSliceModel
                                          ValueRange localOperands,
                                          const LocalizeContext &context) const {
     auto insert = cast<tensor::InsertSliceOp>(op);
-    llvm::Expected<SliceGeometry> g =
-        SliceGeometry::get(insert, insert.getDestType(), insert.getSourceType(),
-                           insert.getDroppedDims());
-    if (!g)
-      return op->emitOpError("cannot be localized: ")
-             << llvm::toString(g.takeError());
-    std::optional<ShardedTypeInfo> whole =
-        context.getShardedInfo(insert.getDestType());
-    SmallVector<OpFoldResult> offsets, sizes, strides;
-    localSlice(*g, whole ? &*whole : nullptr, offsets, sizes, strides,
-               rewriter);
-    Value local = tensor::InsertSliceOp::create(
-        rewriter, op->getLoc(), localOperands[0], localOperands[1], offsets,
-        sizes, strides);
-    return SmallVector<Value>{local};
+    return localizeSlice(
+        op, insert, insert.getDestType(), insert.getSourceType(),
+        insert.getDroppedDims(), rewriter, context,
+        [&](ArrayRef<OpFoldResult> offsets, ArrayRef<OpFoldResult> sizes,
+            ArrayRef<OpFoldResult> strides) -> Value {
+          return tensor::InsertSliceOp::create(rewriter, op->getLoc(),
+                                               localOperands[0],
+                                               localOperands[1], offsets,
+                                               sizes, strides);
+        });
   }
 };
 
