@@ -106,14 +106,14 @@ llvm::Expected<LoopRule> LoopRule::get(linalg::LinalgOp op) {
         // A window (d0 + d1, 2 * d0, ...): a device's block of this operand
         // would need its neighbours' elements, so none of these loops may
         // be split.
+        std::string why = llvm::formatv("operand #{0} indexes dim {1} by "
+                                        "`{2}`, which needs neighbouring "
+                                        "blocks",
+                                        operand.getOperandNumber(), d,
+                                        printed(expr));
         expr.walk([&](AffineExpr sub) {
           if (auto dim = dyn_cast<AffineDimExpr>(sub))
-            markUnsplittable(rule, dim.getPosition(),
-                             llvm::formatv("operand #{0} indexes dim {1} by "
-                                           "`{2}`, which needs neighbouring "
-                                           "blocks",
-                                           operand.getOperandNumber(), d,
-                                           printed(expr)));
+            markUnsplittable(rule, dim.getPosition(), why);
         });
       }
     }

@@ -59,7 +59,7 @@ partition::alignSlice(const planner::Mesh &mesh, const DimLayout &whole,
   }
   if (!whole.segments.empty()) {
     std::vector<int64_t> blocks = localBlocks(mesh, whole, extent);
-    int64_t start = 0, local = 0;
+    int64_t start = 0;
     std::optional<size_t> first;
     AlignedSlice out;
     out.slice.axes = whole.axes;
@@ -73,7 +73,6 @@ partition::alignSlice(const planner::Mesh &mesh, const DimLayout &whole,
         out.localOffset += blocks[i];
       }
       start += whole.segments[i];
-      local += blocks[i];
       if (first && start == offset + size) {
         if (out.slice.segments.size() == 1)
           out.slice.segments.clear();
