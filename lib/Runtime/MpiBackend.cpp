@@ -4,7 +4,9 @@
 // a private duplicate of the group's communicator, and completes before the
 // call returns. MPI has no half-precision types, so f16/bf16 reductions use a
 // 2-byte derived datatype with user-defined operations that combine in float;
-// avg is a sum followed by a local division, as MPI has no mean.
+// avg is a sum followed by a local division, as MPI has no mean. Narrow
+// integers reduce in 64 bits (reducesInInt64: exact means, and sums that
+// wrap where Open MPI's op/avx saturates).
 //
 // Host memory comes from a heap the other ranks of the node can read
 // (NodeHeaps.h), which gives the strided all-to-all a single-copy path.
@@ -206,6 +208,18 @@ public:
 
   void reduceScatter(BackendComm &c, const void *send, void *recv, size_t n,
                      DType t, RedOp op, bool inPlace, Stream) override {
+    if (reducesInInt64(t, op)) {
+      // Every member's n-element block of the whole buffer, in int64.
+      const size_t whole = n * static_cast<size_t>(commSize(c));
+      std::vector<int64_t> wide(whole), reduced(n);
+      widenInts(inPlace ? recv : send, wide.data(), whole, t);
+      checkMpi(MPI_Reduce_scatter_block(wide.data(), reduced.data(),
+                                        static_cast<int>(n), wideType(op),
+                                        wideOp(op), comm(c)),
+               "MPI_Reduce_scatter_block");
+      narrowReduced(reduced.data(), recv, n, t, op, commSize(c));
+      return;
+    }
     checkMpi(MPI_Reduce_scatter_block(inPlace ? MPI_IN_PLACE : send, recv,
                                       static_cast<int>(n), reduceType(t),
                                       mpiOp(t, op), comm(c)),
@@ -216,6 +230,15 @@ public:
 
   void allReduce(BackendComm &c, const void *send, void *recv, size_t n,
                  DType t, RedOp op, bool inPlace, Stream) override {
+    if (reducesInInt64(t, op)) {
+      std::vector<int64_t> reduced(n);
+      widenInts(inPlace ? recv : send, reduced.data(), n, t);
+      checkMpi(MPI_Allreduce(MPI_IN_PLACE, reduced.data(), static_cast<int>(n),
+                             wideType(op), wideOp(op), comm(c)),
+               "MPI_Allreduce");
+      narrowReduced(reduced.data(), recv, n, t, op, commSize(c));
+      return;
+    }
     checkMpi(MPI_Allreduce(inPlace ? MPI_IN_PLACE : send, recv,
                            static_cast<int>(n), reduceType(t), mpiOp(t, op),
                            comm(c)),
@@ -707,6 +730,15 @@ private:
     for (auto &entry : chunkTypes_)
       MPI_Type_free(&entry.second);
     chunkTypes_.clear();
+  }
+
+  /// The 64-bit reduction of reducesInInt64: a mean needs the signed sum;
+  /// sums and products wrap, which unsigned arithmetic does by definition.
+  static MPI_Datatype wideType(RedOp op) {
+    return op == RedOp::Avg ? MPI_INT64_T : MPI_UINT64_T;
+  }
+  static MPI_Op wideOp(RedOp op) {
+    return op == RedOp::Prod ? MPI_PROD : MPI_SUM;
   }
 
   MPI_Op mpiOp(DType t, RedOp op) const {

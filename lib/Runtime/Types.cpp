@@ -159,4 +159,59 @@ void divideInPlace(void *data, size_t n, DType t, int64_t divisor) {
               std::string("avg is not defined on ") + dtypeName(t));
 }
 
+bool reducesInInt64(DType t, RedOp op) {
+  bool narrow = t == DType::I8 || t == DType::I16;
+  return (op == RedOp::Avg && (narrow || t == DType::I32)) ||
+         ((op == RedOp::Sum || op == RedOp::Prod) && narrow);
+}
+
+namespace {
+template <typename T>
+void widenAs(const void *src, int64_t *dst, size_t n) {
+  const T *p = static_cast<const T *>(src);
+  for (size_t i = 0; i < n; ++i)
+    dst[i] = p[i];
+}
+template <typename T>
+void narrowAs(const int64_t *values, void *dst, size_t n, int64_t divisor) {
+  T *p = static_cast<T *>(dst);
+  // A mean of values of T is a value of T; a sum or product keeps its low
+  // bits (the conversion is modular).
+  for (size_t i = 0; i < n; ++i)
+    p[i] = static_cast<T>(values[i] / divisor);
+}
+} // namespace
+
+void widenInts(const void *src, int64_t *dst, size_t n, DType t) {
+  switch (t) {
+  case DType::I8:
+    return widenAs<int8_t>(src, dst, n);
+  case DType::I16:
+    return widenAs<int16_t>(src, dst, n);
+  case DType::I32:
+    return widenAs<int32_t>(src, dst, n);
+  default:
+    throw Error(DIST_RT_ERR_UNSUPPORTED,
+                std::string("widenInts: not a narrow integer: ") +
+                    dtypeName(t));
+  }
+}
+
+void narrowReduced(const int64_t *values, void *dst, size_t n, DType t,
+                   RedOp op, int64_t groupSize) {
+  int64_t divisor = op == RedOp::Avg ? groupSize : 1;
+  switch (t) {
+  case DType::I8:
+    return narrowAs<int8_t>(values, dst, n, divisor);
+  case DType::I16:
+    return narrowAs<int16_t>(values, dst, n, divisor);
+  case DType::I32:
+    return narrowAs<int32_t>(values, dst, n, divisor);
+  default:
+    throw Error(DIST_RT_ERR_UNSUPPORTED,
+                std::string("narrowReduced: not a narrow integer: ") +
+                    dtypeName(t));
+  }
+}
+
 } // namespace dist::rt

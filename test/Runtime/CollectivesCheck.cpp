@@ -65,6 +65,13 @@ bool isInt(int dt) { return dt >= DIST_RT_I32; }
 double inputValue(int dt, int op, int r, int64_t i, int salt) {
   if (dt == DIST_RT_I1) // booleans: max = or, min = prod = and
     return (r * 3 + i + salt) % 2 == 0 ? 1 : 0;
+  // Integer sums and means of values near the type's limits: a group's sum
+  // wraps in i8 and i16 (a sum must wrap, not saturate as Open MPI's op/avx
+  // does, and a mean must not be taken of the wrapped sum).
+  if ((op == DIST_RT_SUM || op == DIST_RT_AVG) && isInt(dt)) {
+    double scale = dt == DIST_RT_I16 ? 300 : 1;
+    return scale * (static_cast<double>((r * 37 + i * 11 + salt * 5) % 199) - 99);
+  }
   switch (op) {
   case DIST_RT_SUM:
   case DIST_RT_AVG:
@@ -108,6 +115,15 @@ double reduceExpected(int dt, int op, const std::vector<int> &members,
     double p = static_cast<double>(members.size());
     // Integers: truncation toward zero; floats: exact (p is a power of 2).
     acc = isInt(dt) ? std::trunc(acc / p) : acc / p;
+  } else if (isInt(dt) && dt != DIST_RT_I1) {
+    // Integer sums and products wrap to the width.
+    int64_t exact = static_cast<int64_t>(acc);
+    if (dt == DIST_RT_I8)
+      acc = static_cast<int8_t>(exact);
+    else if (dt == DIST_RT_I16)
+      acc = static_cast<int16_t>(exact);
+    else if (dt == DIST_RT_I32)
+      acc = static_cast<int32_t>(exact);
   }
   return acc;
 }

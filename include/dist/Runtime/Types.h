@@ -140,6 +140,24 @@ inline uint16_t floatToBf16Bits(float f) {
 /// truncating toward zero.
 void divideInPlace(void *data, size_t n, DType t, int64_t divisor);
 
+/// Whether the MPI backend reduces `t` with `op` in 64-bit integers:
+///  - avg of i8, i16 and i32, whose sum over a group would wrap in the
+///    element type (the mean of 100 and 100 in i8 is 100, not (200 wrapped)
+///    / 2); the sum of i64 values is exact up to 2^63 in magnitude;
+///  - sum and prod of i8 and i16, which must wrap and which Open MPI 4.1's
+///    vectorized op/avx component saturates instead (open-mpi/ompi#8045):
+///    modulo 2^64 and then the element type's width, the result is the
+///    wrapped one.
+bool reducesInInt64(DType t, RedOp op);
+
+/// `n` integers of type `t` (i8, i16, i32) as int64.
+void widenInts(const void *src, int64_t *dst, size_t n, DType t);
+
+/// `n` 64-bit results of `op` over a group of `groupSize` into type `t`:
+/// avg divides (truncating toward zero), sum and prod wrap to the width.
+void narrowReduced(const int64_t *values, void *dst, size_t n, DType t,
+                   RedOp op, int64_t groupSize);
+
 } // namespace dist::rt
 
 #endif // DIST_RUNTIME_TYPES_H

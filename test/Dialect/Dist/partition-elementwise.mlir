@@ -54,3 +54,17 @@ func.func @transpose_broadcast(%a: tensor<8x12xf32, #dist.sharding<@sq, [{"x"}, 
   %b = linalg.broadcast ins(%t : tensor<12x8xf32>) outs(%e2 : tensor<12x8x6xf32, #dist.sharding<@sq, [{"y"}, {"x"}, {}]>>) dimensions = [2]
   return %b : tensor<12x8x6xf32, #dist.sharding<@sq, [{"y"}, {"x"}, {}]>>
 }
+
+// A constant a dist.reshard reads keeps the layout it was written with (the
+// reshard needs an encoded operand); constants computed for compute ops are
+// free. (Found by the program fuzzer: it was refused.)
+// CHECK-LABEL: func @reshard_of_constant
+// CHECK: %[[F:.*]] = linalg.fill {{.*}} -> tensor<15xf32, #dist.sharding<@dp_tp, [{"tp"}]>>
+// CHECK: dist.reshard %[[F]] : tensor<15xf32, #dist.sharding<@dp_tp, [{"tp"}]>> -> tensor<15xf32, #dist.sharding<@dp_tp, [{"dp", "tp"}]>>
+func.func @reshard_of_constant() -> tensor<15xf32, #dist.sharding<@dp_tp, [{"dp", "tp"}]>> {
+  %e = tensor.empty() : tensor<15xf32, #dist.sharding<@dp_tp, [{"tp"}]>>
+  %c = arith.constant 1.5 : f32
+  %f = linalg.fill ins(%c : f32) outs(%e : tensor<15xf32, #dist.sharding<@dp_tp, [{"tp"}]>>) -> tensor<15xf32, #dist.sharding<@dp_tp, [{"tp"}]>>
+  %r = dist.reshard %f : tensor<15xf32, #dist.sharding<@dp_tp, [{"tp"}]>> -> tensor<15xf32, #dist.sharding<@dp_tp, [{"dp", "tp"}]>>
+  return %r : tensor<15xf32, #dist.sharding<@dp_tp, [{"dp", "tp"}]>>
+}

@@ -79,3 +79,17 @@ func.func @insert_segment(%k: tensor<4x4xf32, #dist.sharding<@tp, [{}, {"tp"}]>>
   %r = tensor.insert_slice %k into %qkv[0, 16] [4, 4] [1, 1] : tensor<4x4xf32, #dist.sharding<@tp, [{}, {"tp"}]>> into tensor<4x24xf32, #dist.sharding<@tp, [{}, {"tp"} segments [16, 4, 4]]>>
   return %r : tensor<4x24xf32, #dist.sharding<@tp, [{}, {"tp"} segments [16, 4, 4]]>>
 }
+
+// Writing a prefix is not local even with the same blocks: device 1's block
+// of the 7 inserted elements is padded where its block of the 8 holds
+// element 7, which the insert would overwrite. The destination is viewed as
+// segments [7, 1] instead, where the insert is segment 1's.
+// CHECK-LABEL: func @insert_prefix
+// CHECK: %[[D:.*]] = dist.reshard %{{.*}} -> tensor<8xf32, #dist.sharding<@tp, [{"tp"} segments [7, 1]]>>
+// CHECK: tensor.insert_slice %{{.*}} into %[[D]][0] [7] [1]
+func.func @insert_prefix(%p: tensor<7xf32, #dist.sharding<@tp, [{"tp"}]>>,
+                         %d: tensor<8xf32, #dist.sharding<@tp, [{"tp"}]>>)
+    -> tensor<8xf32, #dist.sharding<@tp, [{"tp"}]>> {
+  %r = tensor.insert_slice %p into %d[0] [7] [1] : tensor<7xf32, #dist.sharding<@tp, [{"tp"}]>> into tensor<8xf32, #dist.sharding<@tp, [{"tp"}]>>
+  return %r : tensor<8xf32, #dist.sharding<@tp, [{"tp"}]>>
+}

@@ -216,18 +216,34 @@ LogicalResult dist::partition::normalizeForPartitioning(func::FuncOp func) {
   return success();
 }
 
+/// Whether every user of `value` lets the partitioner choose its layout (an
+/// op with a partitioning model, or a loop carrying it); a dist op, a call or
+/// a return needs the type as written.
+static bool usedOnlyByCompute(Value value) {
+  return llvm::all_of(value.getUsers(), [](Operation *user) {
+    if (isa<PartitionableOpInterface, scf::ForOp, scf::YieldOp>(user))
+      return true;
+    // An empty tensor filled into a constant that keeps its type keeps its
+    // own (linalg needs the init typed like the result).
+    if (auto fill = dyn_cast<linalg::FillOp>(user))
+      return usedOnlyByCompute(fill.getResult(0));
+    return false;
+  });
+}
+
 void dist::partition::forgetConstantLayouts(func::FuncOp func) {
   // A constant has the same global value in every layout, so a layout
   // written on one (linalg needs an init typed like the result it binds) is
   // no constraint: each copy is computed directly in the layout its use
-  // needs, instead of being resharded there.
+  // needs, instead of being resharded there. A constant that a dist op (a
+  // reshard of it) reads keeps the layout it was written with.
   for (Operation *op : collectPartitionScope(func)) {
     bool freeSource =
         isa<tensor::EmptyOp>(op) ||
         (isa<linalg::FillOp>(op) &&
          cast<linalg::FillOp>(op).hasPureTensorSemantics() &&
          op->getOperand(1).getDefiningOp<tensor::EmptyOp>());
-    if (!freeSource)
+    if (!freeSource || !usedOnlyByCompute(op->getResult(0)))
       continue;
     Value result = op->getResult(0);
     auto type = cast<RankedTensorType>(result.getType());

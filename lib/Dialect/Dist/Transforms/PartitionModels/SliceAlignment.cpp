@@ -50,7 +50,8 @@ std::vector<int64_t> partition::localBlocks(const planner::Mesh &mesh,
 
 std::optional<AlignedSlice>
 partition::alignSlice(const planner::Mesh &mesh, const DimLayout &whole,
-                      int64_t extent, int64_t offset, int64_t size) {
+                      int64_t extent, int64_t offset, int64_t size,
+                      bool writes) {
   int64_t parts = partsOf(mesh, whole);
   if (parts == 1) {
     // Every device holds the whole dim (size-1 axes move nothing).
@@ -83,8 +84,9 @@ partition::alignSlice(const planner::Mesh &mesh, const DimLayout &whole,
     }
     return std::nullopt;
   }
-  if (offset == 0 &&
-      llvm::divideCeilSigned(size, parts) == llvm::divideCeilSigned(extent, parts))
+  if (offset == 0 && (size == extent ||
+                      (!writes && llvm::divideCeilSigned(size, parts) ==
+                                      llvm::divideCeilSigned(extent, parts))))
     return AlignedSlice{DimLayout{whole.axes, {}}, 0,
                         llvm::divideCeilSigned(size, parts)};
   return std::nullopt;
@@ -92,11 +94,11 @@ partition::alignSlice(const planner::Mesh &mesh, const DimLayout &whole,
 
 DimLayout partition::wholeForSlice(const planner::Mesh &mesh,
                                    const DimLayout &slice, int64_t extent,
-                                   int64_t offset, int64_t size) {
+                                   int64_t offset, int64_t size, bool writes) {
   int64_t parts = partsOf(mesh, slice);
-  if (parts == 1 ||
-      (offset == 0 && slice.segments.empty() &&
-       llvm::divideCeilSigned(size, parts) == llvm::divideCeilSigned(extent, parts)))
+  if (parts == 1 || (offset == 0 && slice.segments.empty() &&
+                     alignSlice(mesh, DimLayout{slice.axes, {}}, extent, offset,
+                                size, writes)))
     return DimLayout{slice.axes, {}};
   DimLayout whole{slice.axes, {}};
   if (offset > 0)

@@ -9,7 +9,10 @@
 //    slice's layout is segments n_i..n_j with the same axes, at local
 //    offset B_0 + ... + B_{i-1} (a fused QKV weight's Q, K or V);
 //  - a contiguous dim and a prefix (o = 0) with the same block size
-//    ceil(n / P) = ceil(N / P): the slice drops only elements past n;
+//    ceil(n / P) = ceil(N / P): the slice drops only elements past n. Only
+//    when reading (extract_slice): a device's block of the prefix is padded
+//    where its block of the whole holds elements past n, and writing it
+//    (insert_slice) would overwrite them;
 //  - otherwise the whole dim can be *viewed* as segments [o, n, N - o - n]
 //    (zero-size ones left out): in that layout the slice is segment 2. The
 //    partitioner may reshard into it, at the price the planner gives.
@@ -47,15 +50,18 @@ struct AlignedSlice {
   int64_t localSize = 0;
 };
 
-/// The slice's layout and local position when it is local (see above).
+/// The slice's layout and local position when it is local (see above);
+/// `writes`: the slice is written into the whole (insert_slice).
 std::optional<AlignedSlice> alignSlice(const planner::Mesh &mesh,
                                        const DimLayout &whole, int64_t extent,
-                                       int64_t offset, int64_t size);
+                                       int64_t offset, int64_t size,
+                                       bool writes);
 
 /// The layout of the whole dim under which the slice is local and laid out
 /// as `slice`: the prefix or the segment view.
 DimLayout wholeForSlice(const planner::Mesh &mesh, const DimLayout &slice,
-                        int64_t extent, int64_t offset, int64_t size);
+                        int64_t extent, int64_t offset, int64_t size,
+                        bool writes);
 
 /// Per segment (one entry for a contiguous dim): the local block
 /// ceil(n_i / P).

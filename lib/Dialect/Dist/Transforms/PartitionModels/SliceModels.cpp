@@ -35,14 +35,18 @@ struct SliceGeometry {
   /// Per whole dim: the part's dim, or -1 for a dim the slice drops.
   SmallVector<int> partDim;
   unsigned partRank = 0;
+  /// The part is written into the whole (insert_slice), not read from it.
+  bool writes = false;
 
   static llvm::Expected<SliceGeometry>
   get(OffsetSizeAndStrideOpInterface op, RankedTensorType whole,
       RankedTensorType part, const llvm::SmallBitVector &dropped) {
+    bool writes = isa<tensor::InsertSliceOp>(op.getOperation());
     if (!whole.hasStaticShape() || !part.hasStaticShape())
       return llvm::createStringError("its shapes are dynamic; dist-partition "
                                      "needs static shapes");
     SliceGeometry g;
+    g.writes = writes;
     g.wholeShape.assign(whole.getShape().begin(), whole.getShape().end());
     g.offsets = op.getMixedOffsets();
     g.sizes = op.getMixedSizes();
@@ -86,7 +90,8 @@ struct SliceGeometry {
       }
       std::optional<AlignedSlice> aligned;
       if (alignable(d))
-        aligned = alignSlice(mesh, dim, wholeShape[d], offset(d), size(d));
+        aligned =
+            alignSlice(mesh, dim, wholeShape[d], offset(d), size(d), writes);
       if (!aligned) {
         ok = false;
         if (misaligned)
@@ -116,13 +121,18 @@ struct SliceGeometry {
         continue;
       if (!alignable(d))
         return std::nullopt;
-      setDimLayout(whole, d,
-                   wholeForSlice(mesh, dim, wholeShape[d], offset(d), size(d)));
+      setDimLayout(
+          whole, d,
+          wholeForSlice(mesh, dim, wholeShape[d], offset(d), size(d), writes));
     }
     whole.canonicalize();
     return whole;
   }
 };
+
+/// Wholes viewed as segments around the slice, besides those of the parts'
+/// layouts, that one op proposes.
+constexpr size_t kMaxSegmentViews = 4;
 
 /// Every (whole, part) pair worth trying.
 std::vector<std::pair<planner::Layout, planner::Layout>>
@@ -136,16 +146,32 @@ slicePairs(const SliceGeometry &g, const planner::Mesh &mesh,
         pairs.push_back(std::move(pair));
     }
   };
-  std::vector<planner::Layout> seeds(wholes.begin(), wholes.end());
+  // The layouts a part arrives in or declares first: their wholes are the
+  // ones a consumer asked for.
+  std::vector<planner::Layout> seeds;
   for (const planner::Layout &part : parts)
     if (std::optional<planner::Layout> whole = g.wholeFor(mesh, part))
       seeds.push_back(*whole);
-  for (const planner::Layout &whole : seeds) {
+  size_t fromParts = seeds.size();
+  seeds.insert(seeds.end(), wholes.begin(), wholes.end());
+  size_t views = 0;
+  for (auto [i, whole] : llvm::enumerate(seeds)) {
     SmallVector<unsigned> misaligned;
     if (g.partOf(mesh, whole, &misaligned)) {
       add(whole);
       continue;
     }
+    // Pricing a move into a segmented layout is the planner's slowest
+    // search; beyond the parts' own layouts, a few views are enough to
+    // offer the choice (issue 22: a program on 2x2x2 took 109 s).
+    if (i >= fromParts && views >= kMaxSegmentViews) {
+      planner::Layout gathered = whole;
+      for (unsigned d : misaligned)
+        setDimLayout(gathered, d, DimLayout{});
+      add(gathered);
+      continue;
+    }
+    ++views;
     // The misaligned dims viewed as segments around the slice, or gathered.
     planner::Layout viewed = whole, gathered = whole;
     for (unsigned d : misaligned) {
@@ -154,7 +180,8 @@ slicePairs(const SliceGeometry &g, const planner::Mesh &mesh,
       if (g.alignable(d))
         setDimLayout(viewed, d,
                      wholeForSlice(mesh, DimLayout{dim.axes, {}},
-                                   g.wholeShape[d], g.offset(d), g.size(d)));
+                                   g.wholeShape[d], g.offset(d), g.size(d),
+                                   g.writes));
       else
         setDimLayout(viewed, d, DimLayout{});
     }
@@ -190,8 +217,8 @@ void localSlice(const SliceGeometry &g, const ShardedTypeInfo *whole,
     if (whole->layout.shardCount(*whole->mesh, d) == 1)
       continue;
     // The partitioner only chose aligned slices (localize checks again).
-    std::optional<AlignedSlice> aligned =
-        alignSlice(*whole->mesh, dim, g.wholeShape[d], g.offset(d), g.size(d));
+    std::optional<AlignedSlice> aligned = alignSlice(
+        *whole->mesh, dim, g.wholeShape[d], g.offset(d), g.size(d), g.writes);
     offsets[d] = b.getIndexAttr(aligned->localOffset);
     sizes[d] = b.getIndexAttr(aligned->localSize);
   }
@@ -199,14 +226,14 @@ void localSlice(const SliceGeometry &g, const ShardedTypeInfo *whole,
 
 /// The per-device slice of `slice` (whose whole is `wholeType`), built by
 /// `create` from the local offsets, sizes and strides.
-FailureOr<SmallVector<Value>> localizeSlice(
-    Operation *op, OffsetSizeAndStrideOpInterface slice,
-    RankedTensorType wholeType, RankedTensorType partType,
-    const llvm::SmallBitVector &dropped, RewriterBase &rewriter,
-    const LocalizeContext &context,
-    function_ref<Value(ArrayRef<OpFoldResult>, ArrayRef<OpFoldResult>,
-                       ArrayRef<OpFoldResult>)>
-        create) {
+FailureOr<SmallVector<Value>>
+localizeSlice(Operation *op, OffsetSizeAndStrideOpInterface slice,
+              RankedTensorType wholeType, RankedTensorType partType,
+              const llvm::SmallBitVector &dropped, RewriterBase &rewriter,
+              const LocalizeContext &context,
+              function_ref<Value(ArrayRef<OpFoldResult>, ArrayRef<OpFoldResult>,
+                                 ArrayRef<OpFoldResult>)>
+                  create) {
   llvm::Expected<SliceGeometry> g =
       SliceGeometry::get(slice, wholeType, partType, dropped);
   if (!g)
@@ -360,10 +387,9 @@ struct InsertSliceModel
         insert.getDroppedDims(), rewriter, context,
         [&](ArrayRef<OpFoldResult> offsets, ArrayRef<OpFoldResult> sizes,
             ArrayRef<OpFoldResult> strides) -> Value {
-          return tensor::InsertSliceOp::create(rewriter, op->getLoc(),
-                                               localOperands[0],
-                                               localOperands[1], offsets,
-                                               sizes, strides);
+          return tensor::InsertSliceOp::create(
+              rewriter, op->getLoc(), localOperands[0], localOperands[1],
+              offsets, sizes, strides);
         });
   }
 };
