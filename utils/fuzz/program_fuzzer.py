@@ -1,0 +1,215 @@
+#!/usr/bin/env python3
+"""Differential fuzzer of dist's sharded compute (docs/fuzzing.md).
+
+Generates random global-view programs (SPEC §6 ops on random meshes and
+layouts), runs each under `dist-run --dump` and compares every rank's
+results with NumPy evaluated on the global inputs.
+
+    program_fuzzer.py run --seed 1 --count 100 [--features default,-expand]
+                      [--minimize] [--results DIR] [--timeout 60]
+    program_fuzzer.py show --seed 17 [--features ...]        # the program
+    program_fuzzer.py minimize --seed 17 [--features ...] --out FILE
+    program_fuzzer.py features                                # the switches
+
+Program k of a run has seed SEED+k; `show --seed` with the same features and
+--max-ops prints exactly the program that ran. A failing program is saved
+under the results folder (default build/program-fuzzer/) as
+<class>/seed<S>/{case.mlir, output.txt, reproduce.sh} and, with --minimize,
+min.mlir: the smallest program with the same failure (class, and for
+compiler errors the same message), as an e2e test for
+test/e2e/fuzz-regressions/ (run by lit, checked by check_shards).
+Exit status: 0 when every program passed, 1 otherwise, 2 on bad usage.
+"""
+
+import argparse
+import json
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from progfuzz import generate, minimize, runner  # noqa: E402
+from progfuzz.program import emit_mlir, expect_lines  # noqa: E402
+
+
+def header(prog, args):
+    feats = ",".join(prog.features)
+    return [f"// program-fuzzer: seed {prog.seed}, max-ops {args.max_ops}, features {feats}",
+            f"// {prog.summary()}"]
+
+
+def regression_text(prog, note, args, minimized=False):
+    """An e2e test of the program: run by lit, checked by check_shards."""
+    world, inp = prog.mesh.world, prog.input_seed
+    lines = [f"// Found by the program fuzzer: utils/fuzz/program_fuzzer.py show --seed {prog.seed}"
+             f" --max-ops {args.max_ops} --features {','.join(prog.features)}"
+             + (" (minimized)" if minimized else "")]
+    lines += [f"// {line}" for line in note]
+    lines += ["// REQUIRES: mpi, mlir, numpy",
+              f"// RUN: rm -rf %t && dist-run --np {world} --timeout 120 --input random:{inp} %s --dump %t",
+              f"// RUN: %check_shards %s %t --input random:{inp}"]
+    return emit_mlir(prog, lines + expect_lines(prog))
+
+
+def run_one(prog, args, tools):
+    text = runner.case_text(prog, header(prog, args))
+    return runner.run_case(text, prog.mesh.world, prog.input_seed, tools, timeout=args.timeout)
+
+
+def make_predicate(args, tools, target):
+    def still_fails(cand):
+        out = run_one(cand, args, tools)
+        return out.signature == target
+    return still_fails
+
+
+def save_failure(prog, outcome, args, folder, tools):
+    os.makedirs(folder, exist_ok=True)
+    with open(os.path.join(folder, "case.mlir"), "w") as f:
+        f.write(regression_text(prog, [f"{outcome.cls}: {outcome.detail}"], args))
+    with open(os.path.join(folder, "output.txt"), "w") as f:
+        f.write(f"class: {outcome.cls}\ndetail: {outcome.detail}\nsignature: {outcome.signature}\n\n")
+        f.write(outcome.output)
+    feats = ",".join(prog.features)
+    me = os.path.relpath(os.path.abspath(__file__), runner.ROOT)
+    with open(os.path.join(folder, "reproduce.sh"), "w") as f:
+        f.write("#!/bin/sh\n# Regenerates and reruns this program, then minimizes it.\n"
+                f"cd \"$(dirname \"$0\")\" && R={runner.ROOT}\n"
+                f"$R/{me} run --seed {prog.seed} --count 1 --max-ops {args.max_ops} --features {feats}\n"
+                f"$R/{me} minimize --seed {prog.seed} --max-ops {args.max_ops} --features {feats}"
+                " --out min.mlir\n")
+    os.chmod(os.path.join(folder, "reproduce.sh"), 0o755)
+    if args.minimize:
+        small = minimize.minimize(prog, make_predicate(args, tools, outcome.signature),
+                                  budget=args.budget, log=lambda m: log(args, "  " + m))
+        final = run_one(small, args, tools)
+        with open(os.path.join(folder, "min.mlir"), "w") as f:
+            f.write(regression_text(small, [f"{final.cls}: {final.detail}"], args, minimized=True))
+        log(args, f"  minimized: {os.path.join(folder, 'min.mlir')}")
+
+
+def log(args, msg):
+    if not args.quiet:
+        print(msg, flush=True)
+
+
+def cmd_run(args):
+    tools = runner.find_tools(args.bin)
+    features = generate.parse_features(args.features)
+    counts = {c: 0 for c in runner.CLASSES}
+    failures = []
+    started = time.time()
+    for k in range(args.count):
+        seed = args.seed + k
+        prog = generate.generate(seed, features, args.max_ops)
+        outcome = run_one(prog, args, tools)
+        counts[outcome.cls] += 1
+        line = f"seed {seed}: {outcome.cls} ({outcome.seconds:.1f} s) {prog.summary()}"
+        if outcome.cls != "pass":
+            line += f"\n  {outcome.detail}"
+            failures.append((seed, outcome.cls, outcome.detail))
+            folder = os.path.join(args.results, outcome.cls, f"seed{seed}")
+            log(args, line)
+            save_failure(prog, outcome, args, folder, tools)
+            log(args, f"  saved: {folder}")
+        elif args.verbose:
+            log(args, line)
+    seconds = time.time() - started
+    summary = ", ".join(f"{n} {c}" for c, n in counts.items() if n or c == "pass")
+    print(f"program-fuzzer: {args.count} programs (seeds {args.seed}..{args.seed + args.count - 1}): "
+          f"{summary}; {seconds:.0f} s", flush=True)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"seed": args.seed, "count": args.count, "features": features,
+                       "max_ops": args.max_ops, "seconds": round(seconds, 1),
+                       "counts": counts,
+                       "failures": [{"seed": s, "class": c, "detail": d} for s, c, d in failures]},
+                      f, indent=1)
+    return 0 if counts["pass"] == args.count else 1
+
+
+def cmd_show(args):
+    features = generate.parse_features(args.features)
+    prog = generate.generate(args.seed, features, args.max_ops)
+    sys.stdout.write(regression_text(prog, [prog.summary()], args))
+    return 0
+
+
+def cmd_minimize(args):
+    tools = runner.find_tools(args.bin)
+    features = generate.parse_features(args.features)
+    prog = generate.generate(args.seed, features, args.max_ops)
+    outcome = run_one(prog, args, tools)
+    print(f"seed {args.seed}: {outcome.cls}: {outcome.detail}")
+    if outcome.cls in ("pass", "fuzzer-error"):
+        print("nothing to minimize")
+        return 1
+    small = minimize.minimize(prog, make_predicate(args, tools, outcome.signature),
+                              budget=args.budget, log=print)
+    final = run_one(small, args, tools)
+    text = regression_text(small, [f"{final.cls}: {final.detail}"], args, minimized=True)
+    if args.out:
+        with open(args.out, "w") as f:
+            f.write(text)
+        print(f"wrote {args.out}")
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def cmd_features(args):
+    for name, what in generate.FEATURES.items():
+        mark = " " if name in generate.DEFAULT else "-"
+        presets = [p for p, fs in generate.PRESETS.items() if name in fs]
+        print(f"{mark} {name:24} {what}" + (f"  [{', '.join(presets)}]" if presets else ""))
+    print("(- : off by default; [..]: in these presets)")
+    return 0
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="command")
+
+    def common(p):
+        p.add_argument("--seed", type=int, default=1)
+        p.add_argument("--features", default="default",
+                       help="comma list: names, presets (default, all, ci), -name, +name")
+        p.add_argument("--max-ops", type=int, default=6)
+        p.add_argument("--timeout", type=int, default=60, help="seconds per dist-run")
+        p.add_argument("--bin", help="folder of dist-run and dist-opt")
+        p.add_argument("--budget", type=int, default=150, help="runs the minimizer may spend")
+        p.add_argument("--quiet", action="store_true")
+
+    p = sub.add_parser("run")
+    common(p)
+    p.add_argument("--count", type=int, default=20)
+    p.add_argument("--results", default=os.path.join(runner.ROOT, "build", "program-fuzzer"))
+    p.add_argument("--minimize", action="store_true")
+    p.add_argument("--json", help="write the counts to this file")
+    p.add_argument("-v", "--verbose", action="store_true", help="a line per program")
+    p = sub.add_parser("show")
+    common(p)
+    p = sub.add_parser("minimize")
+    common(p)
+    p.add_argument("--out")
+    sub.add_parser("features")
+    args = parser.parse_args()
+    try:
+        if args.command == "run":
+            return cmd_run(args)
+        if args.command == "show":
+            return cmd_show(args)
+        if args.command == "minimize":
+            return cmd_minimize(args)
+        if args.command == "features":
+            return cmd_features(args)
+    except ValueError as e:
+        print(f"program_fuzzer: {e}", file=sys.stderr)
+        return 2
+    parser.print_help()
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
