@@ -54,7 +54,9 @@ def regression_text(prog, note, args, minimized=False):
 
 def run_one(prog, args, tools):
     text = runner.case_text(prog, header(prog, args))
-    return runner.run_case(text, prog.mesh.world, prog.input_seed, tools, timeout=args.timeout)
+    return runner.run_case(text, prog.mesh.world, prog.input_seed, tools,
+                           timeout=args.timeout, slow=args.slow,
+                           mutate_reference=args.mutate_reference)
 
 
 def make_predicate(args, tools, target):
@@ -98,6 +100,7 @@ def cmd_run(args):
     tools = runner.find_tools(args.bin)
     features = generate.parse_features(args.features)
     counts = {c: 0 for c in runner.CLASSES}
+    known = {}
     failures = []
     started = time.time()
     for k in range(args.count):
@@ -106,7 +109,10 @@ def cmd_run(args):
         outcome = run_one(prog, args, tools)
         counts[outcome.cls] += 1
         line = f"seed {seed}: {outcome.cls} ({outcome.seconds:.1f} s) {prog.summary()}"
-        if outcome.cls != "pass":
+        if outcome.known:
+            known[outcome.known] = known.get(outcome.known, 0) + 1
+            log(args, line + f"\n  known: {outcome.known}: {outcome.detail}")
+        elif outcome.cls != "pass":
             line += f"\n  {outcome.detail}"
             failures.append((seed, outcome.cls, outcome.detail))
             folder = os.path.join(args.results, outcome.cls, f"seed{seed}")
@@ -117,16 +123,52 @@ def cmd_run(args):
             log(args, line)
     seconds = time.time() - started
     summary = ", ".join(f"{n} {c}" for c, n in counts.items() if n or c == "pass")
+    if known:
+        summary += " (known: " + ", ".join(f"{n} {k}" for k, n in sorted(known.items())) + ")"
     print(f"program-fuzzer: {args.count} programs (seeds {args.seed}..{args.seed + args.count - 1}): "
           f"{summary}; {seconds:.0f} s", flush=True)
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"seed": args.seed, "count": args.count, "features": features,
                        "max_ops": args.max_ops, "seconds": round(seconds, 1),
-                       "counts": counts,
+                       "counts": counts, "known": known,
                        "failures": [{"seed": s, "class": c, "detail": d} for s, c, d in failures]},
                       f, indent=1)
-    return 0 if counts["pass"] == args.count else 1
+    if args.record:
+        record(args.record, args, counts, known, seconds)
+    return 1 if failures else 0
+
+
+BEGIN = "<!-- program-fuzzer results (utils/fuzz.sh programs writes this table) -->"
+END = "<!-- end of program-fuzzer results -->"
+COLUMNS = ["wrong-result", "crash", "invalid-ir", "timeout", "refusal", "slow"]
+
+
+def record(doc, args, counts, known, seconds):
+    """Writes this run's counts into DOC's program fuzzer table: one row
+    per --features value, the latest run replacing the row it had."""
+    head = ("| features | max ops | seeds | programs | pass | " + " | ".join(COLUMNS)
+            + " | known | fuzzer errors | seconds | run on |")
+    rule = "|---|---:|---|" + "---:|" * (len(COLUMNS) + 5) + "---|"
+    key = f"| `{args.features}` | {args.max_ops} |"
+    known_text = ", ".join(f"{n} {k}" for k, n in sorted(known.items())) or "0"
+    row = (f"{key} {args.seed}..{args.seed + args.count - 1} | {args.count} | {counts['pass']} | "
+           + " | ".join(str(counts[c]) for c in COLUMNS)
+           + f" | {known_text} | {counts['fuzzer-error']} | {seconds:.0f} | "
+           + time.strftime("%Y-%m-%d", time.gmtime()) + " |")
+    text = open(doc).read() if os.path.exists(doc) else ""
+    rows = []
+    if BEGIN in text and END in text:
+        before, rest = text.split(BEGIN, 1)
+        old, after = rest.split(END, 1)
+        rows = [line for line in old.strip().splitlines()
+                if line.startswith("| `") and not line.startswith(key)]
+    else:
+        before, after = text.rstrip("\n") + "\n\n", "\n"
+    table = "\n".join([BEGIN, head, rule] + rows + [row, END])
+    with open(doc, "w") as f:
+        f.write(before + table + after)
+    print(f"program-fuzzer: wrote the counts to {doc}")
 
 
 def cmd_show(args):
@@ -159,11 +201,11 @@ def cmd_minimize(args):
 
 
 def cmd_features(args):
+    print("default ci  feature")
     for name, what in generate.FEATURES.items():
-        mark = " " if name in generate.DEFAULT else "-"
-        presets = [p for p, fs in generate.PRESETS.items() if name in fs]
-        print(f"{mark} {name:24} {what}" + (f"  [{', '.join(presets)}]" if presets else ""))
-    print("(- : off by default; [..]: in these presets)")
+        d = "on " if name in generate.DEFAULT else "off"
+        c = "on " if name in generate.PRESETS["ci"] else "off"
+        print(f"{d:7} {c} {name:23} {what}")
     return 0
 
 
@@ -177,9 +219,13 @@ def main():
                        help="comma list: names, presets (default, all, ci), -name, +name")
         p.add_argument("--max-ops", type=int, default=6)
         p.add_argument("--timeout", type=int, default=60, help="seconds per dist-run")
+        p.add_argument("--slow", type=float, default=30,
+                       help="seconds after which a right result counts as slow")
         p.add_argument("--bin", help="folder of dist-run and dist-opt")
         p.add_argument("--budget", type=int, default=150, help="runs the minimizer may spend")
         p.add_argument("--quiet", action="store_true")
+        p.add_argument("--mutate-reference", action="store_true",
+                       help="self-test: spoil one expected element of every program")
 
     p = sub.add_parser("run")
     common(p)
@@ -187,6 +233,8 @@ def main():
     p.add_argument("--results", default=os.path.join(runner.ROOT, "build", "program-fuzzer"))
     p.add_argument("--minimize", action="store_true")
     p.add_argument("--json", help="write the counts to this file")
+    p.add_argument("--record", metavar="DOC",
+                   help="write the counts into DOC's program fuzzer table (docs/fuzzing.md)")
     p.add_argument("-v", "--verbose", action="store_true", help="a line per program")
     p = sub.add_parser("show")
     common(p)

@@ -56,12 +56,14 @@ def candidates_results(prog):
 
 def candidates_ops(prog):
     n = len(prog.ops)
-    size = n // 2
+    sizes, size = [], n
     while size >= 1:
+        sizes.append(size)
+        size //= 2
+    for size in sizes:
         for start in range(0, n, size):
             idx = list(range(start, min(n, start + size)))
             yield cut_ops(prog, idx)
-        size //= 2
 
 
 def candidates_op_variants(prog):

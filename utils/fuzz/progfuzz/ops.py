@@ -13,17 +13,28 @@ from .program import Const, is_float, scalar_literal
 
 # Scalar ops by element kind: name -> MLIR op.
 FLOAT_BINARY = {"add": "arith.addf", "sub": "arith.subf", "mul": "arith.mulf",
-                "max": "arith.maximumf", "min": "arith.minimumf"}
+                "max": "arith.maximumf", "min": "arith.minimumf", "div": "arith.divf"}
 INT_BINARY = {"add": "arith.addi", "sub": "arith.subi", "mul": "arith.muli",
-              "max": "arith.maxsi", "min": "arith.minsi"}
+              "max": "arith.maxsi", "min": "arith.minsi", "div": "arith.divsi"}
 FLOAT_UNARY = {"neg": "arith.negf", "abs": "math.absf", "tanh": "math.tanh",
-               "exp": "math.exp", "sqrt": "math.sqrt"}
+               "exp": "math.exp", "sqrt": "math.sqrt", "expm1": "math.expm1",
+               "exp2": "math.exp2", "atan": "math.atan", "erf": "math.erf",
+               "cbrt": "math.cbrt", "log1p": "math.log1p", "floor": "math.floor",
+               "ceil": "math.ceil"}
 INT_UNARY = {"abs": "math.absi"}
-# The same in NumPy (arguments already in the element's NumPy type).
+# The same in NumPy (arguments already in the element's NumPy type). Integer
+# division truncates toward zero, as arith.divsi does.
 NP_BINARY = {"add": "({0} + {1})", "sub": "({0} - {1})", "mul": "({0} * {1})",
-             "max": "np.maximum({0}, {1})", "min": "np.minimum({0}, {1})"}
+             "max": "np.maximum({0}, {1})", "min": "np.minimum({0}, {1})",
+             "div": "({0} / {1})"}
+NP_INT_DIV = "(np.sign({0}) * np.sign({1}) * (np.abs({0}) // np.abs({1})))"
 NP_UNARY = {"neg": "(-{0})", "abs": "np.abs({0})", "tanh": "np.tanh({0})",
-            "exp": "np.exp({0})", "sqrt": "np.sqrt({0})"}
+            "exp": "np.exp({0})", "sqrt": "np.sqrt({0})", "expm1": "np.expm1({0})",
+            "exp2": "np.exp2({0})", "atan": "np.arctan({0})", "cbrt": "np.cbrt({0})",
+            "log1p": "np.log1p({0})", "floor": "np.floor({0})", "ceil": "np.ceil({0})",
+            # no erf in numpy: math.erf element by element, in the input's type
+            "erf": "(lambda a: np.vectorize(__import__('math').erf, otypes=[a.dtype])(a))"
+                   "(np.asarray({0}))"}
 NP_REDUCE = {"add": "np.sum", "mul": "np.prod", "max": "np.max", "min": "np.min"}
 PREDICATES = {"slt": "<", "sle": "<=", "sgt": ">", "sge": ">=", "eq": "==", "ne": "!="}
 FLOAT_PREDICATES = {"olt": "<", "ole": "<=", "ogt": ">", "oge": ">="}
@@ -38,6 +49,8 @@ def unary_op(dtype, name):
 
 
 def np_binary(rf, name, a, b):
+    if name == "div" and not is_float(rf.prog.dtype):
+        return rf.wrap(NP_INT_DIV.format(a, b))
     return rf.wrap(NP_BINARY[name].format(a, b))
 
 
@@ -183,6 +196,11 @@ def gen_eltwise(g):
         ins = [a]
     elif rng.random() < 0.15 and not fl:
         name, ins = "abs", [a]
+    elif g.on("div") and rng.random() < 0.12:
+        name = "div"
+        # never zero; for integers never -1 either (MIN / -1 overflows)
+        c = g.constant() if is_float(prog.dtype) else rng.choice([2, 3, 5, 7, -3])
+        ins = [a, Const(c if c != 0 else 2.0)]
     else:
         name = rng.choice(["add", "sub", "mul", "max", "min", "add"])
         ins = [a, _second_operand(g, a, same_type=True)]
@@ -1023,3 +1041,225 @@ FAMILIES = {
     "collapse": gen_collapse,
     "copy": gen_copy,
 }
+
+
+# --------------------------------------------------------------------------
+# Families dist-partition does not take yet (off by default; SPEC §6 grows):
+# slices, concat, pad, softmax
+# --------------------------------------------------------------------------
+
+class ExtractSlice(Op):
+    family = "extract_slice"
+
+    def __init__(self, result, a, offsets):
+        super().__init__(result)
+        self.a, self.offsets = a, list(offsets)
+
+    def operands(self):
+        return [self.a]
+
+    def emit(self, em):
+        a, ta = em.operand(self.a)
+        sizes = em.prog.sizes(self.result)
+        em.emit(f"{em.name(self.result)} = tensor.extract_slice {a}{list_text(self.offsets)} "
+                f"{list_text(sizes)} {list_text([1] * len(sizes))} : {ta} to {em.type(self.result)}")
+
+    def ref(self, rf):
+        sizes = rf.prog.sizes(self.result)
+        index = ", ".join(f"{o}:{o + n}" for o, n in zip(self.offsets, sizes))
+        return f"{rf.ref(self.a)}[{index}]"
+
+
+def gen_extract_slice(g):
+    rng, prog = g.rng, g.prog
+    a = g.pick(lambda v: len(v.shape) >= 1)
+    if a is None:
+        return None
+    out, offsets = [], []
+    for d in prog.values[a].shape:
+        n = prog.size(d)
+        s = rng.randint(1, n)
+        if s == n and rng.random() < 0.5:
+            out.append(d)
+            offsets.append(0)
+            continue
+        offsets.append(rng.randint(0, n - s))
+        out.append(prog.new_dim(s))
+    res = prog.new_value(out, g.binding(out))
+    prog.values[res].mag = prog.values[a].mag
+    return ExtractSlice(res, a, offsets)
+
+
+class InsertSlice(Op):
+    """tensor.insert_slice: the result has the destination's type."""
+    family = "insert_slice"
+
+    def __init__(self, result, src, dst, offsets):
+        super().__init__(result)
+        self.a, self.b, self.offsets = src, dst, list(offsets)
+
+    def operands(self):
+        return [self.a, self.b]
+
+    def emit(self, em):
+        rty = em.type(self.result)
+        src, ts = em.operand(self.a)
+        dst, _ = em.operand(self.b, rty)
+        sizes = em.prog.sizes(self.a)
+        em.emit(f"{em.name(self.result)} = tensor.insert_slice {src} into {dst}{list_text(self.offsets)} "
+                f"{list_text(sizes)} {list_text([1] * len(sizes))} : {ts} into {rty}")
+
+    def ref(self, rf):
+        put = rf.helper("put")
+        return f"{put}({rf.ref(self.b)}, {rf.ref(self.a)}, {tuple_text(self.offsets)})"
+
+
+def gen_insert_slice(g):
+    rng, prog = g.rng, g.prog
+    dst = g.pick(lambda v: len(v.shape) >= 1)
+    if dst is None:
+        return None
+    dshape = prog.values[dst].shape
+    src = g.pick(lambda v: v.vid != dst and len(v.shape) == len(dshape) and
+                 all(prog.size(x) <= prog.size(y) for x, y in zip(v.shape, dshape)))
+    if src is None or rng.random() < 0.4:
+        src = g.arg([d if rng.random() < 0.3 else prog.new_dim(rng.randint(1, prog.size(d)))
+                     for d in dshape])
+    offsets = [rng.randint(0, prog.size(d) - prog.size(s))
+               for s, d in zip(prog.values[src].shape, dshape)]
+    res = prog.new_value(dshape, prog.values[dst].layout)
+    prog.values[res].mag = max(prog.values[src].mag, prog.values[dst].mag)
+    return InsertSlice(res, src, dst, offsets)
+
+
+class Concat(Op):
+    family = "concat"
+
+    def __init__(self, result, ins, dim):
+        super().__init__(result)
+        self.ins, self.dim = list(ins), dim
+
+    def operands(self):
+        return self.ins
+
+    def emit(self, em):
+        ops = [em.operand(x) for x in self.ins]
+        em.emit(f"{em.name(self.result)} = tensor.concat dim({self.dim}) "
+                f"{', '.join(n for n, _ in ops)} : ({', '.join(t for _, t in ops)}) -> {em.type(self.result)}")
+
+    def ref(self, rf):
+        parts = ", ".join(rf.ref(x) for x in self.ins)
+        return f"np.concatenate(({parts},), axis={self.dim})"
+
+
+def gen_concat(g):
+    rng, prog = g.rng, g.prog
+    a = g.pick(lambda v: len(v.shape) >= 1)
+    if a is None:
+        return None
+    shape = prog.values[a].shape
+    dim = rng.randrange(len(shape))
+    ins = [a]
+    for _ in range(rng.choice([1, 1, 2])):
+        other = g.pick(lambda v: len(v.shape) == len(shape) and
+                       all(x == y for i, (x, y) in enumerate(zip(v.shape, shape)) if i != dim))
+        if other is None or rng.random() < 0.4:
+            other = g.arg([g.dim(0.2) if i == dim else d for i, d in enumerate(shape)])
+        ins.append(other)
+    total = sum(prog.size(prog.values[x].shape[dim]) for x in ins)
+    out = list(shape)
+    out[dim] = prog.new_dim(total)
+    if g.numel(out) > g.max_numel:
+        return None
+    res = prog.new_value(out, g.binding(out))
+    prog.values[res].mag = max(prog.values[x].mag for x in ins)
+    return Concat(res, ins, dim)
+
+
+class Pad(Op):
+    family = "pad"
+
+    def __init__(self, result, a, low, high, value):
+        super().__init__(result)
+        self.a, self.low, self.high, self.value = a, list(low), list(high), value
+
+    def operands(self):
+        return [self.a]
+
+    def emit(self, em):
+        dt = em.prog.dtype
+        a, ta = em.operand(self.a)
+        c = em.scalar(self.value)
+        idx = ", ".join(f"%p{i}: index" for i in range(len(self.low)))
+        em.emit(f"{em.name(self.result)} = tensor.pad {a} low{list_text(self.low)} "
+                f"high{list_text(self.high)} {{")
+        em.emit(f"  ^bb0({idx}):")
+        em.emit(f"    tensor.yield {c} : {dt}")
+        em.emit(f"  }} : {ta} to {em.type(self.result)}")
+
+    def ref(self, rf):
+        widths = tuple_text(f"({lo}, {hi})" for lo, hi in zip(self.low, self.high))
+        return f"np.pad({rf.ref(self.a)}, {widths}, constant_values={rf.const(self.value)})"
+
+
+def gen_pad(g):
+    rng, prog = g.rng, g.prog
+    a = g.pick(lambda v: len(v.shape) >= 1)
+    if a is None:
+        return None
+    shape = prog.values[a].shape
+    low = [rng.choice([0, 0, 1, 2]) for _ in shape]
+    high = [rng.choice([0, 0, 1, 3]) for _ in shape]
+    out = [d if lo == hi == 0 else prog.new_dim(prog.size(d) + lo + hi)
+           for d, lo, hi in zip(shape, low, high)]
+    if g.numel(out) > g.max_numel:
+        return None
+    c = g.constant()
+    res = prog.new_value(out, g.binding(out))
+    prog.values[res].mag = max(prog.values[a].mag, abs(c))
+    return Pad(res, a, low, high, c)
+
+
+class Softmax(Op):
+    family = "softmax"
+
+    def __init__(self, result, a, dim):
+        super().__init__(result)
+        self.a, self.dim = a, dim
+
+    def operands(self):
+        return [self.a]
+
+    def emit(self, em):
+        a, ta = em.operand(self.a)
+        init = em.init(self.result)
+        rty = em.type(self.result)
+        em.emit(f"{em.name(self.result)} = linalg.softmax dimension({self.dim}) "
+                f"ins({a} : {ta}) outs({init} : {rty}) -> {rty}")
+
+    def ref(self, rf):
+        d = self.dim
+        return rf.wrap(f"(lambda e: e / e.sum(axis={d}, keepdims=True))"
+                       f"(np.exp({rf.ref(self.a)} - {rf.ref(self.a)}.max(axis={d}, keepdims=True)))")
+
+
+def gen_softmax(g):
+    rng, prog = g.rng, g.prog
+    if not is_float(prog.dtype):
+        return None
+    a = g.pick(lambda v: len(v.shape) >= 1)
+    if a is None:
+        return None
+    shape = prog.values[a].shape
+    res = prog.new_value(shape, g.binding(shape))
+    prog.values[res].mag = 1.0
+    return Softmax(res, a, rng.randrange(len(shape)))
+
+
+FAMILIES.update({
+    "extract_slice": gen_extract_slice,
+    "insert_slice": gen_insert_slice,
+    "concat": gen_concat,
+    "pad": gen_pad,
+    "softmax": gen_softmax,
+})

@@ -328,6 +328,9 @@ HELPERS = {
     "w8": "w8 := lambda x: (np.asarray(x, np.int64) + 128) % 256 - 128",
     "w16": "w16 := lambda x: (np.asarray(x, np.int64) + 32768) % 65536 - 32768",
     "w32": "w32 := lambda x: (np.asarray(x, np.int64) + 2147483648) % 4294967296 - 2147483648",
+    # tensor.insert_slice: a copy of d with s written at offsets o
+    "put": "put := lambda d, s, o: (lambda t: (t.__setitem__(tuple(slice(a, a + n) for a, n in"
+           " zip(o, np.shape(s))), s), t)[1])(np.array(d))",
     # float32 -> nearest bf16 (ties to even), kept in float32
     "rb": "rb := lambda x: ((lambda u: (u + np.uint32(32767) + ((u >> np.uint32(16)) & np.uint32(1)))"
           " & np.uint32(4294901760))(np.asarray(x, np.float32).view(np.uint32))).view(np.float32)",

@@ -14,6 +14,9 @@ Outcome classes, worst first:
   timeout       compiling or running took longer than the limit
   refusal       a located "cannot be partitioned/localized/lowered" error on
                 a valid program (SPEC §6 op set)
+  slow          right, but compiling and running took more than `slow`
+                seconds (a program of a few hundred elements normally
+                takes about one)
   pass
   fuzzer-error  the fuzzer's own fault: dist-opt rejects the generated
                 program, or the reference cannot be evaluated (not a
@@ -21,7 +24,6 @@ Outcome classes, worst first:
 """
 
 import contextlib
-import io
 import os
 import re
 import shutil
@@ -37,8 +39,17 @@ import check_shards  # noqa: E402  (the lit suite's independent checker)
 
 from .program import emit_mlir, expect_lines  # noqa: E402
 
-CLASSES = ["pass", "wrong-result", "crash", "invalid-ir", "timeout", "refusal", "fuzzer-error"]
-FAILURES = ["wrong-result", "crash", "invalid-ir", "timeout", "refusal"]
+CLASSES = ["pass", "wrong-result", "crash", "invalid-ir", "timeout", "refusal", "slow",
+           "fuzzer-error"]
+FAILURES = ["wrong-result", "crash", "invalid-ir", "timeout", "refusal", "slow"]
+
+# Failures already reported, recognised by their message: (name, class,
+# pattern of the detail). A run counts them apart from new ones. Wrong
+# results have no message to match; their known causes are feature
+# switches instead (generate.DEFAULT_OFF).
+KNOWN = [
+    ("permute-no-axes", "invalid-ir", r"'dist\.permute' op requires at least one mesh axis"),
+]
 
 REFUSAL_RE = re.compile(r"cannot be (partitioned|localized|lowered)|cannot plan")
 CRASH_RE = re.compile(r"PLEASE submit a bug report|Stack dump|Assertion .* failed|"
@@ -65,7 +76,7 @@ def case_text(prog, header=()):
 def signature(cls, output):
     """A failure's identity for the minimizer: the class, and for compiler
     errors the first error message with names and numbers blurred."""
-    if cls in ("wrong-result", "timeout", "pass"):
+    if cls in ("wrong-result", "timeout", "pass", "slow"):
         return cls
     m = ERROR_RE.search(output)
     text = m.group(1) if m else ""
@@ -87,6 +98,10 @@ def signature(cls, output):
 class Outcome:
     def __init__(self, cls, detail="", output="", seconds=0.0):
         self.cls, self.detail, self.output, self.seconds = cls, detail, output, seconds
+        self.known = None
+        for name, kcls, pattern in KNOWN:
+            if cls == kcls and re.search(pattern, detail):
+                self.known = name
 
     @property
     def signature(self):
@@ -132,9 +147,20 @@ def compare(entry, wanted, dump_dir):
     return errors
 
 
-def run_case(text, world, input_seed, tools, timeout=60, workdir=None, keep=None):
+def mutate(wanted):
+    """Spoils result 0's first expected element (the fuzzer's self-test:
+    every program must then come out wrong-result)."""
+    v = wanted[0]
+    if v.dtype == bool:
+        v.flat[0] = not v.flat[0]
+    else:
+        v.flat[0] = v.flat[0] + 1 + 2 * abs(v.flat[0])
+
+
+def run_case(text, world, input_seed, tools, timeout=60, slow=30, workdir=None, keep=None,
+             mutate_reference=False):
     """Runs the case text on `world` ranks and classifies it. `keep`: a
-    folder to copy the case and dist-run's output into."""
+    folder to copy the case into."""
     start = time.time()
     input_spec = f"random:{input_seed}"
     tmp = tempfile.mkdtemp(prefix="progfuzz-", dir=workdir)
@@ -144,6 +170,8 @@ def run_case(text, world, input_seed, tools, timeout=60, workdir=None, keep=None
             f.write(text)
         try:
             entry, wanted = reference_values(text, input_spec)
+            if mutate_reference:
+                mutate(wanted)
         except Exception as e:  # the reference is the fuzzer's
             return Outcome("fuzzer-error", f"reference: {type(e).__name__}: {e}", "", time.time() - start)
         rc, out = _run([os.path.join(tools, "dist-opt"), case, "-o", os.devnull], timeout)
@@ -166,6 +194,8 @@ def run_case(text, world, input_seed, tools, timeout=60, workdir=None, keep=None
             return Outcome("fuzzer-error", f"compare: {type(e).__name__}: {e}", out, seconds)
         if errors:
             return Outcome("wrong-result", errors[0], out + "\n".join(errors), seconds)
+        if seconds > slow:
+            return Outcome("slow", f"{seconds:.0f} s (more than {slow} s)", out, seconds)
         return Outcome("pass", "", out, seconds)
     finally:
         if keep:
