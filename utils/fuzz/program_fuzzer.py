@@ -24,6 +24,7 @@ Exit status: 0 when every program passed, 1 otherwise, 2 on bad usage.
 import argparse
 import json
 import os
+import pickle
 import sys
 import time
 
@@ -68,6 +69,10 @@ def make_predicate(args, tools, target):
 
 def save_failure(prog, outcome, args, folder, tools):
     os.makedirs(folder, exist_ok=True)
+    # The description itself, for `minimize --program` after the generator
+    # has changed (a seed names a program of one version of the fuzzer).
+    with open(os.path.join(folder, "program.pkl"), "wb") as f:
+        pickle.dump(prog, f)
     with open(os.path.join(folder, "case.mlir"), "w") as f:
         f.write(regression_text(prog, [f"{outcome.cls}: {outcome.detail}"], args))
     with open(os.path.join(folder, "output.txt"), "w") as f:
@@ -76,11 +81,12 @@ def save_failure(prog, outcome, args, folder, tools):
     feats = ",".join(prog.features)
     me = os.path.relpath(os.path.abspath(__file__), runner.ROOT)
     with open(os.path.join(folder, "reproduce.sh"), "w") as f:
-        f.write("#!/bin/sh\n# Regenerates and reruns this program, then minimizes it.\n"
+        f.write("#!/bin/sh\n# Reruns this program (regenerated from its seed: the same fuzzer\n"
+                "# version only), then minimizes the saved description into min.mlir.\n"
                 f"cd \"$(dirname \"$0\")\" && R={runner.ROOT}\n"
-                f"$R/{me} run --seed {prog.seed} --count 1 --max-ops {args.max_ops} --features {feats}\n"
-                f"$R/{me} minimize --seed {prog.seed} --max-ops {args.max_ops} --features {feats}"
-                " --out min.mlir\n")
+                f"$R/{me} run --seed {prog.seed} --count 1 --max-ops {args.max_ops} --features {feats}"
+                " --results rerun\n"
+                f"$R/{me} minimize --program program.pkl --out min.mlir\n")
     os.chmod(os.path.join(folder, "reproduce.sh"), 0o755)
     if args.minimize:
         small = minimize.minimize(prog, make_predicate(args, tools, outcome.signature),
@@ -180,10 +186,14 @@ def cmd_show(args):
 
 def cmd_minimize(args):
     tools = runner.find_tools(args.bin)
-    features = generate.parse_features(args.features)
-    prog = generate.generate(args.seed, features, args.max_ops)
+    if args.program:
+        with open(args.program, "rb") as f:
+            prog = pickle.load(f)
+    else:
+        features = generate.parse_features(args.features)
+        prog = generate.generate(args.seed, features, args.max_ops)
     outcome = run_one(prog, args, tools)
-    print(f"seed {args.seed}: {outcome.cls}: {outcome.detail}")
+    print(f"seed {prog.seed}: {outcome.cls}: {outcome.detail}")
     if outcome.cls in ("pass", "fuzzer-error"):
         print("nothing to minimize")
         return 1
@@ -241,6 +251,7 @@ def main():
     p = sub.add_parser("minimize")
     common(p)
     p.add_argument("--out")
+    p.add_argument("--program", help="a program.pkl a run saved (instead of --seed)")
     sub.add_parser("features")
     args = parser.parse_args()
     try:

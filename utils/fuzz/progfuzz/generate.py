@@ -29,6 +29,8 @@ FEATURES = {
     "expand": "tensor.expand_shape",
     "collapse": "tensor.collapse_shape",
     "copy": "linalg.copy into a binding layout (an explicit reshard)",
+    "cast": "arith casts on tensors (extf, truncf, fptosi, sitofp, extsi, trunci) and "
+            "mixed-precision contractions (bf16/f16 into f32, i8/i16 into i32)",
     # families dist-partition refuses today (SPEC §6 is growing): turn on
     # once main takes them
     "extract_slice": "tensor.extract_slice (static offsets, unit strides)",
@@ -49,6 +51,7 @@ FEATURES = {
     "div": "division: floats by |x| + 1 or a non-zero splat, integers by a non-zero splat",
     "math": "more math ops (expm1, exp2, atan, erf, cbrt, log1p, floor, ceil)",
     "segments": "segments [...] on split dims",
+    "segments-3d": "segments on 3-D meshes too (dist-partition is slow there)",
     "mesh3d": "3-D meshes",
     "size1-axes": "mesh axes of size 1",
     "devices": "devices = [...]: permuted ranks, meshes not starting at rank 0",
@@ -67,6 +70,7 @@ DEFAULT = [f for f in FEATURES if f not in DEFAULT_OFF]
 CI_OFF = {
     "size1-axes",   # permute over no axes on meshes with a size-1 axis
     "narrow-int",   # i8/i16 partial sums saturate in the MPI reduction
+    "segments-3d",  # minutes in dist-partition
 }
 PRESETS = {
     "default": DEFAULT,
@@ -140,6 +144,15 @@ class Generator:
             if devices == list(range(n)):
                 devices = None
         return Mesh(list(zip(names, sizes)), devices)
+
+    def dtype_pool(self):
+        """The element types the features allow."""
+        pool = []
+        for feature, types in (("f32", ["f32"]), ("f64", ["f64"]), ("lowp", ["f16", "bf16"]),
+                               ("int", ["i32", "i64"]), ("narrow-int", ["i8", "i16"])):
+            if self.on(feature):
+                pool += types
+        return pool or ["i32"]
 
     def dtype(self):
         kinds = []
@@ -215,7 +228,8 @@ class Generator:
     def layout(self, shape, partial=False, segments=None):
         """A random #dist.sharding for a value of `shape`."""
         rng, prog = self.rng, self.prog
-        segments = self.on("segments") if segments is None else segments
+        if segments is None:
+            segments = self.on("segments") and (len(prog.mesh.axes) < 3 or self.on("segments-3d"))
         dims = [[] for _ in shape]
         part = []
         names = prog.mesh.names
@@ -252,15 +266,14 @@ class Generator:
         vid = prog.new_value(shape, layout)
         prog.args.append(vid)
         v = prog.values[vid]
-        if prog.dtype == "f16":
-            v.mag = 64.0
+        v.mag = 64.0 if is_float(prog.dtype) else 100.0
         return vid
 
     # -- picking operands ------------------------------------------------------
     def pick(self, pred):
         """A value satisfying pred, recent ones more likely, or None."""
         prog = self.prog
-        cands = [v.vid for v in prog.values.values() if pred(v)]
+        cands = [v.vid for v in prog.values.values() if v.dtype == prog.dtype and pred(v)]
         if not cands:
             return None
         weights = [(1 + i) ** 2 for i in range(len(cands))]
@@ -271,6 +284,16 @@ class Generator:
         if is_float(self.prog.dtype):
             return self.rng.choice(FLOAT_CONSTANTS)
         return self.rng.choice(INT_CONSTANTS)
+
+    def combiners(self):
+        """Reduction combiners for this program. f16/bf16 sums are left
+        out: their rounding depends on the order of the additions, which a
+        split reduction changes, beyond any fair tolerance; max and min are
+        exact in every order."""
+        dt = self.prog.dtype
+        if dt in ("f16", "bf16"):
+            return ["max", "min"]
+        return ["add", "add", "max", "min"] + ([] if is_float(dt) else ["mul"])
 
     def mag_ok(self, mag):
         dt = self.prog.dtype
@@ -425,18 +448,32 @@ class Generator:
         weights = [FAMILY_WEIGHT.get(f, 1.0) for f in families]
         want = rng.randint(1, self.max_ops)
         tries = 0
+        base = prog.dtype
         while len(prog.ops) < want and tries < 40 * want:
             tries += 1
             family = rng.choices(families, weights)[0]
-            before = (dict(prog.dims), set(prog.values), list(prog.args))
+            # The op's element type: mostly that of a recent value (casts
+            # bring in others), else the program's first.
+            vals = list(prog.values.values())
+            if vals and rng.random() < 0.8:
+                prog.dtype = rng.choices(vals, [(1 + i) ** 2 for i in range(len(vals))])[0].dtype
+            else:
+                prog.dtype = base
+            before = (dict(prog.dims), set(prog.values), list(prog.args), prog.dtype)
             op = ops.FAMILIES[family](self)
             if op is None:
                 # undo what the attempt created (arguments, values, dims)
                 prog.dims = before[0]
                 prog.values = {k: v for k, v in prog.values.items() if k in before[1]}
                 prog.args = before[2]
+                prog.dtype = before[3]
                 continue
+            v = prog.values[op.result]
+            if not is_float(v.dtype):
+                # integers wrap: past the width, any value
+                v.mag = min(v.mag, 2.0 ** (ops.WIDTH[v.dtype] - 1))
             prog.ops.append(op)
+        prog.dtype = base
         self.results()
         prog.dce()
         return prog
@@ -453,8 +490,8 @@ class Generator:
             leaves = [op.result for op in prog.ops[:-1] if op.result not in used]
             if leaves and rng.random() < 0.6:
                 chosen.append(rng.choice(leaves))
-            elif rng.random() < 0.15:
-                chosen.append(rng.choice([op.result for op in prog.ops]))
+            elif rng.random() < 0.15 and len(prog.ops) > 1:
+                chosen.append(rng.choice([op.result for op in prog.ops[:-1]]))
             if self.on("return-twice") and rng.random() < 0.3:
                 chosen.append(chosen[0])
         prog.results = []

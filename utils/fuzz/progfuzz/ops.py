@@ -49,7 +49,7 @@ def unary_op(dtype, name):
 
 
 def np_binary(rf, name, a, b):
-    if name == "div" and not is_float(rf.prog.dtype):
+    if name == "div" and not is_float(rf.dt):
         return rf.wrap(NP_INT_DIV.format(a, b))
     return rf.wrap(NP_BINARY[name].format(a, b))
 
@@ -154,7 +154,7 @@ class Elementwise(Op):
     def emit(self, em):
         ty = em.type(self.result)
         names = [em.operand(x, ty)[0] for x in self.ins]
-        dt = em.prog.dtype
+        dt = em.dt
         op = binary_op(dt, self.name) if len(names) == 2 else unary_op(dt, self.name)
         em.emit(f"{em.name(self.result)} = {op} {', '.join(names)} : {ty}")
 
@@ -231,12 +231,12 @@ class Map(Op):
 
     def emit(self, em):
         prog = em.prog
-        free = prog.type_of(prog.values[self.result].shape, None)
+        free = prog.type_of(prog.values[self.result].shape, None, em.dt)
         ops = []
         for x in self.ins:
             ops.append(em.operand(x, free) if isinstance(x, Const) else em.operand(x))
         init = em.init(self.result)
-        dt = prog.dtype
+        dt = em.dt
         op = binary_op(dt, self.name) if len(ops) == 2 else unary_op(dt, self.name)
         em.emit(f"{em.name(self.result)} = linalg.map {{ {op} }} "
                 f"ins({', '.join(n for n, _ in ops)} : {', '.join(t for _, t in ops)}) "
@@ -275,6 +275,87 @@ def gen_map(g):
     res = prog.new_value(v.shape, g.binding(v.shape))
     prog.values[res].mag = mag
     return Map(res, name, ins)
+
+
+# --------------------------------------------------------------------------
+# Casts: arith.extf/truncf/fptosi/sitofp/extsi/trunci on tensors
+# --------------------------------------------------------------------------
+
+WIDTH = {"f16": 16, "bf16": 16, "f32": 32, "f64": 64, "i8": 8, "i16": 16, "i32": 32, "i64": 64}
+
+
+def cast_op(src, dst):
+    if is_float(src) and is_float(dst):
+        return "arith.extf" if WIDTH[dst] > WIDTH[src] else "arith.truncf"
+    if is_float(src):
+        return "arith.fptosi"
+    if is_float(dst):
+        return "arith.sitofp"
+    return "arith.extsi" if WIDTH[dst] > WIDTH[src] else "arith.trunci"
+
+
+def cast_ref(rf, x, src, dst):
+    """NumPy for casting x (in src's NumPy form) to dst (rf.dt)."""
+    if is_float(src) and not is_float(dst):
+        return rf.wrap(f"np.trunc({x}).astype(np.int64)")
+    if is_float(dst):
+        return rf.wrap(f"np.asarray({x}).astype({rf.np_type()})")
+    return rf.wrap(x)
+
+
+class Cast(Op):
+    """An elementwise cast on tensors: the result keeps the operand's
+    layout (arith casts need cast-compatible types)."""
+    family = "cast"
+
+    def __init__(self, result, a):
+        super().__init__(result)
+        self.a = a
+
+    def operands(self):
+        return [self.a]
+
+    def emit(self, em):
+        prog = em.prog
+        src = prog.values[self.a].dtype
+        r = prog.values[self.result]
+        a, ta = em.operand(self.a, prog.type_of(r.shape, r.layout, src))
+        em.emit(f"{em.name(self.result)} = {cast_op(src, em.dt)} {a} : {ta} to {em.type(self.result)}")
+
+    def ref(self, rf):
+        return cast_ref(rf, rf.ref(self.a), rf.prog.values[self.a].dtype, rf.dt)
+
+
+def cast_targets(g, v):
+    """Element types value v may be cast to (none that could overflow an
+    integer: fptosi of an out-of-range value is poison)."""
+    src = v.dtype
+    out = []
+    for dst in g.dtype_pool():
+        if dst == src or (is_float(src) and is_float(dst) and WIDTH[src] == WIDTH[dst]):
+            continue
+        if is_float(src) and not is_float(dst) and v.mag >= 2 ** (WIDTH[dst] - 1) - 1:
+            continue
+        if not is_float(src) and dst == "bf16" and v.mag >= 2 ** 24:
+            continue
+        out.append(dst)
+    return out
+
+
+def gen_cast(g):
+    rng, prog = g.rng, g.prog
+    a = g.pick(lambda v: True)
+    if a is None:
+        return None
+    v = prog.values[a]
+    targets = cast_targets(g, v)
+    if not targets:
+        return None
+    dst = rng.choice(targets)
+    res = prog.new_value(v.shape, v.layout, dtype=dst)
+    prog.values[res].mag = v.mag + 1
+    prog.dtype = dst
+    return Cast(res, a)
 
 
 # --------------------------------------------------------------------------
@@ -341,8 +422,7 @@ class Generic(Op):
 
     # -- MLIR --------------------------------------------------------------
     def emit(self, em):
-        prog = em.prog
-        dt = prog.dtype
+        dt = em.dt
         n = len(self.loops)
         dims = ", ".join(f"d{i}" for i in range(n))
 
@@ -399,7 +479,7 @@ class Generic(Op):
         parallel = [l for l in range(len(shape)) if self.iters[l] == "parallel"]
         red = [l for l in range(len(shape)) if self.iters[l] == "reduction"]
         if red:
-            kw = ", dtype=np.int64" if (not is_float(prog.dtype) and self.combiner in ("add", "mul")) else ""
+            kw = ", dtype=np.int64" if (not is_float(rf.dt) and self.combiner in ("add", "mul")) else ""
             full = rf.wrap(f"{NP_REDUCE[self.combiner]}({full}, axis={tuple_text(red)}{kw})")
         perm = [parallel.index(l) for l in self.outmap]
         expr = f"np.transpose(np.asarray({full}), {tuple_text(perm)})"
@@ -484,7 +564,7 @@ class BodyEmitter:
     def value(self, t):
         if t in self.memo:
             return self.memo[t]
-        dt = self.em.prog.dtype
+        dt = self.em.dt
         kind = t[0]
         if kind == "in":
             return "%out" if t[1] == self.nins else f"%in{t[1]}"
@@ -517,7 +597,7 @@ class BodyEmitter:
     def cond(self, t):
         if t in self.memo:
             return self.memo[t]
-        dt = self.em.prog.dtype
+        dt = self.em.dt
         r = self.fresh()
         if t[0] == "icmp":
             x, y = self.index(t[2]), self.index(t[3])
@@ -547,7 +627,7 @@ class BodyReference:
 
     def value(self, t):
         rf = self.rf
-        dt = rf.prog.dtype
+        dt = rf.dt
         kind = t[0]
         if kind == "in":
             return self.leaves[t[1]]
@@ -569,7 +649,7 @@ class BodyReference:
     def cond(self, t):
         if t[0] == "icmp":
             return f"({self.index(t[2])} {PREDICATES[t[1]]} {self.index(t[3])})"
-        preds = FLOAT_PREDICATES if is_float(self.rf.prog.dtype) else PREDICATES
+        preds = FLOAT_PREDICATES if is_float(self.rf.dt) else PREDICATES
         return f"({self.value(t[2])} {preds[t[1]]} {self.value(t[3])})"
 
 
@@ -643,7 +723,7 @@ def gen_generic(g):
     mags = [prog.values[x].mag for x in ins]
     combiner, init, use_out = None, None, False
     if "reduction" in iters:
-        combiner = rng.choice(["add", "add", "max", "min"] + ([] if is_float(prog.dtype) else ["mul"]))
+        combiner = rng.choice(g.combiners())
     elif rng.random() < 0.2:
         use_out = True
     body, bmag = g.body(len(ins), mags, loops, use_out)
@@ -693,7 +773,10 @@ class Matmul(Op):
                 f"outs({init} : {rty}) -> {rty}")
 
     def ref(self, rf):
-        prod = rf.wrap(f"np.matmul({rf.ref(self.a)}, {rf.ref(self.b)})")
+        a, b = rf.ref(self.a), rf.ref(self.b)
+        if rf.prog.values[self.a].dtype != rf.dt:      # operands extended first
+            a, b = (f"np.asarray({x}).astype({rf.np_type()})" for x in (a, b))
+        prod = rf.wrap(f"np.matmul({a}, {b})")
         return rf.wrap(f"{self.ref_init(rf)} + {prod}")
 
     def simpler(self, prog):
@@ -707,6 +790,14 @@ class BatchMatmul(Matmul):
 
 def _contraction(g, rank):
     rng, prog = g.rng, g.prog
+    src = prog.dtype
+    # Mixed precision: bf16/f16 operands accumulating in f32, i8/i16 in i32
+    # (the named ops extend their operands to the init's type).
+    out_dt = src
+    if g.on("cast") and rng.random() < 0.6:
+        out_dt = {"bf16": "f32", "f16": "f32", "i8": "i32", "i16": "i32"}.get(src, src)
+    if out_dt in ("f16", "bf16"):
+        return None      # lowp sums: see Generator.combiners
     a = g.pick(lambda v: len(v.shape) == rank)
     if a is None or rng.random() < 0.25:
         a = g.arg(g.shape(rank))
@@ -721,8 +812,10 @@ def _contraction(g, rank):
     out = ashape[:-1] + [bshape[-1]]
     if g.numel(out) > g.max_numel:
         return None
+    mag = prog.values[a].mag * prog.values[b].mag * prog.size(k)
+    prog.dtype = out_dt                      # the init and the result
     init = g.init_spec(out, "add")
-    mag = prog.values[a].mag * prog.values[b].mag * prog.size(k) + g.init_mag(init)
+    mag += g.init_mag(init)
     if not g.mag_ok(mag):
         return None
     res = prog.new_value(out, g.binding(out))
@@ -838,7 +931,7 @@ class Reduce(Op):
         return [self.a]
 
     def emit(self, em):
-        dt = em.prog.dtype
+        dt = em.dt
         a, ta = em.operand(self.a)
         init = self.emit_init(em)
         rty = em.type(self.result)
@@ -852,7 +945,7 @@ class Reduce(Op):
         em.emit("    }")
 
     def ref(self, rf):
-        kw = ", dtype=np.int64" if (not is_float(rf.prog.dtype) and self.combiner in ("add", "mul")) else ""
+        kw = ", dtype=np.int64" if (not is_float(rf.dt) and self.combiner in ("add", "mul")) else ""
         red = rf.wrap(f"{NP_REDUCE[self.combiner]}({rf.ref(self.a)}, axis={tuple_text(self.dims)}{kw})")
         init = self.ref_init(rf)
         a, b = (red, init) if not self.swap else (init, red)
@@ -876,7 +969,7 @@ def gen_reduce(g):
         k -= 1
     dims = sorted(rng.sample(range(len(shape)), k))
     out = [d for i, d in enumerate(shape) if i not in dims]
-    combiner = rng.choice(["add", "add", "max", "min"] + ([] if is_float(prog.dtype) else ["mul"]))
+    combiner = rng.choice(g.combiners())
     init = g.init_spec(out, combiner)
     count = math.prod(prog.size(shape[i]) for i in dims)
     m = prog.values[a].mag
@@ -897,7 +990,7 @@ class Fill(Op):
 
     def emit(self, em):
         ty = em.type(self.result)
-        dt = em.prog.dtype
+        dt = em.dt
         if self.splat:
             em.emit(f"{em.name(self.result)} = arith.constant dense<{scalar_literal(dt, self.value)}> : {ty}")
             return
@@ -1040,6 +1133,7 @@ FAMILIES = {
     "expand": gen_expand,
     "collapse": gen_collapse,
     "copy": gen_copy,
+    "cast": gen_cast,
 }
 
 
@@ -1187,7 +1281,7 @@ class Pad(Op):
         return [self.a]
 
     def emit(self, em):
-        dt = em.prog.dtype
+        dt = em.dt
         a, ta = em.operand(self.a)
         c = em.scalar(self.value)
         idx = ", ".join(f"%p{i}: index" for i in range(len(self.low)))

@@ -157,10 +157,12 @@ class Program:
         return math.prod(self.sizes(vid))
 
     # -- values ------------------------------------------------------------
-    def new_value(self, shape, layout=None):
+    def new_value(self, shape, layout=None, dtype=None):
+        """A new value; its element type is `dtype` or the program's
+        current one (the generator sets Program.dtype per op)."""
         vid = self.next_id
         self.next_id += 1
-        self.values[vid] = Value(vid, shape, self.dtype, layout)
+        self.values[vid] = Value(vid, shape, dtype or self.dtype, layout)
         return vid
 
     def producer(self, vid):
@@ -172,15 +174,18 @@ class Program:
     def users(self, vid):
         return [op for op in self.ops if vid in op.inputs()]
 
-    def type_of(self, shape, layout):
+    def type_of(self, shape, layout, dtype=None):
         sizes = [self.size(d) for d in shape]
         dims = "".join(f"{n}x" for n in sizes)
         enc = f", {layout.text(sizes)}" if layout is not None else ""
-        return f"tensor<{dims}{self.dtype}{enc}>"
+        return f"tensor<{dims}{dtype or self.dtype}{enc}>"
 
     def type(self, vid):
         v = self.values[vid]
-        return self.type_of(v.shape, v.layout)
+        return self.type_of(v.shape, v.layout, v.dtype)
+
+    def dtypes(self):
+        return sorted({v.dtype for v in self.values.values()})
 
     def replace_uses(self, old, new):
         for op in self.ops:
@@ -207,7 +212,7 @@ class Program:
         for op in self.ops:
             fam[op.family] = fam.get(op.family, 0) + 1
         mesh = "x".join(str(s) for _, s in self.mesh.axes)
-        return (f"{self.dtype} mesh {mesh}{' devices' if self.mesh.devices else ''}, "
+        return (f"{'/'.join(self.dtypes()) or self.dtype} mesh {mesh}{' devices' if self.mesh.devices else ''}, "
                 f"{len(self.args)} args, {len(self.ops)} ops "
                 f"({', '.join(f'{k} {n}' for k, n in sorted(fam.items()))})")
 
@@ -235,6 +240,7 @@ class Emitter:
         self.prog = prog
         self.lines = []
         self.count = 0
+        self.dt = prog.dtype      # the element type of the op being emitted
 
     def name(self, vid):
         return f"%v{vid}"
@@ -249,9 +255,9 @@ class Emitter:
     def type(self, vid):
         return self.prog.type(vid)
 
-    def scalar(self, c):
+    def scalar(self, c, dt=None):
         name = self.tmp("c")
-        dt = self.prog.dtype
+        dt = dt or self.dt
         self.emit(f"{name} = arith.constant {scalar_literal(dt, c)} : {dt}")
         return name
 
@@ -260,7 +266,7 @@ class Emitter:
         the operand is given exactly that type: a splat is created in it, a
         value of another type is copied into it (after minimization a value
         may stand where another type was)."""
-        dt = self.prog.dtype
+        dt = self.dt
         if isinstance(x, Const):
             ty = want
             name = self.tmp("s")
@@ -281,9 +287,10 @@ class Emitter:
         self.emit(f"{empty} = tensor.empty() : {ty}")
         if fill is None:
             return empty
-        c = self.scalar(fill)
+        c = self.scalar(fill, self.prog.values[vid].dtype)
         name = self.tmp("f")
-        self.emit(f"{name} = linalg.fill ins({c} : {self.prog.dtype}) outs({empty} : {ty}) -> {ty}")
+        dt = self.prog.values[vid].dtype
+        self.emit(f"{name} = linalg.fill ins({c} : {dt}) outs({empty} : {ty}) -> {ty}")
         return name
 
 
@@ -291,11 +298,12 @@ def emit_mlir(prog, header=()):
     """The program as an MLIR module (a string). `header`: comment lines."""
     em = Emitter(prog)
     for op in prog.ops:
+        em.dt = prog.values[op.result].dtype
         op.emit(em)
     returned, result_types, seen = [], [], set()
     allow_twice = "return-twice" in prog.features
     for vid, layout in prog.results:
-        want = prog.type_of(prog.values[vid].shape, layout)
+        want = prog.type_of(prog.values[vid].shape, layout, prog.values[vid].dtype)
         if em.type(vid) == want and (vid not in seen or allow_twice):
             returned.append(em.name(vid))
         else:
@@ -347,35 +355,36 @@ class Reference:
         self.done = set()
         self.helpers = []
         self.count = 0
+        self.dt = prog.dtype      # the element type of the op being built
 
     def helper(self, name):
         if name not in self.helpers:
             self.helpers.append(name)
         return name
 
-    def wrap(self, expr):
+    def wrap(self, expr, dt=None):
         """Rounds or wraps `expr` to the element type."""
-        dt = self.prog.dtype
+        dt = dt or self.dt
         if dt in ("i8", "i16", "i32"):
             return f"{self.helper('w' + dt[1:])}({expr})"
         if dt == "bf16":
             return f"{self.helper('rb')}({expr})"
         return expr
 
-    def np_type(self):
-        dt = self.prog.dtype
+    def np_type(self, dt=None):
+        dt = dt or self.dt
         return NP_FLOAT[dt] if is_float(dt) else "np.int64"
 
-    def const(self, c):
-        dt = self.prog.dtype
+    def const(self, c, dt=None):
+        dt = dt or self.dt
         if is_float(dt):
             if c in (float("inf"), float("-inf")):
-                return f"{self.np_type()}({'-' if c < 0 else ''}np.inf)"
-            return f"{self.np_type()}({float(c)!r})"
-        return f"np.int64({self.wrap_int(int(c))})"
+                return f"{self.np_type(dt)}({'-' if c < 0 else ''}np.inf)"
+            return f"{self.np_type(dt)}({float(c)!r})"
+        return f"np.int64({self.wrap_int(int(c), dt)})"
 
-    def wrap_int(self, c):
-        bits = BITS[self.prog.dtype]
+    def wrap_int(self, c, dt):
+        bits = BITS[dt]
         return ((c + (1 << (bits - 1))) % (1 << bits)) - (1 << (bits - 1))
 
     def operand(self, x):
@@ -393,12 +402,14 @@ class Reference:
         if vid in self.done:
             return name
         prog = self.prog
+        saved, self.dt = self.dt, prog.values[vid].dtype
         if vid in prog.args:
             k = prog.args.index(vid)
             expr = f"np.asarray(arg{k}).astype({self.np_type()})"
         else:
             op = prog.producer(vid)
             expr = op.ref(self)
+        self.dt = saved
         self.stmts.append(f"{name} := {expr}")
         self.done.add(vid)
         return name
