@@ -482,16 +482,22 @@ class Generator:
         """The last op's value and maybe one more unused value, each
         returned in its binding layout or copied into a random one."""
         rng, prog = self.rng, self.prog
+        reads_args = set(prog.args)
+        for op in prog.ops:
+            if set(op.inputs()) & reads_args:
+                reads_args.add(op.result)
         if not prog.ops:
             chosen = [prog.args[0]]
         else:
-            chosen = [prog.ops[-1].result]
+            # the last value that reads an argument (constants alone are dull)
+            last = [op.result for op in prog.ops if op.result in reads_args] or [prog.ops[-1].result]
+            chosen = [last[-1]]
             used = {x for op in prog.ops for x in op.inputs()}
-            leaves = [op.result for op in prog.ops[:-1] if op.result not in used]
+            leaves = [op.result for op in prog.ops if op.result not in used and op.result != chosen[0]]
             if leaves and rng.random() < 0.6:
                 chosen.append(rng.choice(leaves))
             elif rng.random() < 0.15 and len(prog.ops) > 1:
-                chosen.append(rng.choice([op.result for op in prog.ops[:-1]]))
+                chosen.append(rng.choice([op.result for op in prog.ops if op.result != chosen[0]]))
             if self.on("return-twice") and rng.random() < 0.3:
                 chosen.append(chosen[0])
         prog.results = []
