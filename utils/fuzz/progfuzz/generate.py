@@ -29,6 +29,7 @@ FEATURES = {
     "expand": "tensor.expand_shape",
     "collapse": "tensor.collapse_shape",
     "copy": "linalg.copy into a binding layout (an explicit reshard)",
+    "reshard": "dist.reshard of an encoded value into another layout",
     "cast": "arith casts on tensors (extf, truncf, fptosi, sitofp, extsi, trunci) and "
             "mixed-precision contractions (bf16/f16 into f32, i8/i16 into i32)",
     # families dist-partition refuses today (SPEC §6 is growing): turn on
@@ -58,10 +59,11 @@ FEATURES = {
     "rank0": "rank-0 tensors (full reductions)",
     # isolations of known bugs (off by default)
     "transpose-of-broadcast": "linalg.transpose reading a linalg.broadcast result",
+    "reshape-3d": "expand_shape/collapse_shape on 3-D meshes (tens of seconds in dist-partition)",
     "return-twice": "one value returned as two results",
 }
 # Known compiler bugs (docs/fuzzing.md) keep these off unless asked for.
-DEFAULT_OFF = {"index", "transpose-of-broadcast", "return-twice",
+DEFAULT_OFF = {"index", "transpose-of-broadcast", "return-twice", "reshape-3d",
                "extract_slice", "insert_slice", "concat", "pad", "softmax"}
 DEFAULT = [f for f in FEATURES if f not in DEFAULT_OFF]
 # Named sets: "ci" is what test/e2e/program-fuzzer.test runs: the default
@@ -101,7 +103,8 @@ def parse_features(text):
 
 
 # How often each family is tried (constants are operands more than ops).
-FAMILY_WEIGHT = {"generic": 2.0, "matmul": 1.5, "fill": 0.4, "splat": 0.4, "copy": 0.6}
+FAMILY_WEIGHT = {"generic": 2.0, "matmul": 1.5, "fill": 0.4, "splat": 0.4, "copy": 0.6,
+                 "reshard": 0.6}
 AXIS_NAMES = ["x", "y", "z", "tp", "dp", "sp", "a", "b"]
 # Float magnitudes above which results would lose the reference's
 # tolerance or overflow (the reference follows the element type, but the

@@ -9,7 +9,7 @@ the generator in FAMILIES (and its feature name in generate.FEATURES).
 
 import math
 
-from .program import Const, is_float, scalar_literal
+from .program import Const, Layout, is_float, scalar_literal
 
 # Scalar ops by element kind: name -> MLIR op.
 FLOAT_BINARY = {"add": "arith.addf", "sub": "arith.subf", "mul": "arith.mulf",
@@ -698,8 +698,8 @@ def gen_generic(g):
             iters[rng.randrange(n)] = "parallel"
     # More inputs: values that fit the loops, or new arguments.
     for _ in range(rng.choice([0, 1, 1, 2])):
-        cand = g.pick(lambda v: v.vid not in ins and 0 < len(v.shape) <= n and
-                      _map_into(g, v.vid, loops) is not None)
+        # (the same value twice is fine: x[i, j] * x[j, i])
+        cand = g.pick(lambda v: 0 < len(v.shape) <= n and _map_into(g, v.vid, loops) is not None)
         if cand is not None and rng.random() < 0.6:
             m = _map_into(g, cand, loops)
             ins.append(cand)
@@ -1050,8 +1050,14 @@ class Reshape(Op):
         return f"np.reshape({rf.ref(self.a)}, {tuple_text(shape)})"
 
 
+def _reshape_ok(g):
+    return len(g.prog.mesh.axes) < 3 or g.on("reshape-3d")
+
+
 def gen_expand(g):
     rng, prog = g.rng, g.prog
+    if not _reshape_ok(g):
+        return None
     a = g.pick(lambda v: 1 <= len(v.shape) <= 3)
     if a is None:
         return None
@@ -1073,6 +1079,8 @@ def gen_expand(g):
 
 def gen_collapse(g):
     rng, prog = g.rng, g.prog
+    if not _reshape_ok(g):
+        return None
     a = g.pick(lambda v: len(v.shape) >= 2)
     if a is None:
         return None
@@ -1118,6 +1126,39 @@ def gen_copy(g):
     return Copy(res, a)
 
 
+class Reshard(Op):
+    """dist.reshard between two encodings (the global value is unchanged)."""
+    family = "reshard"
+
+    def __init__(self, result, a):
+        super().__init__(result)
+        self.a = a
+
+    def operands(self):
+        return [self.a]
+
+    def emit(self, em):
+        prog = em.prog
+        v = prog.values[self.a]
+        src = v.layout or Layout([[] for _ in v.shape])
+        a, ta = em.operand(self.a, prog.type_of(v.shape, src, v.dtype))
+        em.emit(f"{em.name(self.result)} = dist.reshard {a} : {ta} -> {em.type(self.result)}")
+
+    def ref(self, rf):
+        return rf.ref(self.a)
+
+
+def gen_reshard(g):
+    prog = g.prog
+    a = g.pick(lambda v: v.layout is not None)
+    if a is None:
+        return None
+    shape = prog.values[a].shape
+    res = prog.new_value(shape, g.layout(shape, partial=g.on("partial-binding") and g.rng.random() < 0.3))
+    prog.values[res].mag = prog.values[a].mag
+    return Reshard(res, a)
+
+
 # The families, by feature name.
 FAMILIES = {
     "eltwise": gen_eltwise,
@@ -1134,6 +1175,7 @@ FAMILIES = {
     "collapse": gen_collapse,
     "copy": gen_copy,
     "cast": gen_cast,
+    "reshard": gen_reshard,
 }
 
 
