@@ -67,7 +67,7 @@ def make_predicate(args, tools, target):
     return still_fails
 
 
-def save_failure(prog, outcome, args, folder, tools):
+def save_failure(prog, outcome, args, folder, tools, minimize_it=True):
     os.makedirs(folder, exist_ok=True)
     # The description itself, for `minimize --program` after the generator
     # has changed (a seed names a program of one version of the fuzzer).
@@ -88,7 +88,7 @@ def save_failure(prog, outcome, args, folder, tools):
                 " --results rerun\n"
                 f"$R/{me} minimize --program program.pkl --out min.mlir\n")
     os.chmod(os.path.join(folder, "reproduce.sh"), 0o755)
-    if args.minimize:
+    if args.minimize and minimize_it:
         small = minimize.minimize(prog, make_predicate(args, tools, outcome.signature),
                                   budget=args.budget, log=lambda m: log(args, "  " + m))
         final = run_one(small, args, tools)
@@ -118,6 +118,9 @@ def cmd_run(args):
         if outcome.known:
             known[outcome.known] = known.get(outcome.known, 0) + 1
             log(args, line + f"\n  known: {outcome.known}: {outcome.detail}")
+            if known[outcome.known] == 1:     # the first of each, not minimized
+                folder = os.path.join(args.results, f"known-{outcome.known}", f"seed{seed}")
+                save_failure(prog, outcome, args, folder, tools, minimize_it=False)
         elif outcome.cls != "pass":
             line += f"\n  {outcome.detail}"
             failures.append((seed, outcome.cls, outcome.detail))
@@ -125,6 +128,9 @@ def cmd_run(args):
             log(args, line)
             save_failure(prog, outcome, args, folder, tools)
             log(args, f"  saved: {folder}")
+            if args.stop_after and len(failures) >= args.stop_after:
+                args.count = k + 1
+                break
         elif args.verbose:
             log(args, line)
     seconds = time.time() - started
@@ -242,6 +248,7 @@ def main():
     p.add_argument("--count", type=int, default=20)
     p.add_argument("--results", default=os.path.join(runner.ROOT, "build", "program-fuzzer"))
     p.add_argument("--minimize", action="store_true")
+    p.add_argument("--stop-after", type=int, metavar="N", help="stop after N new failures")
     p.add_argument("--json", help="write the counts to this file")
     p.add_argument("--record", metavar="DOC",
                    help="write the counts into DOC's program fuzzer table (docs/fuzzing.md)")
