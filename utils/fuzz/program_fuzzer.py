@@ -6,19 +6,22 @@ layouts), runs each under `dist-run --dump` and compares every rank's
 results with NumPy evaluated on the global inputs.
 
     program_fuzzer.py run --seed 1 --count 100 [--features default,-expand]
-                      [--minimize] [--results DIR] [--timeout 60]
+                      [--minimize] [--results DIR] [--timeout 60] [--record DOC]
     program_fuzzer.py show --seed 17 [--features ...]        # the program
-    program_fuzzer.py minimize --seed 17 [--features ...] --out FILE
+    program_fuzzer.py minimize (--seed 17 [--features ...] | --program PKL)
+                      [--out FILE]
+    program_fuzzer.py selfcheck --count 200 --features all    # the generator
     program_fuzzer.py features                                # the switches
 
 Program k of a run has seed SEED+k; `show --seed` with the same features and
---max-ops prints exactly the program that ran. A failing program is saved
-under the results folder (default build/program-fuzzer/) as
-<class>/seed<S>/{case.mlir, output.txt, reproduce.sh} and, with --minimize,
-min.mlir: the smallest program with the same failure (class, and for
-compiler errors the same message), as an e2e test for
-test/e2e/fuzz-regressions/ (run by lit, checked by check_shards).
-Exit status: 0 when every program passed, 1 otherwise, 2 on bad usage.
+--max-ops prints exactly the program that ran (with this version of the
+fuzzer). A failing program is saved under the results folder (default
+build/program-fuzzer/) as <class>/seed<S>/{case.mlir, output.txt,
+program.pkl, reproduce.sh} and, with --minimize, min.mlir: the smallest
+program with the same failure (class, and for compiler errors the same
+message), an e2e test as it stands (RUN and EXPECT lines for check_shards).
+Exit status: 0 when no program failed in a way not already known
+(runner.KNOWN), 1 otherwise, 2 on bad usage.
 """
 
 import argparse
@@ -36,7 +39,7 @@ from progfuzz.program import emit_mlir, expect_lines  # noqa: E402
 
 def header(prog, args):
     feats = ",".join(prog.features)
-    return [f"// program-fuzzer: seed {prog.seed}, max-ops {args.max_ops}, features {feats}",
+    return [f"// program-fuzzer: seed {prog.seed}, max-ops {prog.max_ops}, features {feats}",
             f"// {prog.summary()}"]
 
 
@@ -44,7 +47,7 @@ def regression_text(prog, note, args, minimized=False):
     """An e2e test of the program: run by lit, checked by check_shards."""
     world, inp = prog.mesh.world, prog.input_seed
     lines = [f"// Found by the program fuzzer: utils/fuzz/program_fuzzer.py show --seed {prog.seed}"
-             f" --max-ops {args.max_ops} --features {','.join(prog.features)}"
+             f" --max-ops {prog.max_ops} --features {','.join(prog.features)}"
              + (" (minimized)" if minimized else "")]
     lines += [f"// {line}" for line in note]
     lines += ["// REQUIRES: mpi, mlir, numpy",
@@ -84,7 +87,7 @@ def save_failure(prog, outcome, args, folder, tools, minimize_it=True):
         f.write("#!/bin/sh\n# Reruns this program (regenerated from its seed: the same fuzzer\n"
                 "# version only), then minimizes the saved description into min.mlir.\n"
                 f"cd \"$(dirname \"$0\")\" && R={runner.ROOT}\n"
-                f"$R/{me} run --seed {prog.seed} --count 1 --max-ops {args.max_ops} --features {feats}"
+                f"$R/{me} run --seed {prog.seed} --count 1 --max-ops {prog.max_ops} --features {feats}"
                 " --results rerun\n"
                 f"$R/{me} minimize --program program.pkl --out min.mlir\n")
     os.chmod(os.path.join(folder, "reproduce.sh"), 0o755)
@@ -216,6 +219,23 @@ def cmd_minimize(args):
     return 0
 
 
+def cmd_selfcheck(args):
+    """The generator's own test, without running anything: every program of
+    the seeds parses and verifies (dist-opt) and its reference evaluates."""
+    tools = runner.find_tools(args.bin)
+    features = generate.parse_features(args.features)
+    bad = 0
+    for k in range(args.count):
+        prog = generate.generate(args.seed + k, features, args.max_ops)
+        text = runner.case_text(prog, header(prog, args))
+        problem = runner.check_program(text, tools)
+        if problem:
+            bad += 1
+            print(f"seed {args.seed + k}: {problem}")
+    print(f"program-fuzzer selfcheck: {args.count} programs, {bad} bad")
+    return 1 if bad else 0
+
+
 def cmd_features(args):
     print("default ci  feature")
     for name, what in generate.FEATURES.items():
@@ -259,6 +279,9 @@ def main():
     common(p)
     p.add_argument("--out")
     p.add_argument("--program", help="a program.pkl a run saved (instead of --seed)")
+    p = sub.add_parser("selfcheck")
+    common(p)
+    p.add_argument("--count", type=int, default=100)
     sub.add_parser("features")
     args = parser.parse_args()
     try:
@@ -268,6 +291,8 @@ def main():
             return cmd_show(args)
         if args.command == "minimize":
             return cmd_minimize(args)
+        if args.command == "selfcheck":
+            return cmd_selfcheck(args)
         if args.command == "features":
             return cmd_features(args)
     except ValueError as e:

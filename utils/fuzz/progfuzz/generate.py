@@ -442,6 +442,7 @@ class Generator:
         prog.dtype = self.dtype()
         prog.seed = self.seed
         prog.features = list(self.features)
+        prog.max_ops = self.max_ops
         prog.input_seed = self.seed % 1000 + 1
         for _ in range(rng.randint(1, 2)):
             self.arg(self.shape())

@@ -128,6 +128,7 @@ class Program:
         self.results = []     # [(vid, Layout)]
         self.next_id = 0
         self.seed = None
+        self.max_ops = None
         self.features = []
         self.input_seed = 1
 

@@ -208,6 +208,22 @@ def run_case(text, world, input_seed, tools, timeout=60, slow=30, workdir=None, 
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+def check_program(text, tools, input_spec="random:1"):
+    """None when dist-opt accepts the case and its reference evaluates,
+    else what is wrong (the generator's fault)."""
+    try:
+        reference_values(text, input_spec)
+    except Exception as e:
+        return f"reference: {type(e).__name__}: {e}"
+    with tempfile.NamedTemporaryFile("w", suffix=".mlir") as f:
+        f.write(text)
+        f.flush()
+        rc, out = _run([os.path.join(tools, "dist-opt"), f.name, "-o", os.devnull], 120)
+    if rc != 0:
+        return "dist-opt rejects the program: " + first_error(out)
+    return None
+
+
 def first_error(out):
     m = ERROR_RE.search(out)
     if m:
