@@ -37,9 +37,15 @@ from progfuzz import generate, minimize, runner  # noqa: E402
 from progfuzz.program import emit_mlir, expect_lines  # noqa: E402
 
 
+def ops_of(prog, args):
+    """The --max-ops the program was generated with (older saved programs
+    do not record it)."""
+    return getattr(prog, "max_ops", None) or args.max_ops
+
+
 def header(prog, args):
     feats = ",".join(prog.features)
-    return [f"// program-fuzzer: seed {prog.seed}, max-ops {prog.max_ops}, features {feats}",
+    return [f"// program-fuzzer: seed {prog.seed}, max-ops {ops_of(prog, args)}, features {feats}",
             f"// {prog.summary()}"]
 
 
@@ -47,7 +53,7 @@ def regression_text(prog, note, args, minimized=False):
     """An e2e test of the program: run by lit, checked by check_shards."""
     world, inp = prog.mesh.world, prog.input_seed
     lines = [f"// Found by the program fuzzer: utils/fuzz/program_fuzzer.py show --seed {prog.seed}"
-             f" --max-ops {prog.max_ops} --features {','.join(prog.features)}"
+             f" --max-ops {ops_of(prog, args)} --features {','.join(prog.features)}"
              + (" (minimized)" if minimized else "")]
     lines += [f"// {line}" for line in note]
     lines += ["// REQUIRES: mpi, mlir, numpy",
@@ -87,7 +93,7 @@ def save_failure(prog, outcome, args, folder, tools, minimize_it=True):
         f.write("#!/bin/sh\n# Reruns this program (regenerated from its seed: the same fuzzer\n"
                 "# version only), then minimizes the saved description into min.mlir.\n"
                 f"cd \"$(dirname \"$0\")\" && R={runner.ROOT}\n"
-                f"$R/{me} run --seed {prog.seed} --count 1 --max-ops {prog.max_ops} --features {feats}"
+                f"$R/{me} run --seed {prog.seed} --count 1 --max-ops {ops_of(prog, args)} --features {feats}"
                 " --results rerun\n"
                 f"$R/{me} minimize --program program.pkl --out min.mlir\n")
     os.chmod(os.path.join(folder, "reproduce.sh"), 0o755)

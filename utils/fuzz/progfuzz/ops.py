@@ -1150,7 +1150,8 @@ class Reshard(Op):
 
 def gen_reshard(g):
     prog = g.prog
-    a = g.pick(lambda v: v.layout is not None)
+    a = g.pick(lambda v: v.layout is not None and
+               (g.on("reshard-of-constant") or not isinstance(prog.producer(v.vid), Fill)))
     if a is None:
         return None
     shape = prog.values[a].shape

@@ -321,8 +321,9 @@ def emit_mlir(prog, header=()):
     else:
         results = "(" + ", ".join(result_types) + ")"
     out = list(header)
+    args = f"\n    {args}" if args else ""
     out += [prog.mesh.mlir(), "",
-            f"func.func @fuzz(\n    {args})\n    -> {results} {{"]
+            f"func.func @fuzz({args})\n    -> {results} {{"]
     out += em.lines
     out.append(f"  return {', '.join(returned)} : {', '.join(result_types)}")
     out.append("}")
