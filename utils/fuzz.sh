@@ -12,8 +12,35 @@
 # saved under build-fuzz/artifacts/<harness>/ and the script exits 1.
 # New inputs the fuzzer finds go to build-fuzz/corpus/<harness>/ (kept
 # between runs; the seeds in the repository are read only).
+#
+#   utils/fuzz.sh programs [--count 1000] [--seed 1] [--features default]
+#                          [--max-ops 6] [--minimize]
+#
+# runs the program fuzzer instead (utils/fuzz/program_fuzzer.py: random
+# global-view programs through dist-run, compared with NumPy) on the normal
+# build (utils/build.sh, $DIST_BUILD_DIR or build/), saves failures under
+# build/program-fuzzer/ and writes the counts by outcome to the program
+# fuzzer's table in docs/fuzzing.md (one row per --features value).
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+if [ "${1-}" = programs ]; then
+  shift
+  "$root/utils/build.sh" || exit 1
+  python=""
+  for candidate in python3 /usr/bin/python3; do
+    if "$candidate" -c "import numpy" >/dev/null 2>&1; then
+      python=$candidate
+      break
+    fi
+  done
+  if [ -z "$python" ]; then
+    echo "fuzz.sh: the program fuzzer needs a Python with numpy (Debian: python3-numpy)" >&2
+    exit 1
+  fi
+  exec "$python" "$root/utils/fuzz/program_fuzzer.py" run \
+    --bin "${DIST_BUILD_DIR:-$root/build}/bin" --record "$root/docs/fuzzing.md" \
+    --count 1000 "$@"
+fi
 build=${DIST_FUZZ_BUILD_DIR:-$root/build-fuzz}
 jobs=${DIST_JOBS:-$(nproc)}
 runs=1000000
@@ -22,7 +49,7 @@ harnesses=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --runs) runs=$2; shift 2 ;;
-    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
     *) harnesses+=("$1"); shift ;;
   esac
 done
@@ -99,7 +126,12 @@ if [ -f "$root/docs/fuzzing.md" ]; then
 fi
 
 # The table goes to docs/fuzzing.md (numbers never typed in: rerun this).
+# The program fuzzer's section (from its heading on) is kept as it is.
 cpu=$(lscpu | sed -n 's/^Model name: *//p' | head -n1)
+programs=""
+if [ -f "$root/docs/fuzzing.md" ]; then
+  programs=$(sed -n '/^## The program fuzzer/,$p' "$root/docs/fuzzing.md")
+fi
 {
   cat <<MD
 # Fuzzing
@@ -125,6 +157,9 @@ A crash is any sanitizer report, an abort from an invariant a harness checks
 than 4 GiB of memory. See [benchmarks.md](benchmarks.md#reliability) for the
 sanitized test run.
 MD
+  if [ -n "$programs" ]; then
+    printf '\n%s\n' "$programs"
+  fi
 } > "$root/docs/fuzzing.md"
 printf '%s\n' "${rows[@]}" | cut -d'|' -f2,4-
 echo "fuzz: wrote docs/fuzzing.md"
