@@ -33,13 +33,13 @@ FEATURES = {
     "reshard-of-constant": "dist.reshard reading a linalg.fill or splat of a binding type",
     "cast": "arith casts on tensors (extf, truncf, fptosi, sitofp, extsi, trunci) and "
             "mixed-precision contractions (bf16/f16 into f32, i8/i16 into i32)",
-    # families dist-partition refuses today (SPEC §6 is growing): turn on
-    # once main takes them
+    # the op families issue 22 added to dist-partition
     "extract_slice": "tensor.extract_slice (static offsets, unit strides)",
     "insert_slice": "tensor.insert_slice into an earlier value",
     "concat": "tensor.concat of two or three values",
     "pad": "tensor.pad with a constant",
     "softmax": "linalg.softmax (floats)",
+    "loop": "scf.for carrying a value through 1-4 iterations of an elementwise update",
     # types and layouts
     "f32": "f32 programs", "f64": "f64 programs",
     "lowp": "f16 and bf16 programs",
@@ -64,17 +64,13 @@ FEATURES = {
     "return-twice": "one value returned as two results",
 }
 # Known compiler bugs (docs/fuzzing.md) keep these off unless asked for.
-DEFAULT_OFF = {"index", "transpose-of-broadcast", "return-twice", "reshape-3d",
-               "extract_slice", "insert_slice", "concat", "pad", "softmax"}
+DEFAULT_OFF = {"reshape-3d"}
 DEFAULT = [f for f in FEATURES if f not in DEFAULT_OFF]
 # Named sets: "ci" is what test/e2e/program-fuzzer.test runs: the default
 # less what still fails today (test/e2e/fuzz-regressions/PENDING.md). Put a
 # feature back once its bug is fixed.
 CI_OFF = {
-    "size1-axes",   # permute over no axes on meshes with a size-1 axis
-    "narrow-int",   # i8/i16 partial sums saturate in the MPI reduction
-    "segments-3d",  # minutes in dist-partition
-    "reshard-of-constant",  # refused: the constant loses its encoding
+    "segments-3d",  # tens of seconds in dist-partition (pricing, issue 24)
 }
 PRESETS = {
     "default": DEFAULT,

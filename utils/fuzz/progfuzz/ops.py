@@ -1400,3 +1400,71 @@ FAMILIES.update({
     "pad": gen_pad,
     "softmax": gen_softmax,
 })
+
+
+# --------------------------------------------------------------------------
+# scf.for carrying a value: h = op(h, w) for a few iterations
+# --------------------------------------------------------------------------
+
+class Loop(Op):
+    """An scf.for of `trips` iterations carrying value `a` (the loop's
+    result has a's type): each iteration h = name(h, w) by a linalg.map, w a
+    value the loop does not change (or a splat)."""
+    family = "loop"
+
+    def __init__(self, result, a, name, w, trips):
+        super().__init__(result)
+        self.a, self.name, self.w, self.trips = a, name, w, trips
+
+    def operands(self):
+        return [self.a, self.w]
+
+    def emit(self, em):
+        a, ta = em.operand(self.a, em.type(self.result))
+        prog = em.prog
+        free = prog.type_of(prog.values[self.result].shape, None, em.dt)
+        w, tw = em.operand(self.w, free) if isinstance(self.w, Const) else em.operand(self.w)
+        lo, one, hi = em.tmp("lo"), em.tmp("one"), em.tmp("hi")
+        em.emit(f"{lo} = arith.constant 0 : index")
+        em.emit(f"{one} = arith.constant 1 : index")
+        em.emit(f"{hi} = arith.constant {self.trips} : index")
+        h, iv, empty, step = em.tmp("h"), em.tmp("iv"), em.tmp("e"), em.tmp("m")
+        em.emit(f"{em.name(self.result)} = scf.for {iv} = {lo} to {hi} step {one} "
+                f"iter_args({h} = {a}) -> ({ta}) {{")
+        em.emit(f"  {empty} = tensor.empty() : {ta}")
+        em.emit(f"  {step} = linalg.map {{ {binary_op(em.dt, self.name)} }} "
+                f"ins({h}, {w} : {ta}, {tw}) outs({empty} : {ta})")
+        em.emit(f"  scf.yield {step} : {ta}")
+        em.emit("}")
+
+    def ref(self, rf):
+        w = rf.operand(self.w)
+        step = rf.wrap(np_binary(rf, self.name, "x", w))
+        shape = tuple(rf.prog.sizes(self.result))
+        return (f"(lambda x: [x := np.broadcast_to({step}, {shape}) "
+                f"for _ in range({self.trips})][-1])({rf.ref(self.a)})")
+
+    def simpler(self, prog):
+        return [_copy(self, trips=1)] if self.trips > 1 else []
+
+
+def gen_loop(g):
+    rng, prog = g.rng, g.prog
+    a = g.pick(lambda v: True)
+    if a is None:
+        return None
+    v = prog.values[a]
+    name = rng.choice(["add", "sub", "max", "min"])
+    w = _second_operand(g, a, same_type=False)
+    trips = rng.randint(1, 4)
+    mag = g.operand_mag(a)
+    for _ in range(trips):
+        mag = g.mag_of(name, [mag, g.operand_mag(w)])
+        if mag is None:
+            return None
+    res = prog.new_value(v.shape, v.layout, v.dtype)
+    prog.values[res].mag = mag
+    return Loop(res, a, name, w, trips)
+
+
+FAMILIES["loop"] = gen_loop

@@ -186,6 +186,10 @@ struct ConcatModel
   }
 };
 
+/// Assignments of the pad model's own, beyond the layouts the source may
+/// arrive in.
+constexpr size_t kMaxPadAssignments = 8;
+
 struct PadModel
     : PartitionableOpInterface::ExternalModel<PadModel, tensor::PadOp> {
   /// Low and high padding, when static.
@@ -241,10 +245,13 @@ struct PadModel
                                                : query.offered[0];
     for (const planner::Layout &layout : offered)
       trySource(layout);
-    // Every assignment of axes to the source's dims.
+    // A few more assignments of axes to the source's dims: every split dim
+    // gives an interleaved result, and pricing moves out of those is the
+    // planner's slowest search (issue 22: minutes on 2x2x2 meshes).
     LoopRule dims = LoopRule::identity(type.getShape());
     for (const Assignment &assignment : candidateAssignments(
-             dims, query.mesh, {}, {offered}, query.assignmentBudget)) {
+             dims, query.mesh, {}, {offered},
+             std::min(query.assignmentBudget, kMaxPadAssignments))) {
       planner::Layout layout;
       for (const auto &axes : assignment)
         layout.dimAxes.emplace_back(axes.begin(), axes.end());

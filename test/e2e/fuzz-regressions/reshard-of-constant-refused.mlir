@@ -1,4 +1,4 @@
-// Pending (test/e2e/fuzz-regressions/PENDING.md). Found by the program fuzzer
+// Found by the program fuzzer
 // (seed 100221 of --features ci, before the reshard-of-constant switch),
 // minimized: dist.reshard of a linalg.fill whose type is encoded is refused:
 // "'dist.reshard' op cannot be partitioned: operand #0 needs a tensor type with
@@ -6,6 +6,7 @@
 // layout of their use and drops the fill's own encoding, which leaves the
 // reshard an unencoded operand. Splat constants (arith.constant dense) read by
 // a reshard are refused the same way.
+// Fixed: a constant a dist.reshard reads keeps its layout.
 // REQUIRES: mpi, mlir, numpy
 // RUN: rm -rf %t && dist-run --np 1 --timeout 120 --input random:222 %s --dump %t
 // RUN: %check_shards %s %t --input random:222

@@ -1,8 +1,9 @@
-// Pending, known (being fixed on main). Found by the program fuzzer
+// Found by the program fuzzer
 // (seed 50007 of --features ci,+return-twice), minimized: two linalg.copy of
 // one value into the same layout become one value returned twice, and
 // dist-to-llvm crashes in bufferization's promoteBufferResultsToOutParams
 // (BaseMemRefType::hasRank). The program itself returns two distinct values.
+// Fixed: dist-distinct-result-buffers gives each result its own buffer.
 // REQUIRES: mpi, mlir, numpy
 // RUN: rm -rf %t && dist-run --np 2 --timeout 120 --input random:8 %s --dump %t
 // RUN: %check_shards %s %t --input random:8

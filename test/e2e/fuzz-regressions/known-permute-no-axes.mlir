@@ -1,7 +1,8 @@
-// Pending, known (being fixed on main). Found by the program fuzzer
+// Found by the program fuzzer
 // (seed 50000 of --features ci,+size1-axes at this commit), minimized: on a
 // mesh with a size-1 axis the planner emits a dist.permute over no axes,
 // which the verifier rejects: 'dist.permute' op requires at least one mesh axis.
+// Fixed: a permute over no axes (a relabelling) verifies and lowers to nothing.
 // REQUIRES: mpi, mlir, numpy
 // RUN: rm -rf %t && dist-run --np 2 --timeout 120 --input random:1 %s --dump %t
 // RUN: %check_shards %s %t --input random:1

@@ -1,4 +1,4 @@
-// Pending (test/e2e/fuzz-regressions/PENDING.md). Found by the program fuzzer
+// Found by the program fuzzer
 // (seed 200397 of --features default: an arith.extsi of an i8 argument that is
 // partial = avg, which dist-partition reduces first), reduced by hand to that
 // reduction: the mean over b of two i8 copies of 79 comes back as -49. The
@@ -6,6 +6,7 @@
 // 79 + 79 wraps to -98 before the division; SPEC §2 says the mean (check_shards
 // sums in int64). Any integer mean whose sum leaves the element type's range
 // is wrong the same way (i16, and i32 with large values).
+// Fixed: the MPI runtime reduces integer means in 64 bits.
 // REQUIRES: mpi, mlir, numpy
 // RUN: rm -rf %t && dist-run --np 2 --timeout 120 --input random:398 %s --dump %t
 // RUN: %check_shards %s %t --input random:398

@@ -1,7 +1,8 @@
-// Pending, known (being fixed on main). Found by the program fuzzer
+// Found by the program fuzzer
 // (seed 50004 of --features ci,+index), minimized: linalg.index 3 reads a
 // loop split over dp, and the localized body gets the device's local index,
 // not the global one, so the mask i3 == i0 selects the wrong elements.
+// Fixed: linalg.index of a split loop yields the global index.
 // REQUIRES: mpi, mlir, numpy
 // RUN: rm -rf %t && dist-run --np 2 --timeout 120 --input random:5 %s --dump %t
 // RUN: %check_shards %s %t --input random:5
