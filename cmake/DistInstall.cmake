@@ -1,4 +1,4 @@
-# Install rules and the exported CMake package `Dist` (SPEC §7):
+# Install rules and the exported CMake package `Dist` (semantics §7):
 #
 #   find_package(Dist CONFIG)   P/lib/cmake/Dist/DistConfig.cmake
 #     Dist::Planner    the MLIR-free planner and its C API (dist-c/Planner.h)

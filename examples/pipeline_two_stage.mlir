@@ -4,7 +4,7 @@
 // over dp and w1's columns over tp. Each stage is its own function on its
 // own mesh (dist-partition works within one mesh); the hand-off between
 // them is one dist.reshard across meshes, which dist-lower-reshard plans
-// (SPEC §3a).
+// (semantics §3a).
 
 dist.mesh @stage0 = <["tp"=4], devices = [0, 1, 2, 3]>
 dist.mesh @stage1 = <["dp"=2, "tp"=2], devices = [4, 5, 6, 7]>

@@ -26,7 +26,7 @@ if config.dist_have_nccl:
 if config.dist_have_mpi:
     config.available_features.add("mpi")
 config.substitutions.append(("%dist_obj_root", config.dist_obj_root))
-# The dialect and pass plugin for upstream's mlir-opt (SPEC §7).
+# The dialect and pass plugin for upstream's mlir-opt (semantics §7).
 config.substitutions.append(
     ("%dist_plugin", os.path.join(config.dist_obj_root, "lib", "DistPlugin.so")))
 # Reproducers of inputs that used to exhaust memory or hang:

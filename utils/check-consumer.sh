@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs a dist build and uses it from outside, as an embedding compiler
-# would (SPEC §7; run by test/consumer/consumer.test, hence by CI):
+# would (semantics §7; run by test/consumer/consumer.test, hence by CI):
 #
 #   utils/check-consumer.sh BUILD_DIR WORK_DIR
 #

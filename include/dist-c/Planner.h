@@ -1,6 +1,6 @@
 /*===- dist-c/Planner.h - C API of the dist planner -------------*- C -*-===//
  *
- * Plans a reshard (SPEC §4) from C or any language with a C FFI, without
+ * Plans a reshard (semantics §4) from C or any language with a C FFI, without
  * MLIR: one JSON request in, one JSON answer out.
  *
  *   char *answer = distPlanJSON(
@@ -10,21 +10,21 @@
  *   ... parse answer ...
  *   distFreeString(answer);
  *
- * The request is a JSON object whose keys are dist-plan's options (SPEC §4),
+ * The request is a JSON object whose keys are dist-plan's options (semantics §4),
  * all strings unless said otherwise:
  *   "mesh"      required, e.g. "<[\"x\"=2, \"y\"=4]>" (devices = [...] allowed)
  *   "shape"     required, the global tensor type, e.g. "1024x1024xf32"
  *   "from"      required, the source layout's body, e.g. "[{\"x\"}, {}]"
  *   "to"        required, the target layout's body (on "to_mesh" if given)
- *   "to_mesh"   the target's mesh for a cross-mesh reshard (SPEC §3a)
- *   "topology"  an object as in SPEC §3: {"axes": {"x": {"alpha": 1e-5,
+ *   "to_mesh"   the target's mesh for a cross-mesh reshard (semantics §3a)
+ *   "topology"  an object as in semantics §3: {"axes": {"x": {"alpha": 1e-5,
  *               "beta": 2.7e-12}}, "transfer": {...}}
  *   "strategy"  "optimal" (default) or "greedy"
  *   "moves"     "all" (default) or "collective"
  *   "max_peak_bytes"  an integer: no plan may hold more bytes per device
  *               at once (dist-plan --max-peak-bytes)
  *
- * The answer is SPEC §4's JSON object, byte for byte what
+ * The answer is semantics §4's JSON object, byte for byte what
  * `dist-plan --format json` prints for the same options. A request that is
  * not valid JSON, lacks a required key, has an unknown key or a value of the
  * wrong type or that does not parse, or has no plan, answers

@@ -129,7 +129,7 @@ llvm::Expected<std::optional<Mesh>> meshAt(const RequestReader &reader,
   return std::optional<Mesh>(std::move(*mesh));
 }
 
-/// "topology": the object a topology file holds (SPEC §3), given the same
+/// "topology": the object a topology file holds (semantics §3), given the same
 /// checks as dist-plan --topology. Across meshes it may name the axes of
 /// both; on one mesh it may not give a transfer link.
 llvm::Expected<Topology> topologyAt(const RequestReader &reader,

@@ -1,6 +1,6 @@
 //===- BlockSemantics.cpp - Which global block each device holds ----------===//
 //
-// SPEC §2: for dim d split by axes a_1..a_k (major -> minor), P_d is the
+// semantics §2: for dim d split by axes a_1..a_k (major -> minor), P_d is the
 // product of their sizes, the device's shard index is the mixed-radix number
 // formed by its coordinates on those axes, and it holds the block of
 // B_d = ceil(N_d / P_d) indices starting at s_d * B_d, clipped to N_d.

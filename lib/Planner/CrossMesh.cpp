@@ -1,6 +1,6 @@
 //===- CrossMesh.cpp - Planning a reshard onto another mesh ---------------===//
 //
-// A cross-mesh plan (SPEC §3a) is: moves on the source mesh from the source
+// A cross-mesh plan (semantics §3a) is: moves on the source mesh from the source
 // to some layout S, one redistribute from S onto the target mesh giving some
 // layout X, then moves on the target mesh from X to the target. S and X are
 // never partial (a partial tensor cannot leave its mesh: its contributions

@@ -8,13 +8,13 @@
 
 namespace dist::planner::detail {
 
-/// The request's transfer link, or the SPEC §3a default.
+/// The request's transfer link, or the semantics §3a default.
 AxisCostParams transferParamsOf(const PlanRequest &request,
                                 const CostModel &srcModel,
                                 const CostModel &dstModel);
 
 /// The moves of the cheapest plan "moves on the source mesh, one
-/// redistribute onto the target mesh, moves on the target mesh" (SPEC §3a).
+/// redistribute onto the target mesh, moves on the target mesh" (semantics §3a).
 /// The request is verified and cross-mesh.
 llvm::Expected<std::vector<Move>>
 searchCrossMesh(const PlanRequest &request, const CostModel &srcModel,

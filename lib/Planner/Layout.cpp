@@ -101,7 +101,7 @@ int64_t Layout::shardCount(const Mesh &mesh, unsigned dim) const {
 void Layout::canonicalize() {
   std::sort(partialAxes.begin(), partialAxes.end());
   // A dim without axes holds the same data with or without segments, and a
-  // single segment is the contiguous dim (SPEC §2).
+  // single segment is the contiguous dim (semantics §2).
   bool any = false;
   for (unsigned d = 0; d < segments.size(); ++d) {
     if (d >= dimAxes.size() || dimAxes[d].empty() || segments[d].size() < 2)

@@ -77,7 +77,7 @@
 // receiver, hence at least the average over all devices. This is exactly
 // the ring reduce_scatter and all_reduce bandwidth terms.
 // Blocks are measured on the ideal, unpadded tensor (block s of P is
-// [s N / P, (s + 1) N / P)): the SPEC formulas price the padded buffer,
+// [s N / P, (s + 1) N / P)): the formulas of semantics §3 price the padded buffer,
 // never less than the ideal data a step delivers, so the bound holds for
 // uneven extents too.
 //

@@ -1,4 +1,4 @@
-//===- Mesh.cpp - Device mesh of SPEC §1 ----------------------------------===//
+//===- Mesh.cpp - Device mesh of semantics §1 ----------------------------------===//
 
 #include "dist/Planner/Mesh.h"
 #include "Syntax.h"
@@ -64,7 +64,7 @@ Expected<Mesh> Mesh::create(std::vector<MeshAxis> axes,
       return fail("mesh devices list has " + llvm::Twine(devices.size()) +
                   " entries but the mesh has " + llvm::Twine(numDevices) +
                   " devices");
-    // Ranks are world ranks (SPEC §1): any distinct ranks >= 0, so that
+    // Ranks are world ranks (semantics §1): any distinct ranks >= 0, so that
     // pipeline stages can live on disjoint sets of ranks.
     std::vector<std::pair<int64_t, int64_t>> inverse;
     inverse.reserve(devices.size());

@@ -1,4 +1,4 @@
-//===- Move.cpp - Preconditions and effects of the moves (SPEC §3) --------===//
+//===- Move.cpp - Preconditions and effects of the moves (semantics §3) --------===//
 
 #include "dist/Planner/Move.h"
 #include "Syntax.h"

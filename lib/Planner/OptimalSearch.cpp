@@ -388,7 +388,7 @@ llvm::Expected<std::vector<Move>> dist::planner::detail::searchOptimalWithin(
   StateIndex index;
   OpenQueue open(memory.open);
   uint32_t seq = 0;
-  // Redistribute (SPEC §3, point-to-point) goes from a state to the
+  // Redistribute (semantics §3, point-to-point) goes from a state to the
   // layouts redistributeCandidates names. The plans searched are the
   // collective ones and those of the form: partial reductions
   // (reduce_scatter, all_reduce), one redistribute, then any collectives.

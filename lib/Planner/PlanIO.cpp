@@ -1,4 +1,4 @@
-//===- PlanIO.cpp - SPEC §4 JSON and the text table -----------------------===//
+//===- PlanIO.cpp - semantics §4 JSON and the text table -----------------------===//
 
 #include "dist/Planner/BoundedJSON.h"
 #include "dist/Planner/CostModel.h"
@@ -46,7 +46,7 @@ dist::planner::parseCacheStatus(llvm::StringRef text) {
 
 //===----------------------------------------------------------------------===//
 // JSON out: hand-written so that the key order and the number format are
-// exactly SPEC §4's.
+// exactly semantics §4's.
 //===----------------------------------------------------------------------===//
 
 static void writeString(std::string &out, llvm::StringRef text) {

@@ -66,7 +66,7 @@ Error dist::planner::verifyRequest(const PlanRequest &request) {
   return Error::success();
 }
 
-/// The request's model, or the SPEC default one (kept alive by `storage`).
+/// The request's model, or the default one of semantics §3 (kept alive by `storage`).
 static const CostModel &modelFor(const PlanRequest &request,
                                  std::optional<AlphaBetaCostModel> &storage) {
   if (request.costModel)
@@ -76,7 +76,7 @@ static const CostModel &modelFor(const PlanRequest &request,
   return *storage;
 }
 
-/// The target mesh's model, or the SPEC default one.
+/// The target mesh's model, or the default one of semantics §3.
 static const CostModel &
 targetModelFor(const PlanRequest &request,
                std::optional<AlphaBetaCostModel> &storage) {
@@ -119,7 +119,7 @@ Expected<double> dist::planner::planLowerBound(const PlanRequest &request) {
 }
 
 /// Bytes the busiest device receives in a collective step over the product
-/// group of the move's axes (the ring schedule SPEC §3 prices), where every
+/// group of the move's axes (the ring schedule semantics §3 prices), where every
 /// device holds `bytes` before it.
 static int64_t collectiveRecvBytes(const Mesh &mesh, const Move &move,
                                    int64_t bytes) {
@@ -329,7 +329,7 @@ Expected<Plan> dist::planner::planReshard(const PlanRequest &request,
     plan.steps.push_back(std::move(step));
   }
   // Replaying through the public applyMove re-derives every number from the
-  // SPEC rules; a search bug surfaces here as an error, not a wrong plan.
+  // rules of semantics §3; a search bug surfaces here as an error, not a wrong plan.
   if (Error e = replayWith(request, model, targetModel, plan))
     return fail("internal planner error (please report): " +
                 llvm::toString(std::move(e)));

@@ -1,4 +1,4 @@
-//===- Redistribute.cpp - Point-to-point exchanges (SPEC §3) --------------===//
+//===- Redistribute.cpp - Point-to-point exchanges (semantics §3) --------------===//
 //
 // For every receiver, its target block is cut at the source's block
 // boundaries; each piece lies in exactly one source block, whose index per
@@ -279,7 +279,7 @@ ExchangeCostEvaluator::ExchangeCostEvaluator(const CostModel &model,
       numDevices(mesh.getNumDevices()) {
   // Past kMaxExchangeWork devices no exchange is priced (evaluate says it is
   // too large), so nothing per device is kept either: on 2^31 devices that
-  // would be 32 GiB (issue 16: std::bad_alloc).
+  // would be 32 GiB (std::bad_alloc).
   if (numDevices > kMaxExchangeWork) {
     numDevices = 0;
     tooLarge = true;
@@ -469,7 +469,7 @@ double ExchangeCostEvaluator::planBound(const Layout &from,
   }
   double worst = 0;
   for (int64_t u = 0; u < numDevices; ++u) {
-    // Missing elements on SPEC blocks and on ideal blocks (see
+    // Missing elements on blocks of semantics §2 and on ideal blocks (see
     // ReportedBound.cpp); the smaller of the two.
     double wanted = 1, held = final ? 1 : 0, wantedIdeal = 1,
            heldIdeal = final ? 1 : 0;

@@ -1,6 +1,6 @@
 //===- ReportedBound.cpp - The lower bound a plan reports -----------------===//
 //
-// The `lower_bound` of a plan is the one issue 3 defines, so that anyone can
+// The `lower_bound` of a plan is defined simply, so that anyone can
 // recompute it: for each device, the bytes of its target block it does not
 // already hold; the bound is the maximum over devices of that, times the
 // smallest beta, plus the smallest alpha when any data must move.
@@ -12,8 +12,8 @@
 //
 // Blocks are measured on the ideal tensor: block s of P along a dim of N is
 // [s*N/P, (s+1)*N/P), fractions allowed. When every dim divides evenly that
-// is exactly SPEC §2's block; on uneven dims it keeps the bound below the
-// SPEC's costs, which price the padded buffer *before* a step (a
+// is exactly semantics §2's block; on uneven dims it keeps the bound below the
+// The costs of semantics §3, which price the padded buffer *before* a step (a
 // reduce-scatter of 5 elements over 2 devices costs half of 5 elements of
 // bandwidth, although the padded block each device ends with holds 3).
 //
@@ -69,13 +69,13 @@ double dist::planner::detail::reportedLowerBound(
   double worst = 0;
   for (int64_t device = 0; device < mesh.getNumDevices(); ++device) {
     std::vector<int64_t> coord = mesh.coordinateOf(device);
-    // Ideal blocks (for the collectives' padded pricing) and SPEC blocks
+    // Ideal blocks (for the collectives' padded pricing) and blocks of semantics §2
     // (for redistribute, which moves exactly the elements a device lacks);
     // each device counts the smaller of the two.
     double wanted = 1, held = final ? 1 : 0;
     double wantedExact = 1, heldExact = final ? 1 : 0;
     for (unsigned d = 0; d < shape.size(); ++d) {
-      // SPEC blocks: the runs (one per segment of an interleaved dim).
+      // blocks of semantics §2: the runs (one per segment of an interleaved dim).
       std::vector<BlockPiece> want = blockPieces(
           mesh, target, shape, d, shardIndex(mesh, target, d, coord));
       std::vector<BlockPiece> have = blockPieces(
@@ -92,7 +92,7 @@ double dist::planner::detail::reportedLowerBound(
       if (final)
         heldExact *= overlap;
       // Ideal blocks exist for contiguous dims; an interleaved dim counts
-      // its SPEC blocks on both measures.
+      // its blocks of semantics §2 on both measures.
       if (target.isSegmented(d) || source.isSegmented(d)) {
         wanted *= wantLength;
         held *= overlap;
@@ -137,7 +137,7 @@ using Ranges = std::vector<std::pair<double, double>>;
 
 /// The blocks along `dim` of the devices whose coordinate on `axis` is `c`
 /// (all of them when `axis` does not split the dim), on the ideal tensor
-/// (`ideal`) or with SPEC §2's blocks.
+/// (`ideal`) or with semantics §2's blocks.
 void blocksWith(const Mesh &mesh, const Layout &layout,
                 llvm::ArrayRef<int64_t> shape, unsigned dim, unsigned axis,
                 int64_t c, bool ideal, Ranges &out) {

@@ -9,7 +9,7 @@
 
 namespace dist::planner::detail {
 
-/// Issue 3's bound: max over devices of the bytes of its target block it
+/// The reported bound: max over devices of the bytes of its target block it
 /// does not already hold, times the smallest beta, plus the smallest alpha
 /// when anything must move. Layouts must be canonical.
 double reportedLowerBound(const Mesh &mesh, const Layout &source,

@@ -1,4 +1,4 @@
-//===- ReshapeView.cpp - reshapes that move no data (SPEC §2a) -----------===//
+//===- ReshapeView.cpp - reshapes that move no data (semantics §2a) -----------===//
 
 #include "dist/Planner/ReshapeView.h"
 

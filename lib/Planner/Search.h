@@ -28,7 +28,7 @@ inline bool costEqual(double a, double b) {
 constexpr size_t kMaxSearchStates = 1000000;
 /// And requests whose optimal search runs longer than this, in seconds of
 /// wall-clock time (the state limit alone let some requests search for
-/// minutes: issue 16). Far above any request the benchmarks plan (the worst
+/// minutes). Far above any request the benchmarks plan (the worst
 /// 6-D case takes milliseconds), so only pathological requests meet it.
 constexpr double kMaxSearchSeconds = 30;
 /// For tests: another time budget for the searches that start afterwards.

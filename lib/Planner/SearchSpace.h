@@ -2,7 +2,7 @@
 //
 // The searches visit thousands of layouts per request, so they work on a
 // packed form (one byte per mesh axis) instead of `Layout`, and generate the
-// moves of SPEC §3 directly on it. Every plan they return is replayed through
+// moves of semantics §3 directly on it. Every plan they return is replayed through
 // the public applyMove, so this file can only make the search slower or
 // incomplete, never make a plan wrong.
 //

@@ -1,12 +1,12 @@
 //===- SegmentedSearch.cpp - plans between layouts with segments ----------===//
 //
-// Requests whose source or target interleaves a dim (SPEC §2 `segments`)
+// Requests whose source or target interleaves a dim (semantics §2 `segments`)
 // are searched here, on unpacked layouts: the packed search of
 // OptimalSearch.cpp has no room for segment lists, and these requests are
 // few and small (a fused weight on a TP mesh).
 //
 // The search is Dijkstra over layouts (ties: fewer steps) with every
-// collective of SPEC §3 that applies, segment by segment on segmented dims:
+// collective of semantics §3 that applies, segment by segment on segmented dims:
 // all_gather / all_to_all of any minor-most run of a dim's axes,
 // all_slice / reduce_scatter of any ordered set of replicated / partial
 // axes, all_reduce of any set of partial axes, replicate_to_partial of the

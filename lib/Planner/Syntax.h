@@ -1,6 +1,6 @@
-//===- Syntax.h - Tiny cursor for the SPEC's textual forms ------*- C++ -*-===//
+//===- Syntax.h - Tiny cursor for the textual forms of semantics §1-2 ------*- C++ -*-===//
 //
-// The mesh and layout syntaxes of SPEC §1-§2 are small enough that a
+// The mesh and layout syntaxes of semantics §1-§2 are small enough that a
 // hand-written cursor is clearer than a grammar tool. Every failure becomes an
 // llvm::Error that quotes the input and the column, so a user who mistypes
 // `--from` on the command line sees exactly where.
@@ -129,7 +129,7 @@ private:
   size_t pos = 0;
 };
 
-/// Quotes an axis name the way the SPEC prints it: "x".
+/// Quotes an axis name the way semantics §2 prints it: "x".
 std::string quoteName(llvm::StringRef name);
 
 } // namespace dist::planner::detail

@@ -3,7 +3,7 @@
 // An axis of size 1 gives every device the same coordinate on it, so a layout
 // that splits a dim by it, or holds partial values over it, has the same
 // local data as one without it: it moves nothing, yet the search would
-// explore every place it can sit (issue 16: eight axes, six of size 1, took
+// explore every place it can sit (eight axes, six of size 1, took
 // the optimal search over two minutes). So the search runs on the mesh
 // without those axes, and the plan is mapped back with zero-cost steps
 // around it:
@@ -267,7 +267,7 @@ static std::optional<Layout> undo(const Move &move, const Layout &after,
 
 /// Folds the steps that touch only size-1 axes into a neighbour of the
 /// plan where one step does both for no more cost: a step of the
-/// neighbour's kind or another (on the SPEC's model the group's size does
+/// neighbour's kind or another (on the cost model of semantics §3 the group's size does
 /// not change, nor its slowest link unless a size-1 axis has a slower one),
 /// or a neighbouring redistribute. So plans keep few steps.
 static std::vector<Move> foldUnitSteps(const Mesh &mesh,
@@ -537,7 +537,7 @@ dist::planner::detail::searchWithoutUnitAxes(const PlanRequest &request,
   const int64_t bytes =
       localBytes(mesh, source, request.globalShape, request.elementBytes);
   // Size-1 partial axes may have to be reduced on their own (a group of one
-  // device: free in the SPEC's model); a model that charges for that plans
+  // device: free in the cost model of semantics §3); a model that charges for that plans
   // on the full mesh.
   std::vector<unsigned> allUnits;
   for (unsigned a = 0; a < mesh.getNumAxes(); ++a)

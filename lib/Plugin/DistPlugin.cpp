@@ -38,7 +38,7 @@ namespace cl = llvm::cl;
 /// `--dist-lower-reshard=strategy=greedy`) to the pipeline mlir-opt runs,
 /// which it hands over as `--pass-pipeline`. So
 ///   mlir-opt-22 --load-pass-plugin=DistPlugin.so FILE --dist-lower-reshard
-/// works as SPEC §7 writes it. Upstream pass flags cannot be mixed in (the
+/// works as semantics §7 writes it. Upstream pass flags cannot be mixed in (the
 /// host refuses --pass-pipeline with individual pass flags); name them in
 /// the pipeline instead.
 class PassFlags {

@@ -84,7 +84,7 @@ from . import _dist
 
 #: Version of the planner's algorithm; plan caches key on it.
 PLANNER_VERSION: int = _dist.PLANNER_VERSION
-#: SPEC §3 defaults, used for every axis a topology does not mention.
+#: semantics §3 defaults, used for every axis a topology does not mention.
 DEFAULT_ALPHA: float = _dist.DEFAULT_ALPHA
 DEFAULT_BETA: float = _dist.DEFAULT_BETA
 

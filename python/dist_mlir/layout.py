@@ -1,4 +1,4 @@
-"""Sharding layouts (SPEC §2): the text form and DTensor-style placements.
+"""Sharding layouts (semantics §2): the text form and DTensor-style placements.
 
 A layout says, for every tensor dim, which mesh axes split it (major to
 minor), which axes hold partial values, and leaves every other axis
@@ -229,7 +229,7 @@ class Layout:
     @property
     def segments(self) -> tuple[tuple[int, ...], ...]:
         """Per tensor dim, the sub-tensor lengths of an interleaved dim
-        (SPEC §2 ``segments``, e.g. a fused QKV weight), else ``()``.
+        (semantics §2 ``segments``, e.g. a fused QKV weight), else ``()``.
 
         >>> Layout(Mesh({"tp": 4}), '[{"tp"} segments [16, 4, 4], {}]').segments
         ((16, 4, 4), ())
@@ -281,7 +281,7 @@ class Layout:
 
     def local_shape(self, shape: Sequence[int]) -> tuple[int, ...]:
         """The padded per-device buffer shape for a global ``shape``:
-        ``ceil(N_d / P_d)`` per dim (SPEC §2), the same on every device."""
+        ``ceil(N_d / P_d)`` per dim (semantics §2), the same on every device."""
         extents = [_check_int(n, "shape extent") for n in shape]
         return tuple(self._impl.local_shape(self._mesh._impl, extents))
 

@@ -1,4 +1,4 @@
-"""Device meshes (SPEC §1) and their communication cost parameters (§3)."""
+"""Device meshes (semantics §1) and their communication cost parameters (§3)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from . import _dist
 
 __all__ = ["Mesh", "TopologyLike"]
 
-#: A topology: the SPEC §3 JSON object as a dict
+#: A topology: the semantics §3 JSON object as a dict
 #: (``{"axes": {"x": {"alpha": 1e-5, "beta": 2.7e-12}}}``) or the path of
 #: a file holding it.
 TopologyLike = Union[Mapping[str, Any], str, os.PathLike]
@@ -61,7 +61,7 @@ class Mesh:
             order), or a sequence of ``(name, size)`` pairs.
         devices: optional rank of every device in row-major order; a
             permutation of ``0..N-1``.
-        topology: optional cost parameters per axis, as the SPEC §3 JSON
+        topology: optional cost parameters per axis, as the semantics §3 JSON
             object (a dict) or the path of a file holding it::
 
                 {"axes": {"dp": {"alpha": 5e-5, "beta": 4e-11},
@@ -124,7 +124,7 @@ class Mesh:
     @classmethod
     def from_text(cls, text: str,
                   topology: TopologyLike | None = None) -> Mesh:
-        """Parses the SPEC text ``<["x"=2, "y"=4], devices = [...]>``.
+        """Parses the text of semantics §1 ``<["x"=2, "y"=4], devices = [...]>``.
 
         >>> Mesh.from_text('<["x"=2, "y"=2], devices = [3, 2, 1, 0]>').devices
         (3, 2, 1, 0)

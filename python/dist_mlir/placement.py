@@ -10,7 +10,7 @@ placement for every axis of the mesh (in mesh order):
 - ``StridedShard(d, split_factor=k)``: DTensor's ``_StridedShard``. Alone on
   dim ``d``, the axis splits each of ``k`` equal sub-tensors of the dim on
   its own (a fused QKV weight: rank r holds ``[Q_r; K_r; V_r]``), which is
-  the layout ``{"tp"} segments [n/k, ...]`` (SPEC §2). Next to ``Shard(d)``
+  the layout ``{"tp"} segments [n/k, ...]`` (semantics §2). Next to ``Shard(d)``
   placements whose axes make ``k`` shards (FSDP2 + TP), it is DTensor's
   right-to-left order: those axes are major, this one minor.
   ``StridedShard(d, segments=[...])`` gives unequal sub-tensors (GQA).
@@ -41,7 +41,7 @@ from dataclasses import dataclass
 __all__ = ["Placement", "Shard", "StridedShard", "Replicate", "Partial",
            "REDUCTIONS"]
 
-#: The reductions a partial value can have (SPEC §2).
+#: The reductions a partial value can have (semantics §2).
 REDUCTIONS = ("sum", "max", "min", "prod", "avg")
 
 

@@ -93,7 +93,7 @@ def _cost_list(mesh: Mesh, value: CostParam, what: str) -> str:
 
 @dataclass(frozen=True)
 class Step:
-    """One move of a plan (SPEC §3).
+    """One move of a plan (semantics §3).
 
     Attributes:
         op: ``all_gather``, ``all_slice``, ``all_to_all``,
@@ -204,7 +204,7 @@ class Plan:
         return self._impl.cache
 
     def to_json(self) -> str:
-        """SPEC §4's JSON object, byte-identical to
+        """semantics §4's JSON object, byte-identical to
         ``dist-plan --format json`` (without its trailing newline)."""
         return self._impl.to_json()
 

@@ -1,4 +1,4 @@
-"""run(): execute a dist program on N ranks with ``dist-run`` (SPEC §5)."""
+"""run(): execute a dist program on N ranks with ``dist-run`` (semantics §5)."""
 
 from __future__ import annotations
 
@@ -56,7 +56,7 @@ def run(program: str | os.PathLike, np: int, backend: str = "mpi",
 
     Returns:
         ``results[k][r]``: result ``k`` of rank ``r``, a NumPy array of the
-        local padded shape (SPEC §2) with the padding zeroed; ``None`` for a
+        local padded shape (semantics §2) with the padding zeroed; ``None`` for a
         rank outside the mesh of result ``k``.
 
     Raises:
@@ -140,7 +140,7 @@ def run(program: str | os.PathLike, np: int, backend: str = "mpi",
         results = []
         for k in range(len(found)):
             ranks = found.get(k, {})
-            # Ranks outside a result's mesh dump nothing for it (SPEC §5).
+            # Ranks outside a result's mesh dump nothing for it (semantics §5).
             if not ranks or not set(ranks) <= set(range(np)):
                 raise RunError(
                     f"dist-run succeeded but result {k} was dumped by ranks "

@@ -230,7 +230,7 @@ void bindPlanner(py::module_ &m) {
 
   py::register_exception<NoPlanFailure>(m, "NoPlanError", PyExc_ValueError);
 
-  py::class_<Mesh>(m, "Mesh", "planner::Mesh (SPEC §1)")
+  py::class_<Mesh>(m, "Mesh", "planner::Mesh (semantics §1)")
       .def_static(
           "create",
           [](const std::vector<std::pair<std::string, int64_t>> &axes,
@@ -282,7 +282,7 @@ void bindPlanner(py::module_ &m) {
           },
           py::arg("rank"));
 
-  py::class_<Layout>(m, "Layout", "planner::Layout (SPEC §2)")
+  py::class_<Layout>(m, "Layout", "planner::Layout (semantics §2)")
       .def_static(
           "parse",
           [](const Mesh &mesh, const std::string &text) {
@@ -375,7 +375,7 @@ void bindPlanner(py::module_ &m) {
       .def("__eq__",
            [](const Layout &a, const Layout &b) { return a == b; });
 
-  py::class_<Topology>(m, "Topology", "planner::Topology (SPEC §3)")
+  py::class_<Topology>(m, "Topology", "planner::Topology (semantics §3)")
       .def(py::init<>())
       .def_static(
           "parse_json",

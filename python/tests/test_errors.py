@@ -73,7 +73,7 @@ def test_bad_topology(tmp_path) -> None:
 
 
 def test_deeply_nested_topology(tmp_path) -> None:
-    # Issue 16: 60k levels of nesting overflowed the JSON parser's stack and
+    # 60k levels of nesting overflowed the JSON parser's stack and
     # killed the interpreter. Run in a child bounded in memory and time, so
     # that a regression fails this test only.
     deep = tmp_path / "deep.json"

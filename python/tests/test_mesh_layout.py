@@ -36,7 +36,7 @@ def test_mesh_from_pairs_and_text_agree() -> None:
 
 
 def test_mesh_device_table_is_row_major() -> None:
-    # SPEC §1: rank = devices[L(c)], L row-major with axis 0 most significant.
+    # semantics §1: rank = devices[L(c)], L row-major with axis 0 most significant.
     mesh = Mesh({"x": 2, "y": 2}, devices=[3, 2, 1, 0])
     assert str(mesh) == '<["x"=2, "y"=2], devices = [3, 2, 1, 0]>'
     assert Mesh.from_text(str(mesh)) == mesh
@@ -55,7 +55,7 @@ def test_mesh_topology_dict_and_file(tmp_path) -> None:
     mesh = Mesh({"node": 4, "gpu": 2}, topology=spec)
     params = mesh.cost_params()
     assert params["node"] == (2e-5, 4e-11)
-    assert params["gpu"] == (1e-5, 1 / 370e9)  # SPEC §3 defaults
+    assert params["gpu"] == (1e-5, 1 / 370e9)  # semantics §3 defaults
     assert mesh.topology == spec
     path = tmp_path / "cluster.json"
     path.write_text(json.dumps(spec))
@@ -113,7 +113,7 @@ def test_layout_views(mesh24: Mesh) -> None:
 
 
 def test_local_shape_is_padded(mesh24: Mesh) -> None:
-    # SPEC §2: B_d = ceil(N_d / P_d); 10 rows over 8 devices -> 2 per device.
+    # semantics §2: B_d = ceil(N_d / P_d); 10 rows over 8 devices -> 2 per device.
     assert Layout(mesh24, '[{"x", "y"}, {}]').local_shape((10, 3)) == (2, 3)
     assert Layout(mesh24, '[{"y"}, {"x"}]').local_shape((6, 5)) == (2, 3)
     assert Layout.replicated(mesh24, 2).local_shape((6, 5)) == (6, 5)
@@ -204,7 +204,7 @@ def test_placement_values() -> None:
     assert len({Shard(0), Shard(0), Replicate(), Replicate()}) == 2
 
 
-# -- Strided placements (DTensor's _StridedShard, SPEC §2 segments) -----------
+# -- Strided placements (DTensor's _StridedShard, semantics §2 segments) -----------
 
 def test_strided_shard_alone_is_a_segmented_dim() -> None:
     mesh = Mesh({"dp": 2, "tp": 4})

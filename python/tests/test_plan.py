@@ -184,7 +184,7 @@ def test_cache_miss_then_hit(tmp_path, mesh24: Mesh) -> None:
 
 def test_cache_is_shared_with_dist_plan(tmp_path) -> None:
     # A fresh directory, first written by dist-plan, then read by plan(): a
-    # hit from disk, as the two share one store (issue 4).
+    # hit from disk, as the two share one store.
     flags = ["--mesh", '<["x"=2, "y"=2]>', "--shape", "96x32xf32",
              "--from", '[{"x"}, {}]', "--to", '[{}, {"y"}]',
              "--cache", str(tmp_path), "--format", "json"]
@@ -289,7 +289,7 @@ def test_cross_mesh_plan() -> None:
 
 
 def test_segmented_layouts() -> None:
-    """A fused QKV weight split per segment (SPEC §2 segments): the layout
+    """A fused QKV weight split per segment (semantics §2 segments): the layout
     text carries them, the local shape sums the per-segment blocks, and the
     reshard from a contiguous split is one exchange."""
     mesh = Mesh({"tp": 4})

@@ -1,4 +1,4 @@
-"""run() wraps dist-run (SPEC §5): per-rank results as NumPy arrays."""
+"""run() wraps dist-run (semantics §5): per-rank results as NumPy arrays."""
 
 from __future__ import annotations
 

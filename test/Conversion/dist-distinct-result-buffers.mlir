@@ -1,6 +1,6 @@
 // RUN: dist-opt %s --allow-unregistered-dialect --dist-distinct-result-buffers --split-input-file | FileCheck %s
 
-// Issue 22: an allocation returned twice was hoisted into two out-params by
+// An allocation returned twice was hoisted into two out-params by
 // buffer-results-to-out-params, which erased it twice and crashed. Each
 // repeat now gets a buffer of its own, a copy of the first.
 

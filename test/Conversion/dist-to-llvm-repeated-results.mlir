@@ -1,4 +1,4 @@
-// Issue 22: one value returned at two positions crashed dist-to-llvm in
+// One value returned at two positions crashed dist-to-llvm in
 // buffer-results-to-out-params (the allocation was hoisted into both
 // out-parameters and erased twice). Each out-parameter now gets its own
 // buffer: the all_gather writes into the first, which is copied into the

@@ -1,4 +1,4 @@
-// Issue 16: a tensor with a zero extent has an empty block on every device.
+// A tensor with a zero extent has an empty block on every device.
 // dist-to-llvm emitted a memref.subview at offset 0 of the empty dim, which
 // the verifier refuses; now the collectives of such a tensor move nothing and
 // call nothing (every device skips them alike), and the module lowers.

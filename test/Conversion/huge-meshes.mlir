@@ -1,4 +1,4 @@
-// Issue 16: meshes of 2^25..2^31 devices took tens of seconds and gigabytes
+// Meshes of 2^25..2^31 devices took tens of seconds and gigabytes
 // to lower, or ran out of memory. Collectives over mesh axes lower in the
 // same time and size whatever the mesh (no per-device tables), and so do
 // permutes, which carry their layouts past 4096 devices; a redistribute,

@@ -1,7 +1,7 @@
 //===- BruteForce.h - Exhaustive plan search for small cases ----*- C++ -*-===//
 //
 // An independent oracle for the optimal planner: Dijkstra over every layout
-// of the mesh and rank, with every move SPEC §3 allows -- all ordered axis
+// of the mesh and rank, with every move semantics §3 allows -- all ordered axis
 // groups for slices and reduce-scatters, every subset and every kind for
 // replicate_to_partial, every permute target -- each checked by the public
 // applyMove and priced by the cost model. It shares none of the planner's
@@ -29,7 +29,7 @@ struct BruteForceResult {
 /// Which redistribute steps the exhaustive search tries (when the request
 /// allows them): the planner's move set (redistributeCandidates: checks that
 /// the search is exact over it) or every layout with the same partial axes
-/// (the whole SPEC move, to measure what that restriction costs).
+/// (the whole move of semantics §3, to measure what that restriction costs).
 enum class RedistributeTargets { Planner, Every };
 
 /// Cheapest (cost, then steps) plan, or nullopt when the target cannot be

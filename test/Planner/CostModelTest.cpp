@@ -113,7 +113,7 @@ TEST(CostModel, TopologyJSON) {
               HasSubstr("top level must be an object"));
 }
 
-// Issue 16: 60k levels of nesting overflowed the recursive JSON parser's
+// 60k levels of nesting overflowed the recursive JSON parser's
 // stack (SIGSEGV in dist-plan, dist-opt and Python).
 TEST(CostModel, DeeplyNestedTopologyIsAnError) {
   std::string deep = std::string(60000, '[') + std::string(60000, ']');

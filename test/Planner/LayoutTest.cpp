@@ -1,4 +1,4 @@
-//===- LayoutTest.cpp - Layout syntax and the block semantics of SPEC §2 --===//
+//===- LayoutTest.cpp - Layout syntax and the block semantics of semantics §2 --===//
 
 #include "TestUtil.h"
 
@@ -145,7 +145,7 @@ TEST(Layout, VerifyShape) {
   EXPECT_THAT(errorOf(verifyShape({4, -1})), HasSubstr("dim 1 has negative"));
   EXPECT_THAT(errorOf(verifyShape({int64_t(1) << 40, int64_t(1) << 30})),
               HasSubstr("too large: the planner takes at most 2^53 bytes"));
-  // Issue 16: the limit, not 64 bits, decides; a zero extent does not hide a
+  // The limit, not 64 bits, decides; a zero extent does not hide a
   // huge dim; the element size counts.
   EXPECT_EQ(errorOf(verifyShape({kMaxTensorBytes})), "<success>");
   EXPECT_EQ(errorOf(verifyShape({kMaxTensorBytes / 8}, 8)), "<success>");

@@ -84,7 +84,7 @@ TEST(Mesh, RanksFollowTheDeviceTable) {
 }
 
 TEST(Mesh, DevicesAreAnyDistinctWorldRanks) {
-  // A pipeline stage on ranks 4..7 (SPEC §1).
+  // A pipeline stage on ranks 4..7 (semantics §1).
   Mesh m = mesh("<[\"dp\"=2, \"tp\"=2], devices = [4, 5, 6, 7]>");
   EXPECT_EQ(m.str(), "<[\"dp\"=2, \"tp\"=2], devices = [4, 5, 6, 7]>");
   EXPECT_EQ(m.getMaxRank(), 7);

@@ -191,7 +191,7 @@ TEST_F(MoveTest, PermuteSenderHoldsTheReceiversBlock) {
   }
 }
 
-// Issue 22: the planner and the dialect share one rule for empty axis
+// The planner and the dialect share one rule for empty axis
 // lists. Only a permute may name no axes, and only where no coordinate
 // changes (the layouts differ only in where size-1 axes sit).
 TEST_F(MoveTest, OnlyARelabellingPermuteNamesNoAxes) {
@@ -227,7 +227,7 @@ TEST_F(MoveTest, OnlyARelabellingPermuteNamesNoAxes) {
 }
 
 // A collective over size-1 axes alone is a group of one device: it applies
-// like any other, and the SPEC's cost gives it (p - 1) = 0 of everything.
+// like any other, and the cost of semantics §3 gives it (p - 1) = 0 of everything.
 TEST_F(MoveTest, CollectivesOverSizeOneAxesAloneAreFree) {
   Mesh u = mesh("<[\"tp\"=1, \"x\"=2, \"pp\"=1]>");
   const unsigned TP = 0, PP = 2;

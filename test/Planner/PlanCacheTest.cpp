@@ -302,7 +302,7 @@ TEST(PlanCacheTest, CrossMeshPlansRoundTripThroughDisk) {
 } // namespace
 
 namespace {
-// Issue 16: a shared cache directory may hold anything another user
+// A shared cache directory may hold anything another user
 // planted. A symbolic link (to /dev/zero), a FIFO and an oversized file in
 // an entry's place are refused with a warning, without blocking or reading
 // them whole, and the plan is recomputed; a damaged entry's control bytes
@@ -355,7 +355,7 @@ TEST(PlanCacheTest, PlantedEntriesAreRefusedWithoutBlocking) {
 } // namespace
 
 namespace {
-// Issue 16: an entry whose checksum was forged to match a plan nested 60k
+// An entry whose checksum was forged to match a plan nested 60k
 // levels deep crashed the JSON parser; it is now a damaged entry like any
 // other (a warning, and the plan recomputed).
 TEST(PlanCacheTest, DeeplyNestedEntryIsRefused) {
@@ -393,7 +393,7 @@ TEST(PlanCacheTest, DeeplyNestedEntryIsRefused) {
 } // namespace
 
 namespace {
-// Issue 16: eviction deleted every `*.plan` file of the directory. Only
+// Eviction deleted every `*.plan` file of the directory. Only
 // files named and started like the cache's own entries are evicted; other
 // people's `*.plan` files (and links, and entry-named files that are not
 // entries) survive.
@@ -426,7 +426,7 @@ TEST(PlanCacheTest, EvictionDeletesOnlyTheCachesOwnEntries) {
   EXPECT_LE(countEntries(dir.path()), 4u + 3u);
 }
 
-// Issue 16: a forged entry holding a valid plan 10x dearer than the optimum
+// A forged entry holding a valid plan 10x dearer than the optimum
 // was served as optimal. Replay cannot tell (the plan is valid); an optimal
 // plan never costs more than the greedy one, so such an entry is refused.
 TEST(PlanCacheTest, EntryDearerThanGreedyIsRefused) {

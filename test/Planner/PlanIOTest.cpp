@@ -1,4 +1,4 @@
-//===- PlanIOTest.cpp - SPEC §4 JSON, reading it back, the text table -----===//
+//===- PlanIOTest.cpp - semantics §4 JSON, reading it back, the text table -----===//
 
 #include "TestUtil.h"
 
@@ -125,7 +125,7 @@ TEST(PlanJSON, ReadErrorsSayWhat) {
               HasSubstr("unknown strategy \"best\""));
 }
 
-// Issue 16: plan JSON comes from cache entries another user may have
+// Plan JSON comes from cache entries another user may have
 // written; 60k levels of nesting must be an error, not a stack overflow.
 TEST(PlanJSON, DeeplyNestedPlanIsAnError) {
   Mesh m = mesh("<[\"x\"=2]>");

@@ -182,7 +182,7 @@ TEST(Planner, SizeOneAxesMoveForFree) {
   EXPECT_TRUE(p.steps[0].move.axes.empty());
 }
 
-// Issue 16: eight axes, six of size 1, with partial values over three of
+// Eight axes, six of size 1, with partial values over three of
 // them: the optimal search ran for over two minutes. The size-1 axes are
 // now planned away (lib/Planner/UnitAxes.cpp); the plan replays on the
 // request's own mesh, costs what the same request costs without those axes,
@@ -334,7 +334,7 @@ TEST(Planner, ReportedLowerBoundFollowsTheIssueDefinition) {
                    layout(m, "[{}], partial = sum {\"x\"}"));
   EXPECT_EQ(cantFail(planLowerBound(stay)), 0.0);
   // Uneven: 5 elements reduce-scattered over 2 devices. Measured on the
-  // ideal tensor (2.5 elements each), the bound stays below the SPEC cost of
+  // ideal tensor (2.5 elements each), the bound stays below the semantics §3 cost of
   // the padded buffer: alpha + 1/2 * 20 bytes * beta.
   Mesh two = mesh("<[\"b\"=2]>");
   PlanRequest uneven(two, {5}, 4, layout(two, "[{}], partial = sum {\"b\"}"),

@@ -305,7 +305,7 @@ Layout moveSizeOneAxes(Rng &rng, const Mesh &mesh, Layout layout) {
   return layout;
 }
 
-// Issue 22: on meshes with size-1 axes the planner emitted permutes over no
+// On meshes with size-1 axes the planner emitted permutes over no
 // axes that the dialect rejected. The dialect's rule is the planner's
 // (moveMayNameNoAxes): every step of every plan, optimal, greedy or
 // collective-only, names at least one axis unless it may name none, and a

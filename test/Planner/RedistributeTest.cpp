@@ -314,7 +314,7 @@ TEST(RedistributeProperty, NeverDearerThanCollectivesAndExecutesExactly) {
 }
 
 // The search considers redistribute only to the target's dims (and one
-// extra split); the whole SPEC move goes to any layout. Exhaustively on
+// extra split); the whole move of semantics §3 goes to any layout. Exhaustively on
 // small meshes, the planner is never below the true optimum (it is a
 // valid plan) and the gap is reported.
 TEST(RedistributeProperty, GapToEveryRedistributeTargetIsSmall) {
@@ -399,7 +399,7 @@ TEST(CrossMeshProperty, PlansExecuteAcrossMeshes) {
 namespace {
 
 //===----------------------------------------------------------------------===//
-// Interleaved (segmented) layouts, SPEC §2 (issue 14, first slice)
+// Interleaved (segmented) layouts, semantics §2
 //===----------------------------------------------------------------------===//
 
 TEST(Segments, ParsePrintAndCanonicalForm) {

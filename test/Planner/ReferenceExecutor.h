@@ -1,6 +1,6 @@
 //===- ReferenceExecutor.h - Simulated devices for plan checking -*- C++ -*-===//
 //
-// Materialises every device's padded local buffer for a layout (SPEC §2 and
+// Materialises every device's padded local buffer for a layout (semantics §2 and
 // §5), applies plan steps as the collectives would -- a device's new buffer
 // is built only from its own buffer (local moves) or from the buffers of the
 // devices in its group (the devices that differ from it only on the step's
@@ -34,7 +34,7 @@ class ReferenceExecutor {
 public:
   /// How partial inputs are split over a partial group.
   enum class PartialInput {
-    /// SPEC §5: coordinate 0 on every partial axis holds the value, the
+    /// semantics §5: coordinate 0 on every partial axis holds the value, the
     /// others the identity (0 sum, 1 prod, the value for max/min/avg).
     Identity,
     /// Harder to fake: sum/avg split into random integers that add up to
@@ -45,7 +45,7 @@ public:
 
   ReferenceExecutor(const Mesh &mesh, std::vector<int64_t> globalShape);
 
-  /// 0, 1, 2, ... in row-major order (SPEC §5's iota).
+  /// 0, 1, 2, ... in row-major order (semantics §5's iota).
   std::vector<double> iota() const;
 
   DistributedTensor materialise(const Layout &layout,
@@ -57,7 +57,7 @@ public:
   llvm::Expected<DistributedTensor> apply(const DistributedTensor &tensor,
                                           const Move &move) const;
 
-  /// A redistribute (SPEC §3), same-mesh or (with `targetExecutor`) onto
+  /// A redistribute (semantics §3), same-mesh or (with `targetExecutor`) onto
   /// the target executor's mesh: executes the transfers computeExchange
   /// lists, box by box, each element read from its sender's buffer, and
   /// fails when a sender lacks an element, a same-mesh transfer crosses a

@@ -1,4 +1,4 @@
-//===- ReshapeViewTest.cpp - reshape views (SPEC §2a) ---------------------===//
+//===- ReshapeViewTest.cpp - reshape views (semantics §2a) ---------------------===//
 //
 // A view must give every device the same local bytes: checked element by
 // element on the block semantics (Layout.h), so a scrambled view fails by

@@ -2,7 +2,7 @@
 // as a dialect and pass plugin: it parses dist IR, runs dist's passes and
 // pipelines, and imports upstream shard annotations. mlir-opt makes its
 // per-pass flags (--canonicalize, ...) before it loads a plugin; the plugin
-// adds a flag per dist pass and pipeline when it is loaded, so SPEC §7's
+// adds a flag per dist pass and pipeline when it is loaded, so semantics §7's
 // `FILE --dist-lower-reshard` works, as does naming the passes in
 // --pass-pipeline (-p) like upstream's own plugin tests do.
 // Not in the sanitized build: the instrumented plugin cannot be loaded into

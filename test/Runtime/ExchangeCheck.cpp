@@ -4,7 +4,7 @@
 //
 // Two parts, each checked element by element on every rank:
 //
-// Meshes that cover only some ranks (SPEC §1; N >= 4): a mesh on ranks
+// Meshes that cover only some ranks (semantics §1; N >= 4): a mesh on ranks
 // [2, 3], one on [3, 1] and, on 8 ranks, a 2x2 mesh on [7, 5, 6, 4].
 // distRtMeshContains and distRtMeshCoord (0 outside the mesh), group sizes
 // and ranks, every collective on the groups over their axes (right results
@@ -12,7 +12,7 @@
 // they were), and a permute over the mesh's ranks with tables indexed by
 // world rank up to the mesh's largest rank.
 //
-// distRtExchange (SPEC §3 redistribute): a global tensor is laid out as
+// distRtExchange (semantics §3 redistribute): a global tensor is laid out as
 // blocks held by ranks (a "source layout") and moved to another layout. The
 // table is built here from the two layouts alone (the intersection of every
 // source block with every target block), so it does not depend on the

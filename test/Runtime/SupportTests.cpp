@@ -214,7 +214,7 @@ MeshSpec mesh(std::vector<int64_t> sizes, std::vector<int64_t> devices = {}) {
 TEST(Mesh, RowMajorCoordinates) {
   MeshSpec m = mesh({2, 3, 4});
   EXPECT_EQ(m.numDevices(), 24);
-  // L(c) = c0*12 + c1*4 + c2 (SPEC §1).
+  // L(c) = c0*12 + c1*4 + c2 (semantics §1).
   EXPECT_EQ(m.linearIndex({1, 2, 3}), 23);
   EXPECT_EQ(m.linearIndex({1, 0, 2}), 14);
   EXPECT_EQ(m.coordsOfRank(14), (std::vector<int64_t>{1, 0, 2}));
@@ -263,7 +263,7 @@ TEST(Mesh, RejectsInvalidMeshes) {
 }
 
 TEST(Mesh, SubsetsOfTheWorld) {
-  // A pipeline stage on ranks 4..7 ordered [6, 4, 7, 5] (SPEC §1).
+  // A pipeline stage on ranks 4..7 ordered [6, 4, 7, 5] (semantics §1).
   MeshSpec m = MeshSpec::create(2, std::vector<int64_t>{2, 2}.data(),
                                 std::vector<int64_t>{6, 4, 7, 5}.data(), 8);
   EXPECT_EQ(m.numDevices(), 4);

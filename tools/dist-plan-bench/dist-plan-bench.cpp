@@ -12,7 +12,7 @@
 //       how the optimal plans' cost compares with greedy's on the same
 //       cases. The JSON form is for scripts (utils/bench.sh).
 //       --dump-plans=FILE also writes every case (mesh rank, shape x element
-//       bytes, source -> target) and its optimal plan (SPEC §4 JSON after a
+//       bytes, source -> target) and its optimal plan (semantics §4 JSON after a
 //       tab), one line per case, so that a planner change can be checked to
 //       leave every plan byte-identical.
 //

@@ -1,4 +1,4 @@
-//===- dist-plan.cpp - The planner on the command line (SPEC §4) ----------===//
+//===- dist-plan.cpp - The planner on the command line (semantics §4) ----------===//
 //
 //   dist-plan --mesh '<["x"=2, "y"=4]>' --shape 1024x1024xf32
 //             --from '[{"x"}, {"y"}]' --to '[{"y"}, {"x"}]'

@@ -143,7 +143,7 @@ JobResult dist::run::runJob(const std::vector<std::string> &args,
                             std::optional<Deadline> deadline) {
   JobResult result;
   // Processes of the job whose launcher dies are reparented to the front,
-  // which can then end them (issue 16: ranks kept spinning after mpiexec was
+  // which can then end them (ranks kept spinning after mpiexec was
   // killed).
   ::prctl(PR_SET_CHILD_SUBREAPER, 1);
 

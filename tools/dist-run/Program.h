@@ -2,7 +2,7 @@
 //
 // What dist-run and dist-reshard-bench share: reading the signature of a
 // global-view entry function (mesh, layout, global shape and element type of
-// every argument and result, SPEC §1-§2), lowering the module with
+// every argument and result, semantics §1-§2), lowering the module with
 // dist::buildDistToLLVMPipeline, JIT-compiling the result with MLIR's
 // ExecutionEngine, and calling the entry with the expanded memref descriptors
 // of include/dist/Conversion/Pipelines.h.
@@ -56,7 +56,7 @@ struct TensorSignature {
   /// The MLIR type as written, for messages.
   std::string typeText;
 
-  /// The padded local shape every device holds (SPEC §2).
+  /// The padded local shape every device holds (semantics §2).
   std::vector<int64_t> localShape() const;
   int64_t localElements() const;
   int64_t localBytes() const { return localElements() * elementBytes(element); }

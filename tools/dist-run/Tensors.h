@@ -1,9 +1,9 @@
 //===- Tensors.h - dist-run's inputs, padding and .npy output ---*- C++ -*-===//
 //
-// The inputs SPEC §5 defines: every argument's *global* tensor is iota, a
+// The inputs semantics §5 defines: every argument's *global* tensor is iota, a
 // seeded pseudo-random tensor or an array read from a NumPy .npy file, and
 // each rank receives its local padded shard
-// (SPEC §2) with the padding zero. A partial argument is held by the device
+// (semantics §2) with the padding zero. A partial argument is held by the device
 // with coordinate 0 on every partial axis; the others hold the reduction's
 // identity (0 for sum, 1 for prod, the value itself for max, min and avg).
 //

@@ -5,7 +5,7 @@
 //            [--timeout SECONDS]
 //            [--strategy optimal|greedy] [--topology FILE] ...
 //
-// SPEC §5. The front process parses FILE, records the entry's signature,
+// semantics §5. The front process parses FILE, records the entry's signature,
 // lowers the module once with the dist-to-LLVM pipeline and writes it as
 // bytecode to a private temporary folder; with --input npy:DIR it checks
 // every DIR/arg<k>.npy against its argument (so that a bad file is one
@@ -172,7 +172,7 @@ cl::opt<bool> injectCompileHang(
     cl::cat(runCategory));
 
 constexpr const char *kOverview =
-    "dist-run: compile a dist program and run it on N ranks (SPEC §5)\n\n"
+    "dist-run: compile a dist program and run it on N ranks (semantics §5)\n\n"
     "  Every argument's global tensor is iota (element = row-major linear "
     "index,\n"
     "  converted to the element type: nearest value for floats, wrap-around "
@@ -513,7 +513,7 @@ int runWorker() {
 
   for (auto [k, buffer, sig] :
        llvm::enumerate(results, signature->results)) {
-    // A rank outside the result's mesh holds no part of it (SPEC §5).
+    // A rank outside the result's mesh holds no part of it (semantics §5).
     if (sig.mesh.coordinateOfRank(rank).empty())
       continue;
     std::vector<uint8_t> host(sig.localBytes());
@@ -680,7 +680,7 @@ int runFront(const char *argv0) {
       readEntrySignature(*module, entryName);
   if (!signature)
     return failure(llvm::toString(signature.takeError()));
-  // SPEC §5: N must exceed every rank any mesh names (meshes may cover
+  // semantics §5: N must exceed every rank any mesh names (meshes may cover
   // only some of the ranks: pipeline stages).
   for (const auto &[name, mesh] : signature->meshes())
     if (mesh.getMaxRank() >= numRanks)

@@ -18,7 +18,7 @@
 // all_gather, the input of reduce_scatter, either buffer of all_to_all and
 // all_reduce. GB/s = size / time.
 //
-// The point-to-point exchange (distRtExchange, SPEC §3 redistribute), on an
+// The point-to-point exchange (distRtExchange, semantics §3 redistribute), on an
 // f32 tensor of N x N (--dims):
 //   transpose  rows split over all p ranks -> columns split over all p
 //              ranks, measured as (a) distRtExchange with the table of that

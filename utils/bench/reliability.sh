@@ -11,7 +11,7 @@ log=$1 seconds=$2
 
 echo "## Reliability"
 echo
-echo "What the hardening work of issue 16 measures: the whole test suite under"
+echo "What the hardening work measures: the whole test suite under"
 echo "AddressSanitizer and UndefinedBehaviorSanitizer, and libFuzzer on every reader"
 echo "of outside input."
 echo

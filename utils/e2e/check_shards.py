@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Independent checker of dist-run's results (SPEC §1, §2, §5, §6).
+"""Independent checker of dist-run's results (semantics §1, §2, §5, §6).
 
     check_shards.py CASE.mlir DUMP_DIR [--entry NAME]
                     [--input iota|random:SEED|npy:DIR]
@@ -7,15 +7,15 @@
 Reads the global-view program CASE.mlir with regular expressions (meshes, the
 entry's argument and result types, and which argument each result is a layout
 change of), recomputes every argument's global tensor from the input rule of
-SPEC §5 (or reads it from DIR/arg<k>.npy), derives each result's expected
+semantics §5 (or reads it from DIR/arg<k>.npy), derives each result's expected
 *global* value, and for every rank derives the expected local padded shard
-from the block semantics of SPEC §2, implemented here from scratch with numpy
+from the block semantics of semantics §2, implemented here from scratch with numpy
 (not through the planner or the runtime). Then it compares with
 DUMP_DIR/result<k>.rank<r>.npy element by element.
 
 Where a result's global value comes from
 ----------------------------------------
-1. An EXPECT directive in CASE.mlir, for programs that compute (SPEC §6):
+1. An EXPECT directive in CASE.mlir, for programs that compute (semantics §6):
 
        // EXPECT result0 = arg0 @ arg1
        // EXPECT result1 = np.maximum(arg0, 0).sum(axis=1,
@@ -124,7 +124,7 @@ class Mesh:
         self.sizes = [s for _, s in axes]
         self.size = math.prod(self.sizes)
         self.devices = devices or list(range(self.size))
-        # SPEC §1: any distinct world ranks (pipeline stages use disjoint
+        # semantics §1: any distinct world ranks (pipeline stages use disjoint
         # sets); a rank outside a result's mesh writes no dump for it.
         if len(self.devices) != self.size or len(set(self.devices)) != self.size:
             raise CaseError(f"mesh @{name}: devices must be {self.size} "
@@ -137,7 +137,7 @@ class Mesh:
         raise CaseError(f"mesh @{self.name} has no axis \"{axis}\"")
 
     def coordinate_of_rank(self, rank):
-        """SPEC §1: rank = devices[L(c)], L row-major with axis 0 major."""
+        """semantics §1: rank = devices[L(c)], L row-major with axis 0 major."""
         linear = self.devices.index(rank)
         coord = []
         for size in reversed(self.sizes):
@@ -165,7 +165,7 @@ class TensorType:
             for group in re.findall(r'\{([^}]*)\}', body)]
         if len(self.dim_axes) != len(self.shape):
             raise CaseError(f"{self.text}: one {{...}} per dim expected")
-        # SPEC §2 segments: `{"tp"} segments [a, b]` after a dim's axes.
+        # semantics §2 segments: `{"tp"} segments [a, b]` after a dim's axes.
         self.segments = []
         for m_dim in re.finditer(r'\{[^}]*\}(\s*segments\s*\[([\d\s,]*)\])?', body):
             lengths = m_dim.group(2)
@@ -177,7 +177,7 @@ class TensorType:
                                                         partial or ""))
 
     def block(self, coord):
-        """SPEC §2: per dim, the padded local extent and, for each local
+        """semantics §2: per dim, the padded local extent and, for each local
         position, the global index it holds (-1: padding). An interleaved
         dim (segments) holds its block of each segment in turn, each padded
         on its own."""
@@ -339,7 +339,7 @@ def parse_expectations(text):
 
 
 # --------------------------------------------------------------------------
-# Global inputs (SPEC §5 and docs/dist-run.md)
+# Global inputs (semantics §5 and docs/dist-run.md)
 # --------------------------------------------------------------------------
 
 def round_to_bf16(x):

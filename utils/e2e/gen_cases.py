@@ -207,7 +207,7 @@ CASES = [
            'permute % axes = ["x", "y", "z"]', '[{"y"}, {"z"}, {"x"}]'),
     single("permute_no_axes_u12_f32",
            "permute over no axes: the layouts differ only in where a size-1\n"
-           "axis sits, so every device keeps its buffer (issue 22).",
+           "axis sits, so every device keeps its buffer.",
            "u12", [8, 4], "f32", '[{"x"}, {}]', 'permute % axes = []',
            '[{"tp", "x"}, {}]'),
     single("permute_device_ids_i32",
@@ -279,7 +279,7 @@ CASES = [
     reshard("empty_last_block_x8_f32",
             "20 elements on 8 devices: blocks of 3, the last device holds none.",
             "m8", [20], "f32", '[{"x"}]', "[{}]"),
-    # Issue 16: zero-extent tensors (every block empty) lowered to an
+    # Zero-extent tensors (every block empty) lowered to an
     # out-of-bounds memref.subview.
     single("all_slice_zero_rows_x4_f32",
            "all_slice of a tensor with no rows (every block is empty).",
@@ -293,7 +293,7 @@ CASES = [
     reshard("zero_rows_to_cols_x4_f32",
             "A planned reshard of an empty tensor (rows to columns).",
             "m4", [0, 8], "f32", '[{"x"}, {}]', '[{}, {"x"}]'),
-    # Issue 22: size-1 axes moved in ways the dialect rejected (a permute
+    # Size-1 axes moved in ways the dialect rejected (a permute
     # over no axes) or that ride along a collective.
     reshard("size_one_axis_relabel_u12_f32",
             "A size-1 axis placed before x: a layout change that moves no data.",

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Differential fuzzer of dist's sharded compute (docs/fuzzing.md).
 
-Generates random global-view programs (SPEC §6 ops on random meshes and
+Generates random global-view programs (semantics §6 ops on random meshes and
 layouts), runs each under `dist-run --dump` and compares every rank's
 results with NumPy evaluated on the global inputs.
 

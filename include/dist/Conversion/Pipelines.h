@@ -15,7 +15,7 @@
 //   - for each argument, the expanded memref descriptor (allocated pointer,
 //     aligned pointer, offset, sizes..., strides...) of this device's local
 //     padded buffer: identity layout, shape = planner::localShape(mesh,
-//     layout, global shape) (SPEC §2);
+//     layout, global shape) (semantics §2);
 //   - then, for each result, the same for a caller-allocated output buffer of
 //     the result's local padded shape, which @f fills.
 // Padding is zero in the inputs and stays zero in the outputs. The caller

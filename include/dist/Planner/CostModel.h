@@ -1,4 +1,4 @@
-//===- CostModel.h - Pricing collective steps (SPEC §3) ---------*- C++ -*-===//
+//===- CostModel.h - Pricing collective steps (semantics §3) ---------*- C++ -*-===//
 //
 // The planner prices each step through this interface, so that other models
 // (a measured table, a hierarchical node/rail model) can replace the default
@@ -23,7 +23,7 @@
 
 namespace dist::planner {
 
-/// SPEC §3 defaults: an 8-GPU NVLink node.
+/// semantics §3 defaults: an 8-GPU NVLink node.
 constexpr double kDefaultAlpha = 1e-5;
 constexpr double kDefaultBeta = 1.0 / 370e9;
 
@@ -40,7 +40,7 @@ struct AxisCostParams {
 struct Topology {
   AxisCostParams defaults;
   std::map<std::string, AxisCostParams> axes;
-  /// The link between two meshes (SPEC §3a), when given.
+  /// The link between two meshes (semantics §3a), when given.
   std::optional<AxisCostParams> transfer;
 
   /// Parses `{"axes": {"x": {"alpha": 1e-5, "beta": 2.7e-12}, ...}}`. Either
@@ -74,11 +74,11 @@ public:
                                 int64_t bytesBefore) const = 0;
 
   /// The link a point-to-point message uses between two devices whose
-  /// coordinates differ on `axes` (SPEC §3 redistribute): alpha and beta of
+  /// coordinates differ on `axes` (semantics §3 redistribute): alpha and beta of
   /// one message of that class. Empty `axes`: the same device.
   virtual AxisCostParams pointToPointLink(llvm::ArrayRef<unsigned> axes) const = 0;
   /// The slowest link of the mesh (largest alpha, largest beta over its axes
-  /// of size > 1): the default `transfer` link to another mesh (SPEC §3a).
+  /// of size > 1): the default `transfer` link to another mesh (semantics §3a).
   virtual AxisCostParams slowestLink() const = 0;
   /// The beta every byte crossing `axis` pays at least: a step in which one
   /// device receives r bytes from devices that differ from it on `axis`
@@ -160,7 +160,7 @@ public:
   /// uses for this mesh (the plan cache keys on it).
   virtual void appendFingerprint(std::string &out) const = 0;
 
-  /// The cost of one step: 0 for local moves (SPEC §3) and for a permute
+  /// The cost of one step: 0 for local moves (semantics §3) and for a permute
   /// that changes no coordinate, collectiveCost otherwise.
   double stepCost(const Move &move, int64_t bytesBefore) const;
 
@@ -168,7 +168,7 @@ protected:
   Mesh mesh;
 };
 
-/// The ring model of SPEC §3. For a step over several axes, p is the product
+/// The ring model of semantics §3. For a step over several axes, p is the product
 /// of their sizes and alpha, beta are the maxima over them.
 ///   all_gather          (p-1) a + (p-1) n b
 ///   all_to_all          (p-1) a + (p-1)/p n b

@@ -1,4 +1,4 @@
-//===- Layout.h - Sharding layouts of SPEC §2 -------------------*- C++ -*-===//
+//===- Layout.h - Sharding layouts of semantics §2 -------------------*- C++ -*-===//
 //
 // A layout says, for every tensor dim, which mesh axes split it (major to
 // minor), which axes hold partial values (and how they reduce), and leaves
@@ -35,7 +35,7 @@ struct Layout {
   std::vector<unsigned> partialAxes;
   ReductionKind partialKind = ReductionKind::Sum;
   /// Per tensor dim, the lengths of the sub-tensors an interleaved dim is
-  /// made of (SPEC §2 `segments`: a fused QKV weight's [q, k, v]); each is
+  /// made of (semantics §2 `segments`: a fused QKV weight's [q, k, v]); each is
   /// split by the dim's axes on its own. Empty (the whole vector, or one
   /// dim's list): a contiguous dim. Canonical: a list only where the dim has
   /// axes and more than one segment, and the vector empty when no dim has

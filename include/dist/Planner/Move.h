@@ -1,4 +1,4 @@
-//===- Move.h - The resharding moves of SPEC §3 -----------------*- C++ -*-===//
+//===- Move.h - The resharding moves of semantics §3 -----------------*- C++ -*-===//
 //
 // A move is one collective (or local) step that turns one layout into
 // another. applyMove is the single source of truth for the preconditions and
@@ -85,10 +85,10 @@ struct Move {
   /// permute and redistribute: the layout after the move.
   Layout permuteTarget;
   /// redistribute only: the target layout is on the request's target mesh
-  /// (the one transfer of a cross-mesh plan, SPEC §3a).
+  /// (the one transfer of a cross-mesh plan, semantics §3a).
   bool crossMesh = false;
   /// all_slice, reduce_scatter (onto `dim`) and all_to_all (onto `toDim`):
-  /// when that dim has no axes yet, the segments it is split into (SPEC §2
+  /// when that dim has no axes yet, the segments it is split into (semantics §2
   /// `segments`, e.g. a fused QKV weight's [q, k, v]); empty for a
   /// contiguous split. A dim that already has axes keeps its segments, and
   /// every collective on a segmented dim works segment by segment.
@@ -114,7 +114,7 @@ struct Move {
   bool operator!=(const Move &other) const { return !(*this == other); }
 };
 
-/// Applies the SPEC §3 preconditions and effects at the level of layouts. A
+/// Applies the semantics §3 preconditions and effects at the level of layouts. A
 /// violated precondition is an Error whose message is a full sentence naming
 /// axes and dims, e.g. `all_gather: axis "x" is not the minor-most axis of
 /// dim 0`.
@@ -142,7 +142,7 @@ llvm::Expected<Layout> applyMove(const Mesh &mesh, const Layout &src,
 /// the new blocks must nest in the old ones (see blocksNest; on a dim with
 /// segments, in every segment), and segments must sum to the extent. Otherwise the
 /// data a device needs is not inside its own buffer (slice) or its group
-/// (gather), and the step is not the collective SPEC §3 prices. Moves on
+/// (gather), and the step is not the collective semantics §3 prices. Moves on
 /// evenly divisible dims always nest.
 llvm::Expected<Layout> applyMove(const Mesh &mesh, const Layout &src,
                                  const Move &move,
@@ -164,7 +164,7 @@ int64_t collectiveInputBytes(const Mesh &mesh, const Layout &src,
 /// the first outer block (ceil(N/P) >= N).
 bool blocksNest(int64_t extent, int64_t outer, int64_t inner);
 
-/// The axes A of SPEC §3's permute cost for `src` -> `dst` (equal per-dim
+/// The axes A of semantics §3's permute cost for `src` -> `dst` (equal per-dim
 /// shard counts and partial axes required): an axis of size > 1 that splits
 /// dim d in `src` belongs to A unless it splits d in `dst` at the same
 /// stride. Senders are chosen to keep A smallest: the receiver's sender has

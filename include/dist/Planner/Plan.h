@@ -2,7 +2,7 @@
 //
 // A plan is the ordered list of moves from the source layout to the target,
 // with per-step bytes and cost, the total, the peak memory per device and a
-// lower bound. The JSON form is SPEC §4's; planFromJSON reads it back so
+// lower bound. The JSON form is semantics §4's; planFromJSON reads it back so
 // that a persistent cache can store plans (and must then replay them with
 // replayPlan before trusting them).
 //
@@ -55,7 +55,7 @@ struct Plan {
   CacheStatus cache = CacheStatus::Off;
 };
 
-/// SPEC §4's object, one line:
+/// semantics §4's object, one line:
 ///   {"strategy": "optimal", "cost": 1.2e-05, "peak_bytes": 8192,
 ///    "lower_bound": 1e-05, "cache": "off", "steps": [{"op": "all_to_all",
 ///    "axes": ["x"], "dim": 0, "to_dim": 1, "bytes": 4096,

@@ -1,6 +1,6 @@
 //===- Planner.h - Planning a reshard ---------------------------*- C++ -*-===//
 //
-// planReshard finds the cheapest sequence of SPEC §3 moves from a source to a
+// planReshard finds the cheapest sequence of semantics §3 moves from a source to a
 // target layout (strategy Optimal: an exact A* search) or the classic greedy
 // similarity walk (strategy Greedy, the baseline). docs/planner.md describes
 // the search, the move set it explores and why that set loses no optimum.
@@ -27,7 +27,7 @@ namespace dist::planner {
 /// (move set, tie-breaking, cost formulas). Persistent caches key on it.
 constexpr unsigned kPlannerVersion = 6;
 
-/// Which moves a plan may use (`dist-plan --moves`): every SPEC §3 move, or
+/// Which moves a plan may use (`dist-plan --moves`): every semantics §3 move, or
 /// the collectives only (no point-to-point `redistribute`).
 enum class MoveSet { All, Collective };
 llvm::StringRef stringifyMoveSet(MoveSet moves); // "all", "collective"
@@ -45,14 +45,14 @@ struct PlanRequest {
   int64_t elementBytes;
   Layout source, target;
   Strategy strategy = Strategy::Optimal;
-  /// Not owned; must be bound to `mesh`. Null: the SPEC §3 default ring
+  /// Not owned; must be bound to `mesh`. Null: the semantics §3 default ring
   /// model (alpha = 1e-5 s, beta = 1/370e9 s/B on every axis).
   const CostModel *costModel = nullptr;
-  /// Plans whose peak bytes (SPEC §3) exceed this are not considered.
+  /// Plans whose peak bytes (semantics §3) exceed this are not considered.
   std::optional<int64_t> maxPeakBytes;
   MoveSet moves = MoveSet::All;
 
-  /// Cross-mesh reshards (SPEC §3a): `target` is a layout on this mesh.
+  /// Cross-mesh reshards (semantics §3a): `target` is a layout on this mesh.
   /// The plan is moves on `mesh`, one redistribute onto `targetMesh`
   /// (Move::crossMesh), then moves on `targetMesh`.
   std::optional<Mesh> targetMesh;
@@ -68,7 +68,7 @@ struct PlanRequest {
 /// The largest mesh the planner plans on: its bounds and point-to-point
 /// exchanges enumerate devices, so planning time grows with the mesh (about
 /// 5 s at 2^25 devices, minutes at 2^31). Larger meshes are an error that
-/// says so, at once (issue 16).
+/// says so, at once.
 constexpr int64_t kMaxPlannedDevices = int64_t(1) << 24;
 
 /// Checks everything planReshard relies on: shape and element size, both
@@ -94,7 +94,7 @@ llvm::Expected<Plan> planReshard(const PlanRequest &request,
 /// must call this on every plan it loads.
 llvm::Error replayPlan(const PlanRequest &request, Plan &plan);
 
-/// The lower bound every plan reports (issue 3's definition, see
+/// The lower bound every plan reports (bytes a device lacks, see
 /// lib/Planner/ReportedBound.h): the most bytes of its target block one
 /// device does not already hold, times the smallest beta, plus the smallest
 /// alpha when anything must move. The search uses a tighter admissible

@@ -1,4 +1,4 @@
-//===- Redistribute.h - Point-to-point exchanges (SPEC §3) ------*- C++ -*-===//
+//===- Redistribute.h - Point-to-point exchanges (semantics §3) ------*- C++ -*-===//
 //
 // A `redistribute` step moves a tensor from one layout to another (on the
 // same mesh or onto another mesh) with point-to-point messages: every device
@@ -40,7 +40,7 @@ struct Exchange {
   /// Grouped by receiver (increasing), then by box in row-major order of
   /// the source blocks it intersects. Deterministic.
   std::vector<ExchangeTransfer> transfers;
-  /// SPEC §3: max over world ranks of max(receive side, send side), each
+  /// semantics §3: max over world ranks of max(receive side, send side), each
   /// side the sum over its peers of alpha + bytes * beta.
   double cost = 0;
   /// The most bytes one rank receives from other ranks (wire traffic).
@@ -66,7 +66,7 @@ private:
   const CostModel &model;
 };
 
-/// Between two meshes: one `transfer` link for every pair (SPEC §3a).
+/// Between two meshes: one `transfer` link for every pair (semantics §3a).
 class TransferLinks final : public LinkCosts {
 public:
   explicit TransferLinks(AxisCostParams transfer) : transfer(transfer) {}
@@ -172,7 +172,7 @@ std::vector<int64_t> exchangeTable(const Exchange &exchange,
 
 /// The transfer parameters between two meshes when a topology gives none:
 /// the slowest axis (largest alpha and largest beta, over axes of size > 1)
-/// of either mesh's model (SPEC §3a).
+/// of either mesh's model (semantics §3a).
 AxisCostParams defaultTransferParams(const CostModel &srcModel,
                                      const CostModel &dstModel);
 

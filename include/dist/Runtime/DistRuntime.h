@@ -1,7 +1,7 @@
 /*===- dist/Runtime/DistRuntime.h - C ABI of the dist runtime ---*- C -*-===//
  *
  * The calls that code compiled by dist makes to move data between devices
- * (SPEC §1-§3): communicators over groups of mesh axes, the collectives of a
+ * (semantics §1-§3): communicators over groups of mesh axes, the collectives of a
  * resharding plan, whole-buffer permutes, point-to-point box exchanges
  * (redistribute, also across meshes), and the local data movement around
  * them (strided copies, all-to-all chunk packing, zero padding).
@@ -87,7 +87,7 @@ enum {
   DIST_RT_I1 = 8
 };
 
-/* Reductions (int32_t `redop` arguments), in the order of SPEC §2.
+/* Reductions (int32_t `redop` arguments), in the order of semantics §2.
  * f16/bf16 combine in float and round after every step. AVG is the sum
  * divided by the group size (truncating toward zero for integers). I1
  * supports MAX (or), MIN (and) and PROD (and) only. */
@@ -158,7 +158,7 @@ DIST_RT_API void distRtClearError(void);
 
 /*===---------------------------- Meshes ---------------------------------===*/
 
-/* Registers a mesh (SPEC §1): axis sizes (each >= 1) and optionally the
+/* Registers a mesh (semantics §1): axis sizes (each >= 1) and optionally the
  * device table (`devices[L(c)]` is the world rank of coordinate c: N distinct
  * ranks in [0, worldSize), not necessarily 0..N-1; NULL = identity 0..N-1,
  * which needs N <= worldSize). A mesh may cover only some of the world's
@@ -254,7 +254,7 @@ DIST_RT_API int32_t distRtAllReduce(int64_t group, const void *send,
                                     void *recv, int64_t count, int32_t dtype,
                                     int32_t redop, void *stream);
 
-/* Whole-buffer permute over the world ranks of `mesh` (SPEC §3 permute).
+/* Whole-buffer permute over the world ranks of `mesh` (semantics §3 permute).
  * The tables are the same on every rank and indexed by world rank, with one
  * entry per rank 0..M, M the largest rank the mesh names (M = N-1 when the
  * mesh covers 0..N-1):
@@ -280,7 +280,7 @@ DIST_RT_API int32_t distRtPermute(int64_t mesh, const void *send, void *recv,
  * to minor, of the source and the target layout). Receiver r's sender keeps
  * r's coordinate on every axis that splits no dim in the source, and on the
  * source's axes of dim d takes the mixed-radix digits of r's shard index
- * along d in the target (SPEC §3 permute, the sender the planner prices).
+ * along d in the target (semantics §3 permute, the sender the planner prices).
  * Building the tables costs O(devices) on every rank. */
 DIST_RT_API int32_t distRtPermuteByLayouts(int64_t mesh, const void *send,
                                            void *recv, int64_t count,
@@ -288,7 +288,7 @@ DIST_RT_API int32_t distRtPermuteByLayouts(int64_t mesh, const void *send,
                                            const int64_t *dimAxes,
                                            int64_t dimAxesSize, void *stream);
 
-/* Point-to-point exchange of boxes between world ranks (SPEC §3 redistribute,
+/* Point-to-point exchange of boxes between world ranks (semantics §3 redistribute,
  * within one mesh or from one mesh to another). `table` is identical on every
  * rank and lists numTransfers transfers of 2 + 3*numDims int64 each:
  *   srcRank, dstRank,                  world ranks

@@ -1,6 +1,6 @@
 //===- dist/Runtime/Exchange.h - Tables of distRtExchange -------*- C++ -*-===//
 //
-// The pure index math behind distRtExchange (SPEC §3 redistribute): table
+// The pure index math behind distRtExchange (semantics §3 redistribute): table
 // validation, hashing, what one rank does, and the copy plans between a
 // box of a row-major tensor and a packed buffer or another tensor. No MPI
 // here, so that it is unit-tested on its own and shared by every backend.

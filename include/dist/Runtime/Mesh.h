@@ -1,7 +1,7 @@
 //===- dist/Runtime/Mesh.h - Mesh coordinates, groups, permute tables -===//
 //
 // The pure index math behind distRtMeshCreate, distRtGroup and distRtPermute
-// (SPEC §1): no MPI here, so that it is unit-tested on its own and shared by
+// (semantics §1): no MPI here, so that it is unit-tested on its own and shared by
 // every backend.
 //
 //===----------------------------------------------------------------------===//
@@ -15,7 +15,7 @@ namespace dist::rt {
 
 /// A validated device mesh: axis sizes and the full device table (identity
 /// when the program gave none). The table lists N distinct world ranks >= 0,
-/// not necessarily 0..N-1 (SPEC §1): meshes of pipeline stages cover
+/// not necessarily 0..N-1 (semantics §1): meshes of pipeline stages cover
 /// disjoint sets of ranks, and a rank may belong to no mesh at all.
 class MeshSpec {
 public:

@@ -297,7 +297,7 @@ DIST_LOCALIZE_PATTERN(ReplicateToPartialOp, {
 })
 
 /// Redistributes are lowered to tables with an entry per piece exchanged,
-/// so their IR size and compile time grow with the mesh (issue 16: a table
+/// so their IR size and compile time grow with the mesh (a table
 /// on 2^25 devices took 24 s and 1.6 GB of IR). Past kMaxTableDevices they
 /// are a located error, at once. (Permutes switch to their layout form
 /// instead, which the runtime expands.)

@@ -1,6 +1,6 @@
 //===- SegmentPacking.h - collectives on interleaved dims -------*- C++ -*-===//
 //
-// On a dim with segments (SPEC §2) a device's buffer holds its block of each
+// On a dim with segments (semantics §2) a device's buffer holds its block of each
 // segment in turn. A collective over q devices works segment by segment,
 // which is the plain collective on a buffer *packed* into q chunks, chunk j
 // holding piece j of every segment:

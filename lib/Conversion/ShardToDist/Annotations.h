@@ -15,7 +15,7 @@
 
 namespace dist {
 
-/// Grid axis k is mesh axis "k" (SPEC §7).
+/// Grid axis k is mesh axis "k" (semantics §7).
 inline std::string meshAxisName(int64_t gridAxis) {
   return std::to_string(gridAxis);
 }

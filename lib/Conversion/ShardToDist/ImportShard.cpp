@@ -5,7 +5,7 @@
 // become #dist.sharding encodings on the annotated values' types, and a
 // value annotated twice in different layouts gets a dist.reshard, which dist
 // then plans as a whole (upstream's own resharding handles single steps).
-// SPEC §7 states the rules; Passes.td has an example. Here: the driver,
+// semantics §7 states the rules; Passes.td has an example. Here: the driver,
 // grids, the checks on shardings and the signatures; Annotations.cpp turns
 // each shard.shard into types, copies and reshards.
 //

@@ -1,4 +1,4 @@
-// Collectives on interleaved dims (SPEC §2 segments) run the plain local
+// Collectives on interleaved dims (semantics §2 segments) run the plain local
 // collective on a buffer packed into one chunk per group member, chunk j
 // holding member j's block of every segment.
 // RUN: dist-opt %s --dist-localize | FileCheck %s

@@ -50,7 +50,7 @@ func.func @permute_table(%a: tensor<16xf32, #dist.sharding<@m, [{"x", "y"}]>>,
 
 // -----
 
-// A permute over no axes (only size-1 axes change place, issue 22) leaves
+// A permute over no axes (only size-1 axes change place) leaves
 // every device its own buffer: nothing to run.
 dist.mesh @u = <["tp"=1, "x"=2]>
 

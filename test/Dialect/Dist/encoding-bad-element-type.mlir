@@ -1,4 +1,4 @@
-// Found by fuzzing (test/fuzz, issue 16): when the element type of a sharded
+// Found by fuzzing (test/fuzz): when the element type of a sharded
 // tensor type does not parse, MLIR still verifies the encoding, with a null
 // element type; that crashed. Now only the parse error is reported.
 // RUN: not %bounded 30 2048 dist-opt %s 2>&1 | FileCheck %s

@@ -175,7 +175,7 @@ func.func @unknown_collective_axis(%arg0: tensor<16xf32, #dist.sharding<@m, [{"x
 
 // -----
 
-// Every other sharded type is checked wherever it appears (issue 22: a
+// Every other sharded type is checked wherever it appears (a
 // signature naming a mesh or an axis that does not exist was accepted).
 // A symbol that is not a mesh is no mesh.
 // expected-error @+1 {{'func.func' op argument 0 refers to unknown mesh @mesh_is_not_a_mesh}}
@@ -495,7 +495,7 @@ func.func @permute_wrong_axes(%arg0: tensor<64xf32, #dist.sharding<@m, [{"x", "y
 // -----
 
 // A permute over no axes only relabels size-1 axes; here x's and y's
-// coordinates change (issue 22).
+// coordinates change.
 dist.mesh @m = <["u"=1, "x"=2, "y"=2]>
 func.func @permute_no_axes_moves_data(%arg0: tensor<64xf32, #dist.sharding<@m, [{"x", "y"}]>>) {
   // expected-error @+1 {{permute: axes {} are not the axes whose coordinate changes between sender and receiver, which are {"x", "y"}}}
@@ -749,7 +749,7 @@ func.func @segments_sum(%arg0: tensor<8xf32, #dist.sharding<@m, [{"x"} segments 
 
 // -----
 
-// Issue 16: past 2^53 bytes the planner's and the lowering's byte arithmetic
+// Past 2^53 bytes the planner's and the lowering's byte arithmetic
 // would overflow; the type itself is refused.
 dist.mesh @m = <["x"=2]>
 // expected-error @+1 {{tensor 9223372036854775807 of 1-byte elements is too large: the planner takes at most 2^53 bytes (8 PiB)}}

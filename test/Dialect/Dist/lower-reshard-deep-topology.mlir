@@ -1,4 +1,4 @@
-// Issue 16: a topology file nested 60k levels deep overflowed the recursive
+// A topology file nested 60k levels deep overflowed the recursive
 // JSON parser's stack (SIGSEGV); it is now a located pass error.
 // RUN: python3 -c "print('[' * 60000 + ']' * 60000)" > %t.json
 // RUN: not %bounded 30 2048 dist-opt %s --dist-lower-reshard="topology=%t.json" 2>&1 | FileCheck %s

@@ -2,8 +2,8 @@
 // RUN: dist-opt %s --dist-lower-reshard -dist-remarks -mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
 // RUN: dist-opt %s --dist-lower-reshard | dist-opt --verify-roundtrip | FileCheck %s
 
-// Plans with point-to-point steps (SPEC §3 redistribute, the default move
-// set) and reshards onto another mesh (SPEC §3a).
+// Plans with point-to-point steps (semantics §3 redistribute, the default move
+// set) and reshards onto another mesh (semantics §3a).
 
 dist.mesh @m24 = <["x"=2, "y"=4]>
 dist.mesh @s0 = <["tp"=4], devices = [0, 1, 2, 3]>

@@ -3,7 +3,7 @@
 // The lowered IR must verify again on its own.
 // RUN: dist-opt %s --dist-lower-reshard | dist-opt --verify-roundtrip | FileCheck %s
 
-// Issue 22: on meshes with size-1 axes, layout changes that move no data.
+// On meshes with size-1 axes, layout changes that move no data.
 // Where no collective does the change, the plan is a permute over no axes
 // (a relabelling the verifier used to reject); where one does, the plan is
 // that collective over the size-1 axes alone. Every step verifies.

@@ -110,7 +110,7 @@ func.func @permutes(%arg0: tensor<16x16xf32, #dist.sharding<@m3, [{"x"}, {"y"}]>
 }
 
 // Where only size-1 axes change place no coordinate changes: a permute over
-// no axes relabels (issue 22), and collectives may name size-1 axes alone.
+// no axes relabels, and collectives may name size-1 axes alone.
 // CHECK-LABEL: func @size_one_axes
 func.func @size_one_axes(%arg0: tensor<16x8xf32, #dist.sharding<@m5, [{"b"}, {"d"}]>>) {
   // CHECK: dist.permute %{{.*}} axes = []
@@ -236,8 +236,8 @@ func.func @buffer_collectives(%a: memref<8x4xf32>, %b: memref<8x16xf32>, %c: mem
   return
 }
 
-// Pipeline stages: meshes on disjoint world ranks (SPEC §1), a reshard from
-// one to the other, and point-to-point redistribute steps (SPEC §3, §3a).
+// Pipeline stages: meshes on disjoint world ranks (semantics §1), a reshard from
+// one to the other, and point-to-point redistribute steps (semantics §3, §3a).
 // CHECK: dist.mesh @stage0 = <["tp"=4], devices = [0, 1, 2, 3]>
 dist.mesh @stage0 = <["tp"=4], devices = [0, 1, 2, 3]>
 // CHECK: dist.mesh @stage1 = <["dp"=2, "tp"=2], devices = [4, 5, 6, 7]>
@@ -261,7 +261,7 @@ func.func @local_point_to_point(%a: tensor<4x8xf32>) -> tensor<16x4xf32> {
   return %0 : tensor<16x4xf32>
 }
 
-// Interleaved dims (SPEC §2 segments): a fused QKV weight, rank r holding
+// Interleaved dims (semantics §2 segments): a fused QKV weight, rank r holding
 // [Q_r; K_r; V_r]. Segments on a dim without axes, or a single segment, are
 // dropped (canonical form).
 // CHECK-LABEL: func @segments

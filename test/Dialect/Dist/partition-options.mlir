@@ -6,7 +6,7 @@
 // transformer block of docs/tutorial-transformer.md): deciding op by op
 // costs two more collectives.
 // The summary remarks are one line each: the module they are about is not
-// printed after them (issue 22), so no flag is needed to read them.
+// printed after them, so no flag is needed to read them.
 // RUN: dist-opt %S/Inputs/transformer-block.mlir --dist-partition="chooser=joint" -dist-remarks -o /dev/null 2>&1 | FileCheck %s --check-prefix=JOINT --implicit-check-not=module --implicit-check-not=note:
 // RUN: dist-opt %S/Inputs/transformer-block.mlir --dist-partition="chooser=per-op" -dist-remarks -o /dev/null 2>&1 | FileCheck %s --check-prefix=PEROP --implicit-check-not=module --implicit-check-not=note:
 // RUN: dist-opt %S/Inputs/transformer-block.mlir --dist-partition="chooser=keep-larger" -dist-remarks -o /dev/null 2>&1 | FileCheck %s --check-prefix=LARGER --implicit-check-not=module --implicit-check-not=note:

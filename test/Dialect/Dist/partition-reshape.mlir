@@ -1,4 +1,4 @@
-// Reshape views (SPEC §2a) in dist-partition: a reshape takes layouts under
+// Reshape views (semantics §2a) in dist-partition: a reshape takes layouts under
 // which it moves nothing, and a loop may be split per segment where an
 // operand arrives interleaved (a fused QKV weight).
 // RUN: dist-opt %s --dist-partition | FileCheck %s

@@ -1,4 +1,4 @@
-// A computing program (SPEC §6) for check_shards.py's EXPECT directive:
+// A computing program (semantics §6) for check_shards.py's EXPECT directive:
 // check-shards-expect.test feeds the checker hand-made dumps of it, and
 // run-compute-expect.test runs it with dist-run. Result 0: rows split
 // unevenly (3 rows on 2 devices: rank 1 holds row 2 and a padding row).

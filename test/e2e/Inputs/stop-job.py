@@ -8,7 +8,7 @@ then sends SIGTERM or SIGINT to dist-run, or SIGKILL to its mpiexec. Prints
 dist-run's stderr, its exit (`exit: N` or `killed by: SIGNAME`), how many
 processes of the job are left (ranks carry DIR in their arguments) and how
 many entries its temporary folder still holds. Everything is bounded: the
-job is given 60 s to start and 30 s to end (issue 16: SIGTERM used to leave
+job is given 60 s to start and 30 s to end (SIGTERM used to leave
 mpiexec and the ranks running, and the temporary folder behind).
 """
 import os

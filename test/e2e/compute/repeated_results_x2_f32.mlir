@@ -1,4 +1,4 @@
-// One value returned at several positions (issue 22: dist-to-llvm crashed in
+// One value returned at several positions (dist-to-llvm once crashed in
 // buffer-results-to-out-params, which hoisted the one allocation into two
 // out-parameters): a planned reshard's result, an argument and a computed
 // value, each returned twice. Every result is checked against the inputs.

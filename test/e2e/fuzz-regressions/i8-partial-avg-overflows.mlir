@@ -3,7 +3,7 @@
 // partial = avg, which dist-partition reduces first), reduced by hand to that
 // reduction: the mean over b of two i8 copies of 79 comes back as -49. The
 // runtime's AVG sums in the element type and then divides (docs/runtime.md), so
-// 79 + 79 wraps to -98 before the division; SPEC §2 says the mean (check_shards
+// 79 + 79 wraps to -98 before the division; semantics §2 says the mean (check_shards
 // sums in int64). Any integer mean whose sum leaves the element type's range
 // is wrong the same way (i16, and i32 with large values).
 // Fixed: the MPI runtime reduces integer means in 64 bits.

@@ -1,6 +1,6 @@
 // A fused QKV weight [q=64; k=16; v=16] split contiguously over tp=4 (which
 // gives rank r rows that mix Q, K and V) re-split per segment, so that rank
-// r holds [Q_r; K_r; V_r] (SPEC §2 segments). One exchange; every element
+// r holds [Q_r; K_r; V_r] (semantics §2 segments). One exchange; every element
 // is checked against the global tensor, so a scrambled segment fails.
 // REQUIRES: mpi, mlir, numpy
 // RUN: rm -rf %t && dist-run --np 4 --timeout 120 %s --dump %t

@@ -33,7 +33,7 @@ FEATURES = {
     "reshard-of-constant": "dist.reshard reading a linalg.fill or splat of a binding type",
     "cast": "arith casts on tensors (extf, truncf, fptosi, sitofp, extsi, trunci) and "
             "mixed-precision contractions (bf16/f16 into f32, i8/i16 into i32)",
-    # the op families issue 22 added to dist-partition
+    # the op families of slices, concat, pad, softmax, index and loops
     "extract_slice": "tensor.extract_slice (static offsets, unit strides)",
     "insert_slice": "tensor.insert_slice into an earlier value",
     "concat": "tensor.concat of two or three values",
@@ -70,7 +70,7 @@ DEFAULT = [f for f in FEATURES if f not in DEFAULT_OFF]
 # less what still fails today (test/e2e/fuzz-regressions/PENDING.md). Put a
 # feature back once its bug is fixed.
 CI_OFF = {
-    "segments-3d",  # tens of seconds in dist-partition (pricing, issue 24)
+    "segments-3d",  # tens of seconds in dist-partition (pricing every pair of segmented layouts)
 }
 PRESETS = {
     "default": DEFAULT,

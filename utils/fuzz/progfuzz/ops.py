@@ -1,4 +1,4 @@
-"""The op families of SPEC §6 as the fuzzer knows them.
+"""The op families of semantics §6 as the fuzzer knows them.
 
 Each family is an Op subclass, which renders itself as MLIR (`emit`) and as
 NumPy (`ref`) from the same fields, and a generator function `gen_<family>`
@@ -1181,7 +1181,7 @@ FAMILIES = {
 
 
 # --------------------------------------------------------------------------
-# Families dist-partition does not take yet (off by default; SPEC §6 grows):
+# Families dist-partition does not take yet (off by default; semantics §6 grows):
 # slices, concat, pad, softmax
 # --------------------------------------------------------------------------
 

@@ -13,7 +13,7 @@ Outcome classes, worst first:
                 a legalization failure on a program dist-opt accepts
   timeout       compiling or running took longer than the limit
   refusal       a located "cannot be partitioned/localized/lowered" error on
-                a valid program (SPEC §6 op set)
+                a valid program (semantics §6 op set)
   slow          right, but compiling and running took more than `slow`
                 seconds (a program of a few hundred elements normally
                 takes about one)

@@ -227,7 +227,7 @@ static LogicalResult verifyMoveResult(Operation *op, const ResolvedMove &r,
                                       ArrayRef<int64_t> globalShape) {
   move.axes.assign(r.axes.begin(), r.axes.end());
   // A split onto a dim without axes gives it the segments the result type
-  // names there (SPEC §2 `segments`).
+  // names there (semantics §2 `segments`).
   int64_t splitDim =
       move.kind == planner::MoveKind::AllToAll ? move.toDim : move.dim;
   if (planner::moveSplitsDim(move.kind) && splitDim >= 0 &&

@@ -2,7 +2,7 @@
 //
 // The passes that price reshards (dist-lower-reshard plans them,
 // dist-partition chooses layouts by their cost) read the same options in the
-// same order of precedence: the SPEC defaults, the topology file's default,
+// same order of precedence: the defaults of semantics §3, the topology file's default,
 // the mesh's own `cost`, the file's entry for the axis, then the per-axis
 // alpha/beta overrides. This class parses those options once and builds
 // (and keeps) one cost model per mesh, so the two passes can never price a
@@ -46,7 +46,7 @@ public:
   get(MeshOp mesh, const planner::Mesh &plannerMesh);
 
   /// The link between two meshes from the topology file's "transfer", if
-  /// it has one (else the planner's default, SPEC §3a).
+  /// it has one (else the planner's default, semantics §3a).
   std::optional<planner::AxisCostParams> transfer() const {
     return fileTopology ? fileTopology->transfer : std::nullopt;
   }

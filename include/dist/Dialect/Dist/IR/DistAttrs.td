@@ -21,7 +21,7 @@ def Dist_DimShardingAttr : Dist_Attr<"DimSharding", "dim"> {
 
     An interleaved dimension (a fused QKV or gate/up weight) is followed by
     `segments [n_1, ..., n_k]`: the dimension is the concatenation of k
-    sub-tensors, each split by the axes on its own (SPEC §2). Segments on a
+    sub-tensors, each split by the axes on its own (semantics §2). Segments on a
     dimension without axes, or a single segment, change nothing and are
     dropped (the canonical form).
 

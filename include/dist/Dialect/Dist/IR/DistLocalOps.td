@@ -235,7 +235,7 @@ def Dist_LocalPackSegmentsOp : Dist_LocalSegmentsOp<"pack_segments",
     "Regroup a device's per-segment blocks into one chunk per group member",
     [{
     Along `dim` the input holds this device's block of each segment in turn
-    (`blocks[i]` rows for segment `i`, SPEC §2 `segments`). The result is
+    (`blocks[i]` rows for segment `i`, semantics §2 `segments`). The result is
     `parts` chunks of `sum(pieces)` rows: chunk `j` holds rows
     `[j*pieces[i], (j+1)*pieces[i])` of every segment's block, in segment
     order, zero past a block's end. A collective on an interleaved dim is the
@@ -268,7 +268,7 @@ def Dist_LocalShardIndexOp : Dist_Op<"local.shard_index",
   let description = [{
     The index `s = sum_i c[a_i] * prod_{j>i} size(a_j)` of the block this
     device holds of a dimension split by `axes` (major to minor), from its
-    mesh coordinate `c` (SPEC §2). Local: no communication. `dist-localize`
+    mesh coordinate `c` (semantics §2). Local: no communication. `dist-localize`
     uses it to find where a device's block of an unevenly split dimension
     ends, so that padding never takes part in a reduction.
 

@@ -276,7 +276,7 @@ def Dist_RedistributeOp : Dist_Op<"redistribute",
   let description = [{
     Every device of the result's mesh receives exactly the elements of its
     block it does not already hold, each from one device that holds it
-    (SPEC §3 `redistribute`). Within one mesh the partial axes and kind must
+    (semantics §3 `redistribute`). Within one mesh the partial axes and kind must
     stay the same, and data only moves between devices with equal
     coordinates on them; across meshes neither side may be partial. Which
     device sends which box to whom is worked out by the planner's

@@ -40,7 +40,7 @@ getAxisIndices(mlir::ArrayAttr axisNames, MeshOp mesh,
 
 /// A move from one sharding to another, in planner terms. `targetMesh` is
 /// `mesh` unless the target sharding names another mesh (a cross-mesh
-/// reshard, SPEC §3a).
+/// reshard, semantics §3a).
 struct ResolvedShardings {
   MeshOp mesh;
   planner::Mesh plannerMesh;

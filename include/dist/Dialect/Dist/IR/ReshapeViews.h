@@ -1,7 +1,7 @@
 //===- ReshapeViews.h - tensor reshapes of sharded tensors ------*- C++ -*-===//
 //
 // tensor.expand_shape / tensor.collapse_shape on sharded tensors are views
-// (SPEC §2a): the result's layout must be the one under which every device
+// (semantics §2a): the result's layout must be the one under which every device
 // keeps the bytes it holds (dist/Planner/ReshapeView.h). dist-partition
 // chooses such layouts (resharding the operand first when needed) and
 // dist-localize checks them; both read the reshape through these helpers.

@@ -247,7 +247,7 @@ struct PadModel
       trySource(layout);
     // A few more assignments of axes to the source's dims: every split dim
     // gives an interleaved result, and pricing moves out of those is the
-    // planner's slowest search (issue 22: minutes on 2x2x2 meshes).
+    // planner's slowest search (minutes on 2x2x2 meshes).
     LoopRule dims = LoopRule::identity(type.getShape());
     for (const Assignment &assignment : candidateAssignments(
              dims, query.mesh, {}, {offered},

@@ -28,7 +28,7 @@ namespace {
 /// collapsed group is a view only as one segment per outer index (a
 /// [7, 8] -> 56 collapse split on the 8: segments [8] x 7); such layouts are
 /// rarely worth reaching, and pricing moves into or out of many segments is
-/// the planner's most expensive search (issue 22: a 7x8x7 collapse on a
+/// the planner's most expensive search (a 7x8x7 collapse on a
 /// 2x2x2 mesh took 40 s).
 constexpr size_t kMaxProposedSegments = 4;
 

@@ -163,7 +163,7 @@ slicePairs(const SliceGeometry &g, const planner::Mesh &mesh,
     }
     // Pricing a move into a segmented layout is the planner's slowest
     // search; beyond the parts' own layouts, a few views are enough to
-    // offer the choice (issue 22: a program on 2x2x2 took 109 s).
+    // offer the choice (a program on 2x2x2 took 109 s).
     if (i >= fromParts && views >= kMaxSegmentViews) {
       planner::Layout gathered = whole;
       for (unsigned d : misaligned)
