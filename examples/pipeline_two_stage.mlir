@@ -1,4 +1,4 @@
-// Two pipeline stages on disjoint ranks (docs/pipeline.md). Stage 0 is a
+// Two pipeline stages on disjoint ranks (docs/point-to-point.md). Stage 0 is a
 // layer on ranks 0-3 (tp=4) with its input split by tokens; its output is
 // handed to stage 1 on ranks 4-7 (dp=2 x tp=2), whose layer splits tokens
 // over dp and w1's columns over tp. Each stage is its own function on its

@@ -163,7 +163,7 @@ $(cat "$work/quality.md")
 
 \`python3 utils/bench/redistribute_gain.py build --cases $gain_cases\` — every case planned
 twice with \`dist-plan\`: with every move (the default) and with \`--moves collective\`
-(docs/pipeline.md). *Wire bytes* sums each step's \`recv_bytes\` (the most one device
+(docs/point-to-point.md). *Wire bytes* sums each step's \`recv_bytes\` (the most one device
 receives in it). The planner-speed table below is measured with redistribute on. The
 interleaved-layout table compares each segmented reshard's plan with per-segment
 collectives alone (\`--moves collective\`) and with the detour through a full replica

@@ -1,8 +1,9 @@
 //===- Program.h - load, lower, JIT and call a dist program -----*- C++ -*-===//
 //
-// What dist-run and dist-reshard-bench share: reading the signature of a
-// global-view entry function (mesh, layout, global shape and element type of
-// every argument and result, semantics §1-§2), lowering the module with
+// What dist-run and dist-reshard-bench (tools/dist-reshard-bench) share:
+// reading the signature of a global-view entry function (mesh, layout,
+// global shape and element type of every argument and result, semantics
+// §1-§2), lowering the module with
 // dist::buildDistToLLVMPipeline, JIT-compiling the result with MLIR's
 // ExecutionEngine, and calling the entry with the expanded memref descriptors
 // of include/dist/Conversion/Pipelines.h.

@@ -34,6 +34,7 @@
 #include "Program.h"
 #include "Tensors.h"
 
+#include "dist/Dialect/Dist/Transforms/PassOptionValues.h"
 #include "dist/Runtime/DistRuntime.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -132,8 +133,10 @@ cl::opt<unsigned> optLevel("opt-level",
                            cl::init(2), cl::value_desc("0-3"),
                            cl::cat(runCategory));
 
-cl::opt<std::string> strategy("strategy", cl::desc("optimal or greedy"),
-                              cl::init("optimal"), cl::cat(planCategory));
+cl::opt<dist::planner::Strategy>
+    strategy("strategy", cl::desc("How reshards are planned"),
+             cl::init(dist::planner::Strategy::Optimal),
+             dist::strategyOptionValues(), cl::cat(planCategory));
 cl::opt<std::string> topology("topology", cl::desc("Topology JSON file"),
                               cl::value_desc("FILE"), cl::cat(planCategory));
 cl::list<std::string> alpha("alpha", cl::desc("Per-axis alpha, AXIS=SECONDS"),
@@ -642,9 +645,6 @@ int runFront(const char *argv0) {
   if (!input)
     return usageError("bad --input '" + inputText +
                       "': " + llvm::toString(input.takeError()));
-  if (strategy != "optimal" && strategy != "greedy")
-    return usageError("bad --strategy '" + strategy +
-                      "' (expected optimal or greedy)");
   if (optLevel > 3)
     return usageError("--opt-level must be 0, 1, 2 or 3");
   if (timeoutSeconds < 0)

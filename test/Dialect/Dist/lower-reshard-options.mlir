@@ -1,4 +1,6 @@
 // Bad pass options are reported before anything is planned, with exit status 1.
+// An enum option's unknown word is refused by the option parser, naming the
+// option.
 // RUN: not dist-opt %s --dist-lower-reshard="strategy=fastest" 2>&1 | FileCheck %s --check-prefix=STRATEGY
 // RUN: not dist-opt %s --dist-lower-reshard="moves=p2p" 2>&1 | FileCheck %s --check-prefix=MOVES
 // RUN: not dist-opt %s --dist-lower-reshard="alpha=x" 2>&1 | FileCheck %s --check-prefix=ALPHA
@@ -11,8 +13,8 @@
 // RUN: not dist-opt %s --dist-lower-reshard="topology=%t.other.json" 2>&1 | FileCheck %s --check-prefix=TOPOLOGY-AXIS
 // RUN: not dist-opt %s --dist-lower-reshard="max-peak-bytes=-5" 2>&1 | FileCheck %s --check-prefix=PEAK
 
-// STRATEGY: error: dist-lower-reshard: unknown strategy 'fastest' (expected optimal or greedy)
-// MOVES: error: dist-lower-reshard: unknown moves 'p2p' (expected all or collective)
+// STRATEGY: for the --strategy option: Cannot find option named 'fastest'!
+// MOVES: for the --moves option: Cannot find option named 'p2p'!
 // ALPHA: error: dist-lower-reshard: bad alpha entry 'x' (expected AXIS=VALUE with a finite VALUE >= 0)
 // BETA: error: dist-lower-reshard: bad beta entry 'x=-1' (expected AXIS=VALUE with a finite VALUE >= 0)
 // UNKNOWN-AXIS: error: dist-lower-reshard: option 'alpha' names axis "q", which no mesh in this module has

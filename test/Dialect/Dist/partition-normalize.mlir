@@ -4,7 +4,7 @@
 // The first step alone: the compute in the one form the rules read, with no
 // layout chosen yet.
 
-// BAD: dist-partition: unknown stop-after step 'plan' (expected normalize or partition)
+// BAD: for the --stop-after option: Cannot find option named 'plan'!
 
 dist.mesh @m = <["x"=4]>
 

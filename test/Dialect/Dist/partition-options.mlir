@@ -14,9 +14,9 @@
 // remark is about its op, which MLIR shows after it; the module is not.)
 // RUN: dist-opt %s --dist-reshard-pipeline -dist-remarks -o /dev/null 2>&1 | FileCheck %s --check-prefix=PIPELINE --implicit-check-not=module --implicit-check-not=dist.mesh --implicit-check-not=func.func
 
-// CHOOSER: dist-partition: unknown chooser 'best' (expected joint, per-op or keep-larger)
-// STRATEGY: dist-partition: unknown strategy 'fastest' (expected optimal or greedy)
-// MOVES: dist-partition: unknown moves 'p2p' (expected all or collective)
+// CHOOSER: for the --chooser option: Cannot find option named 'best'!
+// STRATEGY: for the --strategy option: Cannot find option named 'fastest'!
+// MOVES: for the --moves option: Cannot find option named 'p2p'!
 // UNKNOWN-AXIS: dist-partition: option 'alpha' names axis "q", which no mesh in this module has
 
 // JOINT: transformer-block.mlir:0:0: remark: dist-partition: 15 ops partitioned (chooser joint), 6 reshards inserted, modelled cost 1.200e-04 s

@@ -84,9 +84,6 @@ private:
                         const planner::Move &move, Value input,
                         RankedTensorType resultType);
 
-  // Parsed once in initialize().
-  planner::Strategy parsedStrategy = planner::Strategy::Optimal;
-  planner::MoveSet parsedMoves = planner::MoveSet::All;
   ReshardCostModels costModels;
 };
 
@@ -94,16 +91,6 @@ private:
 
 LogicalResult DistLowerReshardPass::initialize(MLIRContext *context) {
   auto emitError = [&] { return mlir::emitError(UnknownLoc::get(context)); };
-  std::optional<planner::Strategy> parsed = planner::parseStrategy(strategy);
-  if (!parsed)
-    return emitError() << "dist-lower-reshard: unknown strategy '" << strategy
-                       << "' (expected optimal or greedy)";
-  parsedStrategy = *parsed;
-  std::optional<planner::MoveSet> parsedMoveSet = planner::parseMoveSet(moves);
-  if (!parsedMoveSet)
-    return emitError() << "dist-lower-reshard: unknown moves '" << moves
-                       << "' (expected all or collective)";
-  parsedMoves = *parsedMoveSet;
   if (maxPeakBytes < 0)
     return emitError() << "dist-lower-reshard: max-peak-bytes must be >= 0";
   return costModels.initialize("dist-lower-reshard", topology, alpha, beta,
@@ -184,9 +171,9 @@ DistLowerReshardPass::lowerReshard(ReshardOp reshard,
   planner::PlanRequest request(plannerMesh,
                                std::vector<int64_t>(sourceType.getShape()),
                                *elementBytes, source, target);
-  request.strategy = parsedStrategy;
+  request.strategy = strategy;
   request.costModel = *model;
-  request.moves = parsedMoves;
+  request.moves = moves;
   if (resolved->isCrossMesh()) {
     FailureOr<const planner::AlphaBetaCostModel *> targetModel =
         costModels.get(resolved->targetMesh, *resolved->targetPlannerMesh);

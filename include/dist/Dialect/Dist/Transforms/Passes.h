@@ -4,6 +4,7 @@
 #define DIST_DIALECT_DIST_TRANSFORMS_PASSES_H
 
 #include "dist/Dialect/Dist/IR/DistDialect.h"
+#include "dist/Dialect/Dist/Transforms/PassOptionValues.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -21,8 +22,9 @@ namespace dist {
 #include "dist/Dialect/Dist/Transforms/Passes.h.inc"
 
 /// The knobs of reshard planning, shared by every pipeline that plans
-/// (`dist-reshard-pipeline`, `dist-to-llvm`), so that they read the same
-/// everywhere.
+/// (`dist-reshard-pipeline`, `dist-to-llvm`) and forwarded to the passes'
+/// options of the same names (DistReshardPlanningOptions in Passes.td), with
+/// the same value tables (PassOptionValues.h).
 template <typename Derived>
 struct ReshardPlanningOptions : public mlir::PassPipelineOptions<Derived> {
   using Base = mlir::PassPipelineOptions<Derived>;
@@ -34,26 +36,23 @@ struct ReshardPlanningOptions : public mlir::PassPipelineOptions<Derived> {
                                llvm::cl::desc("Topology JSON file")};
   ListOption<std::string> alpha{*this, "alpha",
                                 llvm::cl::desc("Per-axis alpha, AXIS=SECONDS")};
-  ListOption<std::string> beta{*this, "beta",
-                               llvm::cl::desc("Per-axis beta, AXIS=S_PER_BYTE")};
-  Option<std::string> strategy{*this, "strategy",
-                               llvm::cl::desc("optimal or greedy"),
-                               llvm::cl::init("optimal")};
-  Option<std::string> moves{
-      *this, "moves",
-      llvm::cl::desc("all, or collective (no point-to-point redistribute)"),
-      llvm::cl::init("all")};
-  Option<std::string> cacheDir{*this, "cache-dir",
-                               llvm::cl::desc("Persistent plan cache directory")};
+  ListOption<std::string> beta{
+      *this, "beta", llvm::cl::desc("Per-axis beta, AXIS=S_PER_BYTE")};
+  Option<planner::Strategy> strategy{
+      *this, "strategy", llvm::cl::desc("How reshards are planned"),
+      llvm::cl::init(planner::Strategy::Optimal), strategyOptionValues()};
+  Option<planner::MoveSet> moves{
+      *this, "moves", llvm::cl::desc("Moves plans may use"),
+      llvm::cl::init(planner::MoveSet::All), moveSetOptionValues()};
+  Option<std::string> cacheDir{
+      *this, "cache-dir", llvm::cl::desc("Persistent plan cache directory")};
   Option<int64_t> maxPeakBytes{*this, "max-peak-bytes",
                                llvm::cl::desc("Per-device peak bytes limit"),
                                llvm::cl::init(0)};
 
-  Option<std::string> chooser{
-      *this, "chooser",
-      llvm::cl::desc("How dist-partition chooses layouts: joint, per-op or "
-                     "keep-larger"),
-      llvm::cl::init("joint")};
+  Option<LayoutChooser> chooser{
+      *this, "chooser", llvm::cl::desc("How dist-partition chooses layouts"),
+      llvm::cl::init(LayoutChooser::Joint), layoutChooserOptionValues()};
 
   /// The dist-partition options these amount to (the same cost model, so
   /// that layouts are chosen by the costs the reshards are then planned at).

@@ -5,6 +5,30 @@
 
 include "mlir/Pass/PassBase.td"
 
+// The cost model and the planner's knobs: dist-partition prices reshards
+// exactly as dist-lower-reshard then plans them, so both take these options
+// (declared once here; ReshardPlanningOptions in Passes.h forwards them from
+// the pipelines, with the same value tables from PassOptionValues.h).
+defvar DistReshardPlanningOptions = [
+  Option<"topology", "topology", "std::string", /*default=*/"\"\"",
+         "JSON file with per-axis cost parameters "
+         "({\"axes\": {\"x\": {\"alpha\": 1e-5, \"beta\": 2.7e-12}}})">,
+  ListOption<"alpha", "alpha", "std::string",
+             "Per-axis latency overrides, AXIS=SECONDS (e.g. x=1e-5)">,
+  ListOption<"beta", "beta", "std::string",
+             "Per-axis inverse bandwidth overrides, AXIS=SECONDS_PER_BYTE">,
+  Option<"strategy", "strategy", "::dist::planner::Strategy",
+         /*default=*/"::dist::planner::Strategy::Optimal",
+         "How reshards are planned (and so priced): optimal or greedy",
+         "::dist::strategyOptionValues()">,
+  Option<"moves", "moves", "::dist::planner::MoveSet",
+         /*default=*/"::dist::planner::MoveSet::All",
+         "Moves plans may use: all, or collective (no point-to-point "
+         "redistribute within a mesh)", "::dist::moveSetOptionValues()">,
+  Option<"cacheDir", "cache-dir", "std::string", /*default=*/"\"\"",
+         "Directory of the persistent plan cache (empty: in memory only)">
+];
+
 def DistLowerReshard : Pass<"dist-lower-reshard"> {
   let summary = "Replace every dist.reshard by its planned sequence of collectives";
   let description = [{
@@ -36,26 +60,12 @@ def DistLowerReshard : Pass<"dist-lower-reshard"> {
     ```
   }];
   let dependentDialects = ["::dist::DistDialect"];
-  let options = [
-    Option<"topology", "topology", "std::string", /*default=*/"\"\"",
-           "JSON file with per-axis cost parameters "
-           "({\"axes\": {\"x\": {\"alpha\": 1e-5, \"beta\": 2.7e-12}}})">,
-    ListOption<"alpha", "alpha", "std::string",
-               "Per-axis latency overrides, AXIS=SECONDS (e.g. x=1e-5)">,
-    ListOption<"beta", "beta", "std::string",
-               "Per-axis inverse bandwidth overrides, AXIS=SECONDS_PER_BYTE">,
-    Option<"strategy", "strategy", "std::string", /*default=*/"\"optimal\"",
-           "Search strategy: optimal or greedy">,
-    Option<"moves", "moves", "std::string", /*default=*/"\"all\"",
-           "Moves plans may use: all, or collective (no point-to-point "
-           "redistribute within a mesh)">,
-    Option<"cacheDir", "cache-dir", "std::string", /*default=*/"\"\"",
-           "Directory of the persistent plan cache (empty: in memory only)">,
+  let options = !listconcat(DistReshardPlanningOptions, [
     Option<"maxPeakBytes", "max-peak-bytes", "int64_t", /*default=*/"0",
            "Reject plans whose per-device peak exceeds this many bytes (0: no limit)">,
     Option<"remarks", "remarks", "bool", /*default=*/"false",
            "Attach a remark with the plan to every reshard (also -dist-remarks)">
-  ];
+  ]);
   let statistics = [
     Statistic<"numReshards", "reshards-lowered", "Number of reshards lowered">,
     Statistic<"numCacheHits", "cache-hits", "Plans found in the plan cache">,
@@ -122,30 +132,20 @@ def DistPartition : Pass<"dist-partition", "::mlir::ModuleOp"> {
     "::dist::DistDialect", "::mlir::linalg::LinalgDialect",
     "::mlir::tensor::TensorDialect", "::mlir::arith::ArithDialect"
   ];
-  let options = [
-    Option<"topology", "topology", "std::string", /*default=*/"\"\"",
-           "JSON file with per-axis cost parameters (as dist-lower-reshard)">,
-    ListOption<"alpha", "alpha", "std::string",
-               "Per-axis latency overrides, AXIS=SECONDS">,
-    ListOption<"beta", "beta", "std::string",
-               "Per-axis inverse bandwidth overrides, AXIS=SECONDS_PER_BYTE">,
-    Option<"strategy", "strategy", "std::string", /*default=*/"\"optimal\"",
-           "How reshards are planned, and so priced: optimal or greedy">,
-    Option<"moves", "moves", "std::string", /*default=*/"\"all\"",
-           "Moves the reshards are planned (and priced) with: all or "
-           "collective">,
-    Option<"cacheDir", "cache-dir", "std::string", /*default=*/"\"\"",
-           "Directory of the persistent plan cache (empty: in memory only)">,
-    Option<"chooser", "chooser", "std::string", /*default=*/"\"joint\"",
-           "How layouts are chosen: joint, per-op or keep-larger">,
-    Option<"stopAfter", "stop-after", "std::string",
-           /*default=*/"\"partition\"",
+  let options = !listconcat(DistReshardPlanningOptions, [
+    Option<"chooser", "chooser", "::dist::LayoutChooser",
+           /*default=*/"::dist::LayoutChooser::Joint",
+           "How layouts are chosen: joint, per-op or keep-larger",
+           "::dist::layoutChooserOptionValues()">,
+    Option<"stopAfter", "stop-after", "::dist::PartitionStep",
+           /*default=*/"::dist::PartitionStep::Partition",
            "Last step to run: normalize (compute rewritten to linalg ops, "
-           "constants to fills, no layout chosen) or partition (everything)">,
+           "constants to fills, no layout chosen) or partition (everything)",
+           "::dist::partitionStepOptionValues()">,
     Option<"remarks", "remarks", "bool", /*default=*/"false",
            "Report the chosen layouts and their modelled cost as remarks "
            "(also -dist-remarks)">
-  ];
+  ]);
 }
 
 #endif // DIST_DIALECT_DIST_TRANSFORMS_PASSES_TD

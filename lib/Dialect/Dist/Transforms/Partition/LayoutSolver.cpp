@@ -9,16 +9,6 @@
 
 using namespace dist::partition;
 
-std::optional<Chooser> dist::partition::parseChooser(const std::string &text) {
-  if (text == "joint")
-    return Chooser::Joint;
-  if (text == "per-op")
-    return Chooser::PerOp;
-  if (text == "keep-larger")
-    return Chooser::KeepLarger;
-  return std::nullopt;
-}
-
 bool Cost::operator<(const Cost &o) const {
   if (std::isinf(comm) || std::isinf(o.comm))
     return comm < o.comm;

@@ -28,6 +28,8 @@
 #ifndef DIST_LIB_DIALECT_DIST_TRANSFORMS_PARTITION_LAYOUTSOLVER_H
 #define DIST_LIB_DIALECT_DIST_TRANSFORMS_PARTITION_LAYOUTSOLVER_H
 
+#include "dist/Dialect/Dist/Transforms/PassOptionValues.h"
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -35,8 +37,7 @@
 
 namespace dist::partition {
 
-enum class Chooser { Joint, PerOp, KeepLarger };
-std::optional<Chooser> parseChooser(const std::string &text);
+using Chooser = ::dist::LayoutChooser;
 
 struct Cost {
   double comm = 0, work = 0;

@@ -9,11 +9,11 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "../Remarks.h"
+#include "../ReshardCostModels.h"
 #include "FunctionPartitioner.h"
 #include "LayoutSolver.h"
 #include "Normalize.h"
-#include "../ReshardCostModels.h"
-#include "../Remarks.h"
 #include "dist/Dialect/Dist/IR/DistOps.h"
 #include "dist/Dialect/Dist/IR/PlannerInterop.h"
 #include "dist/Dialect/Dist/Transforms/Passes.h"
@@ -45,25 +45,6 @@ struct DistPartitionPass
 
   LogicalResult initialize(MLIRContext *context) override {
     auto emitError = [&] { return mlir::emitError(UnknownLoc::get(context)); };
-    std::optional<planner::Strategy> parsedStrategy =
-        planner::parseStrategy(strategy);
-    if (!parsedStrategy)
-      return emitError() << "dist-partition: unknown strategy '" << strategy
-                         << "' (expected optimal or greedy)";
-    planStrategy = *parsedStrategy;
-    std::optional<planner::MoveSet> parsedMoves = planner::parseMoveSet(moves);
-    if (!parsedMoves)
-      return emitError() << "dist-partition: unknown moves '" << moves
-                         << "' (expected all or collective)";
-    planMoves = *parsedMoves;
-    std::optional<Chooser> parsedChooser = parseChooser(chooser);
-    if (!parsedChooser)
-      return emitError() << "dist-partition: unknown chooser '" << chooser
-                         << "' (expected joint, per-op or keep-larger)";
-    parsedChooserValue = *parsedChooser;
-    if (stopAfter != "normalize" && stopAfter != "partition")
-      return emitError() << "dist-partition: unknown stop-after step '"
-                         << stopAfter << "' (expected normalize or partition)";
     return costModels.initialize("dist-partition", topology, alpha, beta,
                                  emitError);
   }
@@ -71,14 +52,10 @@ struct DistPartitionPass
   void runOnOperation() override;
 
 private:
-  planner::Strategy planStrategy = planner::Strategy::Optimal;
-  planner::MoveSet planMoves = planner::MoveSet::All;
-  Chooser parsedChooserValue = Chooser::Joint;
   ReshardCostModels costModels;
 };
 
 } // namespace
-
 
 void DistPartitionPass::runOnOperation() {
   ModuleOp module = getOperation();
@@ -99,7 +76,8 @@ void DistPartitionPass::runOnOperation() {
     for (Operation *op : collectPartitionScope(func)) {
       if (!isa<func::ReturnOp, func::CallOp>(op) &&
           op->getDialect() != context->getLoadedDialect<DistDialect>() &&
-          (llvm::any_of(op->getOperandTypes(), llvm::IsaPred<RankedTensorType>) ||
+          (llvm::any_of(op->getOperandTypes(),
+                        llvm::IsaPred<RankedTensorType>) ||
            llvm::any_of(op->getResultTypes(), llvm::IsaPred<RankedTensorType>)))
         hasCompute = true;
     }
@@ -157,7 +135,7 @@ void DistPartitionPass::runOnOperation() {
       failedAny = true;
       continue;
     }
-    if (stopAfter == "normalize")
+    if (stopAfter == PartitionStep::Normalize)
       continue;
     forgetConstantLayouts(func);
 
@@ -174,9 +152,9 @@ void DistPartitionPass::runOnOperation() {
       planner::PlanRequest request(*plannerMesh,
                                    std::vector<int64_t>(type.getShape()),
                                    *bytes, src, dst);
-      request.strategy = planStrategy;
+      request.strategy = strategy;
       request.costModel = *model;
-      request.moves = planMoves;
+      request.moves = moves;
       std::string key = planner::planCacheKey(request);
       auto [it, inserted] = prices.try_emplace(key, 0.0);
       if (!inserted)
@@ -195,7 +173,7 @@ void DistPartitionPass::runOnOperation() {
     double cost = 0;
     unsigned reshards = 0, ops = 0;
     if (failed(partitioner.build()) ||
-        failed(partitioner.apply(parsedChooserValue, cost, reshards, ops))) {
+        failed(partitioner.apply(chooser, cost, reshards, ops))) {
       failedAny = true;
       continue;
     }
@@ -209,9 +187,9 @@ void DistPartitionPass::runOnOperation() {
   if (failedAny)
     return signalPassFailure();
   if (remarks || remarksRequested())
-    emitSummaryRemark(module) << "dist-partition: "
-        << totalOps << " ops partitioned (chooser " << chooser << "), "
-        << totalReshards << " reshards inserted, modelled cost "
+    emitSummaryRemark(module)
+        << "dist-partition: " << totalOps << " ops partitioned (chooser "
+        << stringifyLayoutChooser(chooser) << "), " << totalReshards
+        << " reshards inserted, modelled cost "
         << llvm::formatv("{0:e3}", totalCost) << " s";
 }
-

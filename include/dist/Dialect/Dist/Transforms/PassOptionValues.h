@@ -1,0 +1,107 @@
+//===- PassOptionValues.h - the enum options of dist's passes ---*- C++ -*-===//
+//
+// Every pass option that picks one of a few words is an enum, and its words
+// are spelled in one place: the planner's own (planner::stringifyStrategy,
+// stringifyMoveSet) or the tables below. The passes (Passes.td), the
+// pipelines (ReshardPlanningOptions) and dist-run's flags all take their
+// values from here, so an unknown word is refused by the option parser with
+// the list of valid ones, pointing into the pipeline text, before any pass
+// runs.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DIST_DIALECT_DIST_TRANSFORMS_PASSOPTIONVALUES_H
+#define DIST_DIALECT_DIST_TRANSFORMS_PASSOPTIONVALUES_H
+
+#include "dist/Planner/Plan.h"
+#include "dist/Planner/Planner.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
+
+namespace dist {
+
+/// How dist-partition chooses layouts (docs/partitioning.md): jointly for
+/// the whole program, op by op in program order (an eager runtime's
+/// dispatch), or each op keeping its largest operand's layout (Shardy's
+/// rule). The last two are baselines for the benchmark.
+enum class LayoutChooser { Joint, PerOp, KeepLarger };
+
+/// The last step dist-partition runs (the pipeline is staged: every step can
+/// be inspected on its own).
+enum class PartitionStep { Normalize, Partition };
+
+/// One word of an enum option.
+template <typename Enum> struct EnumWord {
+  Enum value;
+  const char *word;
+  const char *description;
+};
+
+inline constexpr EnumWord<LayoutChooser> kLayoutChooserWords[] = {
+    {LayoutChooser::Joint, "joint", "the whole program at once"},
+    {LayoutChooser::PerOp, "per-op", "op by op, in program order"},
+    {LayoutChooser::KeepLarger, "keep-larger",
+     "each op keeps its largest operand's layout"}};
+
+inline constexpr EnumWord<PartitionStep> kPartitionStepWords[] = {
+    {PartitionStep::Normalize, "normalize",
+     "compute rewritten to linalg ops, constants to fills, no layout chosen"},
+    {PartitionStep::Partition, "partition", "everything"}};
+
+/// An option modifier (like llvm::cl::values) that offers `words`.
+template <typename Enum> class EnumOptionValues {
+public:
+  explicit EnumOptionValues(llvm::ArrayRef<EnumWord<Enum>> words)
+      : words(words.begin(), words.end()) {}
+  template <typename Opt> void apply(Opt &option) const {
+    for (const EnumWord<Enum> &word : words)
+      option.getParser().addLiteralOption(word.word, word.value,
+                                          word.description);
+  }
+
+private:
+  llvm::SmallVector<EnumWord<Enum>> words;
+};
+
+inline EnumOptionValues<planner::Strategy> strategyOptionValues() {
+  using planner::Strategy;
+  static const EnumWord<Strategy> words[] = {
+      {Strategy::Optimal, planner::stringifyStrategy(Strategy::Optimal).data(),
+       "the exact search (cheapest plan)"},
+      {Strategy::Greedy, planner::stringifyStrategy(Strategy::Greedy).data(),
+       "the greedy baseline"}};
+  return EnumOptionValues<Strategy>(words);
+}
+
+inline EnumOptionValues<planner::MoveSet> moveSetOptionValues() {
+  using planner::MoveSet;
+  static const EnumWord<MoveSet> words[] = {
+      {MoveSet::All, planner::stringifyMoveSet(MoveSet::All).data(),
+       "every move"},
+      {MoveSet::Collective,
+       planner::stringifyMoveSet(MoveSet::Collective).data(),
+       "no point-to-point redistribute within a mesh"}};
+  return EnumOptionValues<MoveSet>(words);
+}
+
+inline EnumOptionValues<LayoutChooser> layoutChooserOptionValues() {
+  return EnumOptionValues<LayoutChooser>(kLayoutChooserWords);
+}
+
+inline EnumOptionValues<PartitionStep> partitionStepOptionValues() {
+  return EnumOptionValues<PartitionStep>(kPartitionStepWords);
+}
+
+/// The word of `value` (as the option takes it).
+inline llvm::StringRef stringifyLayoutChooser(LayoutChooser value) {
+  for (const EnumWord<LayoutChooser> &word : kLayoutChooserWords)
+    if (word.value == value)
+      return word.word;
+  return "";
+}
+
+} // namespace dist
+
+#endif // DIST_DIALECT_DIST_TRANSFORMS_PASSOPTIONVALUES_H
