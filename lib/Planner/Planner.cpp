@@ -2,11 +2,11 @@
 
 #include "dist/Planner/Planner.h"
 #include "dist/Planner/Redistribute.h"
-#include "CrossMesh.h"
-#include "LowerBound.h"
-#include "ReportedBound.h"
-#include "Search.h"
-#include "SearchSpace.h"
+#include "Search/CrossMesh.h"
+#include "Search/AdmissibleHeuristic.h"
+#include "Moves/ReportedLowerBound.h"
+#include "Search/Search.h"
+#include "Search/SearchSpace.h"
 
 #include "llvm/ADT/StringExtras.h"
 
@@ -93,7 +93,7 @@ AxisCostParams dist::planner::detail::transferParamsOf(
                           : defaultTransferParams(srcModel, dstModel);
 }
 
-/// The bound a plan reports (ReportedBound.h), not the search's heuristic:
+/// The bound a plan reports (ReportedLowerBound.h), not the search's heuristic:
 /// the report follows a definition anyone can recompute.
 static double lowerBoundOf(const PlanRequest &request, const CostModel &model,
                            const CostModel &targetModel) {

@@ -2,7 +2,7 @@
 
 #include "BruteForce.h"
 #include "ReferenceExecutor.h"
-#include "Search.h"
+#include "Search/Search.h"
 #include "TestUtil.h"
 
 #include "dist/Planner/Planner.h"
@@ -184,7 +184,7 @@ TEST(Planner, SizeOneAxesMoveForFree) {
 
 // Eight axes, six of size 1, with partial values over three of
 // them: the optimal search ran for over two minutes. The size-1 axes are
-// now planned away (lib/Planner/UnitAxes.cpp); the plan replays on the
+// now planned away (lib/Planner/Search/UnitAxes.cpp); the plan replays on the
 // request's own mesh, costs what the same request costs without those axes,
 // and takes well under the time the child is given.
 TEST(Planner, SizeOneAxesArePlannedAway) {

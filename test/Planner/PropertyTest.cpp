@@ -13,10 +13,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "AbstractBound.h"
+#include "Search/PatternDatabaseHeuristic.h"
 #include "BruteForce.h"
-#include "LowerBound.h"
-#include "Search.h"
+#include "Search/AdmissibleHeuristic.h"
+#include "Search/Search.h"
 #include "RandomCases.h"
 #include "ReferenceExecutor.h"
 #include "TestUtil.h"
@@ -175,7 +175,7 @@ TEST(PlannerProperty, OptimalMatchesExhaustiveSearch) {
   optimalMatchesExhaustiveSearch(7, 1000);
 }
 
-// The same with the abstract-distance bound (lib/Planner/AbstractBound.h)
+// The same with the abstract-distance bound (lib/Planner/Search/PatternDatabaseHeuristic.h)
 // used from the start, on other cases.
 TEST(PlannerProperty, OptimalMatchesExhaustiveSearchWithAbstractBound) {
   ForceAbstractBound force;

@@ -5,7 +5,7 @@
 // lower bound and whose steps are an array.
 
 #include "FuzzSupport.h"
-#include "Search.h"
+#include "Search/Search.h"
 
 #include "dist-c/Planner.h"
 #include "dist/Planner/BoundedJSON.h"

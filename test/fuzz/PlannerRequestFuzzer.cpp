@@ -7,7 +7,7 @@
 // its JSON.
 
 #include "FuzzSupport.h"
-#include "Search.h"
+#include "Search/Search.h"
 
 #include "dist/Planner/PlanCache.h"
 #include "dist/Planner/Planner.h"

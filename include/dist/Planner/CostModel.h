@@ -152,7 +152,7 @@ public:
 
   /// True when collectiveCost depends on the set of axes only, never on the
   /// order they are listed in. The search then prices groups of axes
-  /// without knowing their order (lib/Planner/AbstractBound.h). False is
+  /// without knowing their order (lib/Planner/Search/PatternDatabaseHeuristic.h). False is
   /// safe.
   virtual bool groupCostIgnoresAxisOrder() const { return false; }
 

@@ -95,10 +95,10 @@ llvm::Expected<Plan> planReshard(const PlanRequest &request,
 llvm::Error replayPlan(const PlanRequest &request, Plan &plan);
 
 /// The lower bound every plan reports (bytes a device lacks, see
-/// lib/Planner/ReportedBound.h): the most bytes of its target block one
+/// lib/Planner/Moves/ReportedLowerBound.h): the most bytes of its target block one
 /// device does not already hold, times the smallest beta, plus the smallest
 /// alpha when anything must move. The search uses a tighter admissible
-/// bound internally (lib/Planner/LowerBound.h).
+/// bound internally (lib/Planner/Search/AdmissibleHeuristic.h).
 llvm::Expected<double> planLowerBound(const PlanRequest &request);
 
 /// Text that determines the plan: planner version, strategy, move set, cost

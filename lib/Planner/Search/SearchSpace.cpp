@@ -1,6 +1,6 @@
 //===- SearchSpace.cpp - Packed layouts and move generation ---------------===//
 
-#include "SearchSpace.h"
+#include "Search/SearchSpace.h"
 
 using namespace dist::planner;
 using namespace dist::planner::detail;

@@ -1,7 +1,7 @@
 //===- Move.cpp - Preconditions and effects of the moves (semantics §3) --------===//
 
 #include "dist/Planner/Move.h"
-#include "Syntax.h"
+#include "Model/Syntax.h"
 
 #include <algorithm>
 

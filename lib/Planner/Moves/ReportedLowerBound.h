@@ -1,7 +1,7 @@
-//===- ReportedBound.h - The lower bound a plan reports ---------*- C++ -*-===//
+//===- ReportedLowerBound.h - The lower bound a plan reports ---------*- C++ -*-===//
 
-#ifndef DIST_LIB_PLANNER_REPORTEDBOUND_H
-#define DIST_LIB_PLANNER_REPORTEDBOUND_H
+#ifndef DIST_LIB_PLANNER_MOVES_REPORTEDLOWERBOUND_H
+#define DIST_LIB_PLANNER_MOVES_REPORTEDLOWERBOUND_H
 
 #include "dist/Planner/CostModel.h"
 #include "dist/Planner/Layout.h"
@@ -28,4 +28,4 @@ double crossingBound(const Mesh &mesh, const Layout &source,
 
 } // namespace dist::planner::detail
 
-#endif // DIST_LIB_PLANNER_REPORTEDBOUND_H
+#endif // DIST_LIB_PLANNER_MOVES_REPORTEDLOWERBOUND_H

@@ -1,7 +1,7 @@
 //===- PlanCache.cpp - Two-level (memory + disk) plan cache ---------------===//
 
 #include "dist/Planner/PlanCache.h"
-#include "Search.h"
+#include "Search/Search.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"

@@ -1,6 +1,6 @@
-//===- AbstractBound.cpp - Exact distances in an abstracted layout space --===//
+//===- PatternDatabaseHeuristic.cpp - Exact distances in an abstracted layout space --===//
 
-#include "AbstractBound.h"
+#include "Search/PatternDatabaseHeuristic.h"
 
 #include <algorithm>
 #include <functional>

@@ -1,7 +1,7 @@
 //===- Mesh.cpp - Device mesh of semantics §1 ----------------------------------===//
 
 #include "dist/Planner/Mesh.h"
-#include "Syntax.h"
+#include "Model/Syntax.h"
 
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/JSON.h"

@@ -7,8 +7,8 @@
 // incomplete, never make a plan wrong.
 //
 //===----------------------------------------------------------------------===//
-#ifndef DIST_LIB_PLANNER_SEARCHSPACE_H
-#define DIST_LIB_PLANNER_SEARCHSPACE_H
+#ifndef DIST_LIB_PLANNER_SEARCH_SEARCHSPACE_H
+#define DIST_LIB_PLANNER_SEARCH_SEARCHSPACE_H
 
 #include "dist/Planner/CostModel.h"
 #include "dist/Planner/Layout.h"
@@ -623,4 +623,4 @@ void SearchSpace::forEachPermute(const SearchState &state, const DimView &v,
 
 } // namespace dist::planner::detail
 
-#endif // DIST_LIB_PLANNER_SEARCHSPACE_H
+#endif // DIST_LIB_PLANNER_SEARCH_SEARCHSPACE_H

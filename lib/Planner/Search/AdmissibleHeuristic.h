@@ -1,9 +1,9 @@
-//===- LowerBound.h - Admissible cost bound (plan report and A*) -*- C++ -*-===//
+//===- AdmissibleHeuristic.h - Admissible cost bound (plan report and A*) -*- C++ -*-===//
 //
 // A lower bound on the cost of any plan from a layout L to the target T, in
 // two additive parts (every collective pays a latency term and a bandwidth
 // term; see the CostModel contract). (Hard searches also use a second,
-// table-based bound: AbstractBound.h.)
+// table-based bound: PatternDatabaseHeuristic.h.)
 //
 // Latency. Count per axis the steps it must take part in: a collective
 // over a group pays at least the sum of axisLatencyBound over the group, so
@@ -82,10 +82,10 @@
 // uneven extents too.
 //
 //===----------------------------------------------------------------------===//
-#ifndef DIST_LIB_PLANNER_LOWERBOUND_H
-#define DIST_LIB_PLANNER_LOWERBOUND_H
+#ifndef DIST_LIB_PLANNER_SEARCH_ADMISSIBLEHEURISTIC_H
+#define DIST_LIB_PLANNER_SEARCH_ADMISSIBLEHEURISTIC_H
 
-#include "SearchSpace.h"
+#include "Search/SearchSpace.h"
 
 namespace dist::planner::detail {
 
@@ -164,4 +164,4 @@ private:
 
 } // namespace dist::planner::detail
 
-#endif // DIST_LIB_PLANNER_LOWERBOUND_H
+#endif // DIST_LIB_PLANNER_SEARCH_ADMISSIBLEHEURISTIC_H

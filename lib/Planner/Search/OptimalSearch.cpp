@@ -17,10 +17,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "AbstractBound.h"
-#include "LowerBound.h"
-#include "Search.h"
-#include "SearchSpace.h"
+#include "Search/PatternDatabaseHeuristic.h"
+#include "Search/AdmissibleHeuristic.h"
+#include "Search/Search.h"
+#include "Search/SearchSpace.h"
 
 #include "dist/Planner/Redistribute.h"
 
@@ -433,7 +433,7 @@ llvm::Expected<std::vector<Move>> dist::planner::detail::searchOptimalWithin(
   // Targets with a misplaced axis come later, behind their own entry, since
   // they carry at least misplacedFloor more.
   // Once a request has proved hard (abstractAfter expansions), the search
-  // also uses the abstract distances (AbstractBound.h), when they see more
+  // also uses the abstract distances (PatternDatabaseHeuristic.h), when they see more
   // than the closed form at the source: the larger of two admissible bounds
   // is admissible, and improved states are reopened, so switching in the
   // middle keeps the search exact. States queued before keep their smaller

@@ -6,8 +6,8 @@
 // `--from` on the command line sees exactly where.
 //
 //===----------------------------------------------------------------------===//
-#ifndef DIST_LIB_PLANNER_SYNTAX_H
-#define DIST_LIB_PLANNER_SYNTAX_H
+#ifndef DIST_LIB_PLANNER_MODEL_SYNTAX_H
+#define DIST_LIB_PLANNER_MODEL_SYNTAX_H
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringRef.h"
@@ -134,4 +134,4 @@ std::string quoteName(llvm::StringRef name);
 
 } // namespace dist::planner::detail
 
-#endif // DIST_LIB_PLANNER_SYNTAX_H
+#endif // DIST_LIB_PLANNER_MODEL_SYNTAX_H

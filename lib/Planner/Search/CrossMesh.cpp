@@ -26,8 +26,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "CrossMesh.h"
-#include "Search.h"
+#include "Search/CrossMesh.h"
+#include "Search/Search.h"
 
 #include "dist/Planner/Redistribute.h"
 

@@ -1,7 +1,7 @@
 //===- Layout.cpp - Layout syntax, verification and equality --------------===//
 
 #include "dist/Planner/Layout.h"
-#include "Syntax.h"
+#include "Model/Syntax.h"
 
 #include "llvm/Support/MathExtras.h"
 

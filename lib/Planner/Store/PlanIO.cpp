@@ -3,7 +3,7 @@
 #include "dist/Planner/BoundedJSON.h"
 #include "dist/Planner/CostModel.h"
 #include "dist/Planner/Plan.h"
-#include "Syntax.h"
+#include "Model/Syntax.h"
 
 #include "llvm/Support/Format.h"
 #include "llvm/Support/JSON.h"

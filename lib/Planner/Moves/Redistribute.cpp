@@ -470,7 +470,7 @@ double ExchangeCostEvaluator::planBound(const Layout &from,
   double worst = 0;
   for (int64_t u = 0; u < numDevices; ++u) {
     // Missing elements on blocks of semantics §2 and on ideal blocks (see
-    // ReportedBound.cpp); the smaller of the two.
+    // ReportedLowerBound.cpp); the smaller of the two.
     double wanted = 1, held = final ? 1 : 0, wantedIdeal = 1,
            heldIdeal = final ? 1 : 0;
     int64_t blocks = 1;

@@ -23,7 +23,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Search.h"
+#include "Search/Search.h"
 
 #include "dist/Planner/CostModel.h"
 #include "dist/Planner/Redistribute.h"

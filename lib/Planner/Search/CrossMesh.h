@@ -1,6 +1,6 @@
 //===- CrossMesh.h - Planning a reshard onto another mesh -------*- C++ -*-===//
-#ifndef DIST_LIB_PLANNER_CROSSMESH_H
-#define DIST_LIB_PLANNER_CROSSMESH_H
+#ifndef DIST_LIB_PLANNER_SEARCH_CROSSMESH_H
+#define DIST_LIB_PLANNER_SEARCH_CROSSMESH_H
 
 #include "dist/Planner/Planner.h"
 
@@ -30,4 +30,4 @@ double crossMeshLowerBound(const Mesh &srcMesh, const Layout &source,
 
 } // namespace dist::planner::detail
 
-#endif // DIST_LIB_PLANNER_CROSSMESH_H
+#endif // DIST_LIB_PLANNER_SEARCH_CROSSMESH_H

@@ -1,6 +1,6 @@
 //===- Search.h - The two search strategies ---------------------*- C++ -*-===//
-#ifndef DIST_LIB_PLANNER_SEARCH_H
-#define DIST_LIB_PLANNER_SEARCH_H
+#ifndef DIST_LIB_PLANNER_SEARCH_SEARCH_H
+#define DIST_LIB_PLANNER_SEARCH_SEARCH_H
 
 #include "dist/Planner/Planner.h"
 
@@ -34,7 +34,7 @@ constexpr double kMaxSearchSeconds = 30;
 /// For tests: another time budget for the searches that start afterwards.
 void setSearchTimeBudget(double seconds);
 
-/// The optimal search builds the abstract-distance bound (AbstractBound.h)
+/// The optimal search builds the abstract-distance bound (PatternDatabaseHeuristic.h)
 /// once it has expanded this many states (before that, the closed-form
 /// LowerBound alone, which costs nothing to set up) and the f values it
 /// pops exceed kAbstractWeakness times the closed form at the source, and
@@ -91,4 +91,4 @@ searchSegmented(const PlanRequest &request, const CostModel &model,
 
 } // namespace dist::planner::detail
 
-#endif // DIST_LIB_PLANNER_SEARCH_H
+#endif // DIST_LIB_PLANNER_SEARCH_SEARCH_H

@@ -2,7 +2,7 @@
 
 #include "dist/Planner/ReshapeView.h"
 
-#include "Syntax.h"
+#include "Model/Syntax.h"
 
 #include "llvm/ADT/Twine.h"
 

@@ -1,4 +1,4 @@
-//===- AbstractBound.h - Exact distances in an abstracted layout space -*- C++ -*-===//
+//===- PatternDatabaseHeuristic.h - Exact distances in an abstracted layout space -*- C++ -*-===//
 //
 // A second admissible heuristic for the optimal search, in the style of a
 // pattern database: every layout is mapped to an *abstract state* that
@@ -83,10 +83,10 @@
 // better than the closed form at the source (see OptimalSearch.cpp).
 //
 //===----------------------------------------------------------------------===//
-#ifndef DIST_LIB_PLANNER_ABSTRACTBOUND_H
-#define DIST_LIB_PLANNER_ABSTRACTBOUND_H
+#ifndef DIST_LIB_PLANNER_SEARCH_PATTERNDATABASEHEURISTIC_H
+#define DIST_LIB_PLANNER_SEARCH_PATTERNDATABASEHEURISTIC_H
 
-#include "SearchSpace.h"
+#include "Search/SearchSpace.h"
 
 #include <algorithm>
 #include <vector>
@@ -168,4 +168,4 @@ private:
 
 } // namespace dist::planner::detail
 
-#endif // DIST_LIB_PLANNER_ABSTRACTBOUND_H
+#endif // DIST_LIB_PLANNER_SEARCH_PATTERNDATABASEHEURISTIC_H

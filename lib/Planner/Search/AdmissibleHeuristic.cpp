@@ -1,6 +1,6 @@
-//===- LowerBound.cpp - Admissible cost bound -----------------------------===//
+//===- AdmissibleHeuristic.cpp - Admissible cost bound -----------------------------===//
 
-#include "LowerBound.h"
+#include "Search/AdmissibleHeuristic.h"
 
 #include <algorithm>
 #include <cmath>

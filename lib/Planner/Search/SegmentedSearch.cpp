@@ -24,7 +24,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Search.h"
+#include "Search/Search.h"
 
 #include "dist/Planner/Redistribute.h"
 

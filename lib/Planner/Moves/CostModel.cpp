@@ -2,7 +2,7 @@
 
 #include "dist/Planner/BoundedJSON.h"
 #include "dist/Planner/CostModel.h"
-#include "Syntax.h"
+#include "Model/Syntax.h"
 
 #include "llvm/Support/JSON.h"
 

@@ -24,8 +24,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Search.h"
-#include "SearchSpace.h"
+#include "Search/Search.h"
+#include "Search/SearchSpace.h"
 
 #include "llvm/ADT/DenseSet.h"
 

@@ -1,4 +1,4 @@
-//===- ReportedBound.cpp - The lower bound a plan reports -----------------===//
+//===- ReportedLowerBound.cpp - The lower bound a plan reports -----------------===//
 //
 // The `lower_bound` of a plan is defined simply, so that anyone can
 // recompute it: for each device, the bytes of its target block it does not
@@ -23,11 +23,11 @@
 // plan too: partial axes that must be reduced add their collective latency
 // bound, and the bytes that must cross an axis pay that axis's beta
 // (crossingBound). The search itself uses the tighter
-// bound of LowerBound.h as its A* heuristic.
+// bound of Search/AdmissibleHeuristic.h as its A* heuristic.
 //
 //===----------------------------------------------------------------------===//
 
-#include "ReportedBound.h"
+#include "Moves/ReportedLowerBound.h"
 
 #include <algorithm>
 
