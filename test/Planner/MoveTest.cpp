@@ -2,6 +2,8 @@
 
 #include "TestUtil.h"
 
+#include <set>
+
 #include "dist/Planner/CostModel.h"
 #include "dist/Planner/Move.h"
 
@@ -201,12 +203,9 @@ TEST_F(MoveTest, OnlyARelabellingPermuteNamesNoAxes) {
     llvm::Expected<Layout> r = applyMove(u, l, move, std::vector<int64_t>{8});
     return r ? printLayout(u, *r) : llvm::toString(r.takeError());
   };
-  for (MoveKind kind :
-       {MoveKind::AllGather, MoveKind::AllSlice, MoveKind::AllToAll,
-        MoveKind::ReduceScatter, MoveKind::AllReduce,
-        MoveKind::ReplicateToPartial, MoveKind::Redistribute})
-    EXPECT_FALSE(moveMayNameNoAxes(kind)) << stringifyMoveKind(kind).str();
-  EXPECT_TRUE(moveMayNameNoAxes(MoveKind::Permute));
+  for (MoveKind kind : kAllMoveKinds)
+    EXPECT_EQ(moveMayNameNoAxes(kind), kind == MoveKind::Permute)
+        << stringifyMoveKind(kind).str();
   EXPECT_EQ(applyOnU("[{\"x\", \"tp\"}]", Move::allGather({}, 0)),
             "all_gather: the move names no mesh axis");
 
@@ -289,6 +288,28 @@ TEST_F(MoveTest, ShapedApplyRejectsNonNestingSteps) {
 namespace {
 // Helpers that take layouts must not read out of bounds when handed an
 // invalid one (applyMove is where such layouts get their error message).
+// MoveKinds.def is the one list of kinds: every row's word names it in plans
+// and the IR, parses back to it, and is unique; the predicates read the
+// same row.
+TEST(MoveKinds, TableRoundTripsAndAgreesWithTheMoves) {
+  std::set<std::string> words;
+  for (MoveKind kind : kAllMoveKinds) {
+    llvm::StringRef word = stringifyMoveKind(kind);
+    EXPECT_EQ(parseMoveKind(word), kind) << word.str();
+    EXPECT_TRUE(words.insert(word.str()).second) << word.str();
+    // A local move needs no peer, so it never names another layout.
+    if (isLocalMove(kind)) {
+      EXPECT_FALSE(moveHasTarget(kind)) << word.str();
+    }
+    // A move that splits a dim names that dim.
+    if (moveSplitsDim(kind)) {
+      EXPECT_TRUE(moveHasDim(kind)) << word.str();
+    }
+  }
+  EXPECT_EQ(words.size(), 8u);
+  EXPECT_FALSE(parseMoveKind("all_gathe").has_value());
+}
+
 TEST(MoveRobustness, InvalidLayoutsDoNotCrashHelpers) {
   Mesh m = mesh("<[\"x\"=2]>");
   Layout good = layout(m, "[{\"x\"}]");

@@ -15,6 +15,7 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
+#include <iterator>
 #include <optional>
 #include <string>
 #include <vector>
@@ -22,40 +23,58 @@
 namespace dist::planner {
 
 enum class MoveKind {
-  AllGather,
-  AllSlice,
-  AllToAll,
-  ReduceScatter,
-  AllReduce,
-  Permute,
-  ReplicateToPartial,
-  Redistribute
+#define DIST_MOVE(Enum, Word, Local, HasTarget, HasDim, SplitsDim,             \
+                  MayNameNoAxes, HasReduction)                                 \
+  Enum,
+#include "dist/Planner/MoveKinds.def"
 };
 
-/// "all_gather", "all_slice", "all_to_all", "reduce_scatter", "all_reduce",
-/// "permute", "replicate_to_partial", "redistribute".
-llvm::StringRef stringifyMoveKind(MoveKind kind);
+/// Every kind, in MoveKinds.def order.
+inline constexpr MoveKind kAllMoveKinds[] = {
+#define DIST_MOVE(Enum, Word, Local, HasTarget, HasDim, SplitsDim,             \
+                  MayNameNoAxes, HasReduction)                                 \
+  MoveKind::Enum,
+#include "dist/Planner/MoveKinds.def"
+};
+
+/// What MoveKinds.def says of one kind.
+struct MoveKindInfo {
+  const char *word;
+  bool local, hasTarget, hasDim, splitsDim, mayNameNoAxes, hasReduction;
+};
+
+inline const MoveKindInfo &moveKindInfo(MoveKind kind) {
+  static constexpr MoveKindInfo infos[] = {
+#define DIST_MOVE(Enum, Word, Local, HasTarget, HasDim, SplitsDim,             \
+                  MayNameNoAxes, HasReduction)                                 \
+  {Word, Local, HasTarget, HasDim, SplitsDim, MayNameNoAxes, HasReduction},
+#include "dist/Planner/MoveKinds.def"
+  };
+  // A value outside the enum (a corrupted plan) reads as the first row
+  // rather than past the table; applyMove then rejects the move.
+  unsigned index = static_cast<unsigned>(kind);
+  return infos[index < std::size(infos) ? index : 0];
+}
+
+/// "all_gather", "all_slice", ...: the kind's word in plans and in the IR.
+inline llvm::StringRef stringifyMoveKind(MoveKind kind) {
+  return moveKindInfo(kind).word;
+}
 std::optional<MoveKind> parseMoveKind(llvm::StringRef text);
 
 /// all_slice and replicate_to_partial touch only local data: they cost
 /// nothing and every device can do them on its own.
-inline bool isLocalMove(MoveKind kind) {
-  return kind == MoveKind::AllSlice || kind == MoveKind::ReplicateToPartial;
-}
+inline bool isLocalMove(MoveKind kind) { return moveKindInfo(kind).local; }
 /// Moves whose result is named by `target` rather than computed from axes.
 inline bool moveHasTarget(MoveKind kind) {
-  return kind == MoveKind::Permute || kind == MoveKind::Redistribute;
+  return moveKindInfo(kind).hasTarget;
 }
 /// Moves whose `dim` field is meaningful.
-inline bool moveHasDim(MoveKind kind) {
-  return kind == MoveKind::AllGather || kind == MoveKind::AllSlice ||
-         kind == MoveKind::AllToAll || kind == MoveKind::ReduceScatter;
-}
+inline bool moveHasDim(MoveKind kind) { return moveKindInfo(kind).hasDim; }
 /// Moves that add axes to a dim (`dim`, or `toDim` for all_to_all), which
 /// may give it segments.
 inline bool moveSplitsDim(MoveKind kind) {
-  return kind == MoveKind::AllSlice || kind == MoveKind::AllToAll ||
-         kind == MoveKind::ReduceScatter;
+  return moveKindInfo(kind).splitsDim;
 }
 /// Moves that may name no axis. A permute's axes are the axes whose
 /// coordinate changes (permuteAxes); between layouts that differ only in
@@ -63,12 +82,11 @@ inline bool moveSplitsDim(MoveKind kind) {
 /// permute over no axes is the free relabelling that changes the type.
 /// Every other collective needs a group.
 inline bool moveMayNameNoAxes(MoveKind kind) {
-  return kind == MoveKind::Permute;
+  return moveKindInfo(kind).mayNameNoAxes;
 }
 /// Moves whose `reduction` field is meaningful.
 inline bool moveHasReduction(MoveKind kind) {
-  return kind == MoveKind::ReduceScatter || kind == MoveKind::AllReduce ||
-         kind == MoveKind::ReplicateToPartial;
+  return moveKindInfo(kind).hasReduction;
 }
 
 struct Move {

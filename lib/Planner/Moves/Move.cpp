@@ -11,33 +11,8 @@ using llvm::Error;
 using llvm::Expected;
 using llvm::inconvertibleErrorCode;
 
-llvm::StringRef dist::planner::stringifyMoveKind(MoveKind kind) {
-  switch (kind) {
-  case MoveKind::AllGather:
-    return "all_gather";
-  case MoveKind::AllSlice:
-    return "all_slice";
-  case MoveKind::AllToAll:
-    return "all_to_all";
-  case MoveKind::ReduceScatter:
-    return "reduce_scatter";
-  case MoveKind::AllReduce:
-    return "all_reduce";
-  case MoveKind::Permute:
-    return "permute";
-  case MoveKind::ReplicateToPartial:
-    return "replicate_to_partial";
-  case MoveKind::Redistribute:
-    return "redistribute";
-  }
-  return "all_gather";
-}
-
 std::optional<MoveKind> dist::planner::parseMoveKind(llvm::StringRef text) {
-  for (MoveKind kind :
-       {MoveKind::AllGather, MoveKind::AllSlice, MoveKind::AllToAll,
-        MoveKind::ReduceScatter, MoveKind::AllReduce, MoveKind::Permute,
-        MoveKind::ReplicateToPartial, MoveKind::Redistribute})
+  for (MoveKind kind : kAllMoveKinds)
     if (stringifyMoveKind(kind) == text)
       return kind;
   return std::nullopt;
