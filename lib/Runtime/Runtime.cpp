@@ -6,14 +6,14 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "dist/Runtime/Backend.h"
-#include "dist/Runtime/CopyPlan.h"
+#include "Backend.h"
+#include "CopyPlan.h"
 #include "dist/Runtime/DistRuntime.h"
 
 #include "BlockCache.h"
-#include "dist/Runtime/Exchange.h"
-#include "dist/Runtime/Mesh.h"
-#include "dist/Runtime/Types.h"
+#include "Exchange.h"
+#include "Mesh.h"
+#include "Types.h"
 
 #include <chrono>
 #include <climits>

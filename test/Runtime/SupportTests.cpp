@@ -7,10 +7,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "dist/Runtime/CopyPlan.h"
-#include "dist/Runtime/Exchange.h"
-#include "dist/Runtime/Mesh.h"
-#include "dist/Runtime/Types.h"
+#include "../../lib/Runtime/CopyPlan.h"
+#include "../../lib/Runtime/Exchange.h"
+#include "../../lib/Runtime/Mesh.h"
+#include "../../lib/Runtime/Types.h"
 
 #include <gtest/gtest.h>
 

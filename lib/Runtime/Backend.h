@@ -1,4 +1,4 @@
-//===- dist/Runtime/Backend.h - Communication backend interface -*- C++ -*-===//
+//===- Backend.h - Communication backend interface --------------*- C++ -*-===//
 //
 // What a backend (MPI, NCCL) provides to the runtime core. The core owns
 // everything backend-independent: handles, meshes, groups and their MPI
@@ -17,12 +17,12 @@
 // asynchronous failures.
 //
 //===----------------------------------------------------------------------===//
-#ifndef DIST_RUNTIME_BACKEND_H
-#define DIST_RUNTIME_BACKEND_H
+#ifndef DIST_LIB_RUNTIME_BACKEND_H
+#define DIST_LIB_RUNTIME_BACKEND_H
 
-#include "dist/Runtime/CopyPlan.h"
-#include "dist/Runtime/Exchange.h"
-#include "dist/Runtime/Types.h"
+#include "CopyPlan.h"
+#include "Exchange.h"
+#include "Types.h"
 
 #include <mpi.h>
 
@@ -194,4 +194,4 @@ void checkMpi(int rc, const char *call);
 
 } // namespace dist::rt
 
-#endif // DIST_RUNTIME_BACKEND_H
+#endif // DIST_LIB_RUNTIME_BACKEND_H
