@@ -25,6 +25,20 @@ struct Settings {
   ExchangeMode exchange = ExchangeMode::Auto;
 };
 
+/// Sets `mode` to the one `text` names among `modes`; false when it names
+/// none. An empty text keeps the default.
+template <typename Mode, size_t N>
+bool parseMode(const char *text,
+               const std::pair<const char *, Mode> (&modes)[N], Mode &mode) {
+  bool known = !*text;
+  for (const auto &[name, value] : modes)
+    if (std::strcmp(text, name) == 0) {
+      mode = value;
+      known = true;
+    }
+  return known;
+}
+
 double envSeconds(const char *name, double fallback) {
   const char *v = std::getenv(name);
   if (!v || !*v)
@@ -49,13 +63,7 @@ Settings readSettings(const Backend &backend, const std::string &name) {
         {"shm", StridedAllToAllMode::SharedMemory},
         {"datatype", StridedAllToAllMode::Datatype},
         {"pack", StridedAllToAllMode::Pack}};
-    bool known = !*v;
-    for (const auto &[text, mode] : modes)
-      if (std::strcmp(v, text) == 0) {
-        settings.stridedAllToAll = mode;
-        known = true;
-      }
-    if (!known)
+    if (!parseMode(v, modes, settings.stridedAllToAll))
       throw Error(DIST_RT_ERR_INVALID_ARGUMENT,
                   std::string("DIST_RT_STRIDED_ALLTOALL must be 'auto', "
                               "'shm', 'datatype' or 'pack', not '") +
@@ -71,13 +79,7 @@ Settings readSettings(const Backend &backend, const std::string &name) {
         {"auto", ExchangeMode::Auto},
         {"datatype", ExchangeMode::Datatype},
         {"pack", ExchangeMode::Pack}};
-    bool known = !*v;
-    for (const auto &[text, mode] : modes)
-      if (std::strcmp(v, text) == 0) {
-        settings.exchange = mode;
-        known = true;
-      }
-    if (!known)
+    if (!parseMode(v, modes, settings.exchange))
       throw Error(DIST_RT_ERR_INVALID_ARGUMENT,
                   std::string("DIST_RT_EXCHANGE must be 'auto', 'datatype' "
                               "or 'pack', not '") +

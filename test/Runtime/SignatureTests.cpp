@@ -7,27 +7,20 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ErrorCapture.h"
+
 #include "../../lib/Runtime/Signature.h"
 #include "../../lib/Runtime/Types.h"
 
 #include <gtest/gtest.h>
 
-#include <functional>
 #include <string>
 #include <vector>
 
 using namespace dist::rt;
+using dist::rt::test::errorReport;
 
 namespace {
-
-std::string errorText(const std::function<void()> &f) {
-  try {
-    f();
-  } catch (const Error &e) {
-    return std::to_string(e.code()) + ": " + e.what();
-  }
-  return "no error";
-}
 
 std::string mismatch(const std::string &reason) {
   return std::to_string(DIST_RT_ERR_MISMATCH) + ": " + reason;
@@ -41,7 +34,7 @@ Signature allGather(int64_t count, int64_t dtype = DIST_RT_F32) {
 
 TEST(Signature, AgreementIsSilent) {
   Signature s = allGather(4096);
-  EXPECT_EQ(errorText([&] {
+  EXPECT_EQ(errorReport([&] {
               checkSignatures(s, {s, s}, {0, 1}, "count");
             }),
             "no error");
@@ -51,12 +44,12 @@ TEST(Signature, FirstDifferingFieldIsNamed) {
   Signature mine = allGather(4096);
   std::vector<int64_t> world{2, 5};
   EXPECT_EQ(
-      errorText([&] {
+      errorReport([&] {
         checkSignatures(mine, {mine, allGather(5000)}, world, "countPerRank");
       }),
       mismatch("ranks disagree on countPerRank (group of 2): 4096 on "
                "this rank, 5000 on world rank 5"));
-  EXPECT_EQ(errorText([&] {
+  EXPECT_EQ(errorReport([&] {
               checkSignatures(mine, {mine, allGather(4096, DIST_RT_BF16)},
                               world, "count");
             }),
@@ -68,14 +61,14 @@ TEST(Signature, FirstDifferingFieldIsNamed) {
                       DIST_RT_SUM,
                       0,
                       DIST_RT_OK};
-  EXPECT_EQ(errorText([&] {
+  EXPECT_EQ(errorReport([&] {
               checkSignatures(mine, {reduce, mine}, world, "count");
             }),
             mismatch("ranks disagree on the operation (group of 2): "
                      "all_gather on this rank, all_reduce on world rank 2"));
   Signature max = reduce;
   max.redop = DIST_RT_MAX;
-  EXPECT_EQ(errorText([&] {
+  EXPECT_EQ(errorReport([&] {
               checkSignatures(reduce, {reduce, max}, world, "count");
             }),
             mismatch("ranks disagree on reduction (group of 2): sum on this "
@@ -84,7 +77,7 @@ TEST(Signature, FirstDifferingFieldIsNamed) {
       int64_t(OpCode::Permute), 8, DIST_RT_I32, -1, 42, DIST_RT_OK};
   Signature other = permute;
   other.extra = 43;
-  EXPECT_EQ(errorText([&] {
+  EXPECT_EQ(errorReport([&] {
               checkSignatures(permute, {other, permute}, world, "count");
             }),
             mismatch("ranks disagree on the permute table (group of 2): this "
@@ -96,7 +89,7 @@ TEST(Signature, AFailedMemberComesFirst) {
   Signature failed = allGather(7);
   failed.failed = DIST_RT_ERR_INVALID_ARGUMENT;
   EXPECT_EQ(
-      errorText([&] {
+      errorReport([&] {
         checkSignatures(mine, {mine, allGather(9), failed}, {0, 1, 3}, "count");
       }),
       std::to_string(DIST_RT_ERR_INVALID_ARGUMENT) +
@@ -109,33 +102,33 @@ TEST(Signature, ExchangePairs) {
       int64_t(OpCode::Exchange), DIST_RT_F32, 6, 4, 99, DIST_RT_OK};
   ExchangeSignature theirs = {
       int64_t(OpCode::Exchange), DIST_RT_F32, 4, 6, 99, DIST_RT_OK};
-  EXPECT_EQ(errorText([&] { checkExchangeSignature(mine, theirs, 0, 1); }),
+  EXPECT_EQ(errorReport([&] { checkExchangeSignature(mine, theirs, 0, 1); }),
             "no error");
 
   ExchangeSignature counts = theirs;
   counts.fromPeer = 5;
-  EXPECT_EQ(errorText([&] { checkExchangeSignature(mine, counts, 0, 1); }),
+  EXPECT_EQ(errorReport([&] { checkExchangeSignature(mine, counts, 0, 1); }),
             mismatch("ranks 0 and 1 disagree on the exchange: rank 0 sends 6 "
                      "elements to rank 1, which expects 5; rank 1 sends 4, "
                      "rank 0 expects 4"));
   ExchangeSignature table = theirs;
   table.hash = 98;
-  EXPECT_EQ(errorText([&] { checkExchangeSignature(mine, table, 0, 1); }),
+  EXPECT_EQ(errorReport([&] { checkExchangeSignature(mine, table, 0, 1); }),
             mismatch("ranks 0 and 1 disagree on the exchange: rank 0's table "
                      "differs from rank 1's"));
   ExchangeSignature dtype = theirs;
   dtype.dtype = 77;
-  EXPECT_EQ(errorText([&] { checkExchangeSignature(mine, dtype, 2, 3); }),
+  EXPECT_EQ(errorReport([&] { checkExchangeSignature(mine, dtype, 2, 3); }),
             mismatch("ranks 2 and 3 disagree on the exchange: dtype f32 on "
                      "rank 2, code 77 on rank 3"));
   ExchangeSignature call = theirs;
   call.op = int64_t(OpCode::AllToAll);
-  EXPECT_EQ(errorText([&] { checkExchangeSignature(mine, call, 0, 1); }),
+  EXPECT_EQ(errorReport([&] { checkExchangeSignature(mine, call, 0, 1); }),
             mismatch("ranks 0 and 1 disagree on the exchange: world rank 1 "
                      "is in another call"));
   ExchangeSignature failed = theirs;
   failed.failed = DIST_RT_ERR_INVALID_ARGUMENT;
-  EXPECT_EQ(errorText([&] { checkExchangeSignature(mine, failed, 0, 1); }),
+  EXPECT_EQ(errorReport([&] { checkExchangeSignature(mine, failed, 0, 1); }),
             std::to_string(DIST_RT_ERR_INVALID_ARGUMENT) +
                 ": world rank 1 failed its checks of this exchange (status " +
                 std::to_string(DIST_RT_ERR_INVALID_ARGUMENT) + ")");

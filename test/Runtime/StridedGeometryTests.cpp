@@ -6,19 +6,21 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ErrorCapture.h"
+
 #include "../../lib/Runtime/StridedGeometry.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cstdint>
-#include <functional>
 #include <random>
 #include <set>
 #include <string>
 #include <vector>
 
 using namespace dist::rt;
+using dist::rt::test::errorReport;
 
 namespace {
 
@@ -42,15 +44,6 @@ std::vector<int64_t> elementOffsets(const StridedSide &side) {
     }
   }
   return out;
-}
-
-std::string errorText(const std::function<void()> &f) {
-  try {
-    f();
-  } catch (const Error &e) {
-    return std::to_string(e.code()) + ": " + e.what();
-  }
-  return "no error";
 }
 
 } // namespace
@@ -114,13 +107,13 @@ TEST(StridedGeometry, ContiguityIgnoresSizeOneDims) {
 TEST(StridedGeometry, NegativeStrideNamesTheSide) {
   int64_t chunk[2] = {2, 2};
   int64_t strides[2] = {2, -1};
-  EXPECT_EQ(errorText([&] {
+  EXPECT_EQ(errorReport([&] {
               stridedSide(2, 2, chunk, strides, 4, nullptr, DType::F32, "recv");
             }),
             std::to_string(DIST_RT_ERR_INVALID_ARGUMENT) +
                 ": recv stride 2 is negative (-1)");
   int64_t fine[2] = {2, 1};
-  EXPECT_EQ(errorText([&] {
+  EXPECT_EQ(errorReport([&] {
               stridedSide(2, 2, chunk, fine, -4, nullptr, DType::F32, "send");
             }),
             std::to_string(DIST_RT_ERR_INVALID_ARGUMENT) +

@@ -7,6 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ErrorCapture.h"
+
 #include "../../lib/Runtime/CopyPlan.h"
 #include "../../lib/Runtime/Exchange.h"
 #include "../../lib/Runtime/Mesh.h"
@@ -24,26 +26,10 @@
 #include <vector>
 
 using namespace dist::rt;
+using dist::rt::test::errorCode;
+using dist::rt::test::errorText;
 
 namespace {
-
-template <typename F> int32_t errorCode(F &&f) {
-  try {
-    f();
-  } catch (const Error &e) {
-    return e.code();
-  }
-  return DIST_RT_OK;
-}
-
-template <typename F> std::string errorText(F &&f) {
-  try {
-    f();
-  } catch (const Error &e) {
-    return e.what();
-  }
-  return "";
-}
 
 //===--------------------------------------------------------------------===//
 // Types
