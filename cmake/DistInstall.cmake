@@ -68,7 +68,9 @@ install(EXPORT DistTargets
   NAMESPACE Dist::
   DESTINATION ${DIST_INSTALL_CMAKEDIR})
 
-# Headers: ours, and the TableGen output the dialect's headers include.
+# Headers: ours, and the TableGen output the dialect's headers include. The
+# runtime's only public header is its C ABI (include/dist/Runtime/
+# DistRuntime.h); its C++ internals, MPI's among them, live in lib/Runtime.
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/dist ${PROJECT_SOURCE_DIR}/include/dist-c
   DESTINATION ${DIST_INSTALL_INCLUDEDIR}
   FILES_MATCHING PATTERN "*.h")

@@ -5,8 +5,9 @@
 #   utils/check-consumer.sh BUILD_DIR WORK_DIR
 #
 #  1. cmake --install BUILD_DIR into WORK_DIR/staging, then moves the tree
-#     to WORK_DIR/prefix: nothing may depend on where it was installed, and
-#     no file may name the build folder;
+#     to WORK_DIR/prefix: nothing may depend on where it was installed, no
+#     file may name the build folder, and the runtime's only header is its
+#     C ABI;
 #  2. builds test/consumer against the moved tree with find_package(Dist)
 #     and runs its C++ pass driver, its C API program and its runtime user;
 #  3. runs upstream's mlir-opt with the installed DistPlugin.so, the
@@ -47,6 +48,20 @@ if grep -rla --fixed-strings "$build" "$prefix" >"$work/build-paths.txt"; then
   exit 1
 fi
 step "installed and moved; no file names the build folder"
+# The runtime's public header is its C ABI alone: its C++ internals (the
+# backend interface, which includes <mpi.h>) stay in lib/Runtime, so no
+# installed header needs MPI, CUDA or NCCL to compile.
+runtime_headers=$(cd "$prefix/include/dist/Runtime" && ls)
+if [ "$runtime_headers" != DistRuntime.h ]; then
+  echo "consumer: FAILED: include/dist/Runtime holds more than DistRuntime.h:" $runtime_headers >&2
+  exit 1
+fi
+if grep -rlE '^#[[:space:]]*include[[:space:]]*<(mpi|nccl|cuda_runtime)\.h>' "$prefix/include" >"$work/private-headers.txt"; then
+  echo "consumer: FAILED: installed headers include MPI, NCCL or CUDA:" >&2
+  cat "$work/private-headers.txt" >&2
+  exit 1
+fi
+step "runtime headers: only the C ABI, dist/Runtime/DistRuntime.h"
 
 run_logged "$work/configure.log" cmake -G Ninja -S "$consumer" -B "$work/consumer-build" \
   -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_TYPE=Release

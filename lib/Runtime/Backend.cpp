@@ -1,6 +1,6 @@
 //===- Backend.cpp - Backend registry and MPI error helpers ---------------===//
 
-#include "dist/Runtime/Backend.h"
+#include "Backend.h"
 
 namespace dist::rt {
 

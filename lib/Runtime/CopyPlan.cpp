@@ -1,7 +1,7 @@
 //===- CopyPlan.cpp - Normalising and executing local copies --------------===//
 
-#include "dist/Runtime/CopyPlan.h"
-#include "dist/Runtime/Types.h"
+#include "CopyPlan.h"
+#include "Types.h"
 
 #include <cstring>
 #include <string>

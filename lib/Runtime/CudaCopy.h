@@ -7,8 +7,8 @@
 #ifndef DIST_LIB_RUNTIME_CUDACOPY_H
 #define DIST_LIB_RUNTIME_CUDACOPY_H
 
-#include "dist/Runtime/CopyPlan.h"
-#include "dist/Runtime/Types.h"
+#include "CopyPlan.h"
+#include "Types.h"
 
 #include <cstddef>
 #include <cstdint>

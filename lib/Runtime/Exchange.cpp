@@ -1,7 +1,7 @@
 //===- Exchange.cpp - Tables of distRtExchange ----------------------------===//
 
-#include "dist/Runtime/Exchange.h"
-#include "dist/Runtime/Types.h"
+#include "Exchange.h"
+#include "Types.h"
 
 #include <algorithm>
 #include <map>

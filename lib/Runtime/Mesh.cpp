@@ -1,7 +1,7 @@
 //===- Mesh.cpp - Mesh coordinates, groups, permute tables ----------------===//
 
-#include "dist/Runtime/Mesh.h"
-#include "dist/Runtime/Types.h"
+#include "Mesh.h"
+#include "Types.h"
 
 #include <algorithm>
 #include <string>

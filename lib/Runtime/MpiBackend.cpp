@@ -13,9 +13,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Backend.h"
 #include "NodeHeaps.h"
-
-#include "dist/Runtime/Backend.h"
 
 #include <algorithm>
 #include <cerrno>

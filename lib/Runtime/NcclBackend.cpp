@@ -18,8 +18,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Backend.h"
 #include "CudaCopy.h"
-#include "dist/Runtime/Backend.h"
 
 #include <cuda_runtime.h>
 #include <nccl.h>

@@ -16,9 +16,8 @@
 #ifndef DIST_LIB_RUNTIME_NODEHEAPS_H
 #define DIST_LIB_RUNTIME_NODEHEAPS_H
 
+#include "Backend.h"
 #include "SharedHeap.h"
-
-#include "dist/Runtime/Backend.h"
 
 #include <memory>
 #include <string>

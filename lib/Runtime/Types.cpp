@@ -1,6 +1,6 @@
 //===- Types.cpp - Element types and reductions ---------------------------===//
 
-#include "dist/Runtime/Types.h"
+#include "Types.h"
 
 #include <cstdint>
 

@@ -7,10 +7,12 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "dist/Runtime/CopyPlan.h"
-#include "dist/Runtime/Exchange.h"
-#include "dist/Runtime/Mesh.h"
-#include "dist/Runtime/Types.h"
+#include "ErrorCapture.h"
+
+#include "../../lib/Runtime/CopyPlan.h"
+#include "../../lib/Runtime/Exchange.h"
+#include "../../lib/Runtime/Mesh.h"
+#include "../../lib/Runtime/Types.h"
 
 #include <gtest/gtest.h>
 
@@ -24,26 +26,10 @@
 #include <vector>
 
 using namespace dist::rt;
+using dist::rt::test::errorCode;
+using dist::rt::test::errorText;
 
 namespace {
-
-template <typename F> int32_t errorCode(F &&f) {
-  try {
-    f();
-  } catch (const Error &e) {
-    return e.code();
-  }
-  return DIST_RT_OK;
-}
-
-template <typename F> std::string errorText(F &&f) {
-  try {
-    f();
-  } catch (const Error &e) {
-    return e.what();
-  }
-  return "";
-}
 
 //===--------------------------------------------------------------------===//
 // Types

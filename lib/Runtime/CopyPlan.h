@@ -1,4 +1,4 @@
-//===- dist/Runtime/CopyPlan.h - Index math of local data movement -*- C++ -*-===//
+//===- CopyPlan.h - Index math of local data movement -----------*- C++ -*-===//
 //
 // Every local data movement of a reshard (strided slices, all-to-all chunk
 // packing and unpacking on any dim, zero padding) is a copy over a box with
@@ -17,8 +17,8 @@
 // __host__ __device__ so that the unit tests check them on the CPU.
 //
 //===----------------------------------------------------------------------===//
-#ifndef DIST_RUNTIME_COPYPLAN_H
-#define DIST_RUNTIME_COPYPLAN_H
+#ifndef DIST_LIB_RUNTIME_COPYPLAN_H
+#define DIST_LIB_RUNTIME_COPYPLAN_H
 
 #include "dist/Runtime/DistRuntime.h"
 
@@ -200,4 +200,4 @@ DIST_RT_HD void plan32UnitOffsets(const CopyPlan32 &p, uint32_t linear,
 
 } // namespace dist::rt
 
-#endif // DIST_RUNTIME_COPYPLAN_H
+#endif // DIST_LIB_RUNTIME_COPYPLAN_H

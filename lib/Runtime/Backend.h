@@ -1,13 +1,13 @@
-//===- dist/Runtime/Backend.h - Communication backend interface -*- C++ -*-===//
+//===- Backend.h - Communication backend interface --------------*- C++ -*-===//
 //
 // What a backend (MPI, NCCL) provides to the runtime core. The core owns
-// everything backend-independent: handles, meshes, groups and their MPI
-// control communicators, argument validation, the cross-rank signature check
-// and error reporting. A backend only moves bytes, on its kind of memory.
+// what is the same for every backend: handles, meshes, groups, argument
+// validation, the cross-rank signature check and error reporting. A backend
+// only moves bytes, on its kind of memory.
 //
-// The control plane is always MPI (process launch, communicator splits,
-// checks, NCCL's unique-id exchange), so the interface speaks MPI_Comm for
-// setup; the data plane is the backend's own.
+// The control plane is always MPI (ControlPlane.h: process launch,
+// communicator splits, checks, NCCL's unique-id exchange), so the interface
+// speaks MPI_Comm for setup; the data plane is the backend's own.
 //
 // Contract of the data-moving calls: arguments are already validated (counts
 // fit the backend, dtype/redop supported, buffers non-null unless the count
@@ -17,12 +17,13 @@
 // asynchronous failures.
 //
 //===----------------------------------------------------------------------===//
-#ifndef DIST_RUNTIME_BACKEND_H
-#define DIST_RUNTIME_BACKEND_H
+#ifndef DIST_LIB_RUNTIME_BACKEND_H
+#define DIST_LIB_RUNTIME_BACKEND_H
 
-#include "dist/Runtime/CopyPlan.h"
-#include "dist/Runtime/Exchange.h"
-#include "dist/Runtime/Types.h"
+#include "CopyPlan.h"
+#include "Exchange.h"
+#include "StridedGeometry.h"
+#include "Types.h"
 
 #include <mpi.h>
 
@@ -39,15 +40,6 @@ using Stream = void *;
 class BackendComm {
 public:
   virtual ~BackendComm() = default;
-};
-
-/// One side of a strided all-to-all: chunk j is the box `sizes` at base +
-/// j * chunkStride, walked with `strides` (everything in elements).
-struct ChunkBoxes {
-  int numDims = 0;
-  const int64_t *sizes = nullptr;
-  const int64_t *strides = nullptr;
-  int64_t chunkStride = 0;
 };
 
 /// How distRtExchange moves boxes between ranks (DIST_RT_EXCHANGE).
@@ -194,4 +186,4 @@ void checkMpi(int rc, const char *call);
 
 } // namespace dist::rt
 
-#endif // DIST_RUNTIME_BACKEND_H
+#endif // DIST_LIB_RUNTIME_BACKEND_H

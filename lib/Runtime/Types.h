@@ -1,4 +1,4 @@
-//===- dist/Runtime/Types.h - Element types, reductions, errors -*- C++ -*-===//
+//===- Types.h - Element types, reductions, errors --------------*- C++ -*-===//
 //
 // Internal C++ side of the runtime: the enums behind the C ABI's int32_t
 // dtype/redop arguments, their validation, the exception that carries a
@@ -6,8 +6,8 @@
 // no half types, so the MPI backend reduces them in float itself).
 //
 //===----------------------------------------------------------------------===//
-#ifndef DIST_RUNTIME_TYPES_H
-#define DIST_RUNTIME_TYPES_H
+#ifndef DIST_LIB_RUNTIME_TYPES_H
+#define DIST_LIB_RUNTIME_TYPES_H
 
 #include "dist/Runtime/DistRuntime.h"
 
@@ -160,4 +160,4 @@ void narrowReduced(const int64_t *values, void *dst, size_t n, DType t,
 
 } // namespace dist::rt
 
-#endif // DIST_RUNTIME_TYPES_H
+#endif // DIST_LIB_RUNTIME_TYPES_H

@@ -1,12 +1,12 @@
-//===- dist/Runtime/Mesh.h - Mesh coordinates, groups, permute tables -===//
+//===- Mesh.h - Mesh coordinates, groups, permute tables --------*- C++ -*-===//
 //
 // The pure index math behind distRtMeshCreate, distRtGroup and distRtPermute
 // (semantics §1): no MPI here, so that it is unit-tested on its own and shared by
 // every backend.
 //
 //===----------------------------------------------------------------------===//
-#ifndef DIST_RUNTIME_MESH_H
-#define DIST_RUNTIME_MESH_H
+#ifndef DIST_LIB_RUNTIME_MESH_H
+#define DIST_LIB_RUNTIME_MESH_H
 
 #include <cstdint>
 #include <vector>
@@ -142,4 +142,4 @@ uint64_t hashPermuteTable(int64_t tableSize, const int64_t *srcRank,
 
 } // namespace dist::rt
 
-#endif // DIST_RUNTIME_MESH_H
+#endif // DIST_LIB_RUNTIME_MESH_H

@@ -1,4 +1,4 @@
-//===- dist/Runtime/Exchange.h - Tables of distRtExchange -------*- C++ -*-===//
+//===- Exchange.h - Tables of distRtExchange --------------------*- C++ -*-===//
 //
 // The pure index math behind distRtExchange (semantics §3 redistribute): table
 // validation, hashing, what one rank does, and the copy plans between a
@@ -9,10 +9,10 @@
 //   srcRank, dstRank, srcOffset[numDims], dstOffset[numDims], size[numDims]
 //
 //===----------------------------------------------------------------------===//
-#ifndef DIST_RUNTIME_EXCHANGE_H
-#define DIST_RUNTIME_EXCHANGE_H
+#ifndef DIST_LIB_RUNTIME_EXCHANGE_H
+#define DIST_LIB_RUNTIME_EXCHANGE_H
 
-#include "dist/Runtime/CopyPlan.h"
+#include "CopyPlan.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -129,4 +129,4 @@ BoxCopy boxCopy(int64_t numDims, const int64_t *size, const int64_t *srcShape,
 
 } // namespace dist::rt
 
-#endif // DIST_RUNTIME_EXCHANGE_H
+#endif // DIST_LIB_RUNTIME_EXCHANGE_H
