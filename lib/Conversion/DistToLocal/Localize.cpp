@@ -129,11 +129,26 @@ private:
   const TypeConverter &converter;
 };
 
+/// Rewrites a global collective to its per-device form. Each move's pattern
+/// implements `localize`, given the local result type and input.
 template <typename GlobalOp>
 struct LocalizePattern : OpConversionPattern<GlobalOp> {
+  using OpAdaptor = typename OpConversionPattern<GlobalOp>::OpAdaptor;
+
   LocalizePattern(const TypeConverter &converter, MLIRContext *context,
                   const MeshTable &meshes)
       : OpConversionPattern<GlobalOp>(converter, context), meshes(meshes) {}
+
+  LogicalResult
+  matchAndRewrite(GlobalOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const final {
+    return localize(op, adaptor.getInput(), localResultType(op), op.getLoc(),
+                    rewriter);
+  }
+
+  virtual LogicalResult localize(GlobalOp op, Value input,
+                                 RankedTensorType type, Location loc,
+                                 ConversionPatternRewriter &rewriter) const = 0;
 
   RankedTensorType localResultType(GlobalOp op) const {
     return cast<RankedTensorType>(
@@ -185,116 +200,108 @@ struct LocalizePattern : OpConversionPattern<GlobalOp> {
   const MeshTable &meshes;
 };
 
-#define DIST_LOCALIZE_PATTERN(GlobalOp, Body)                                  \
-  struct Localize##GlobalOp : LocalizePattern<GlobalOp> {                      \
-    using LocalizePattern::LocalizePattern;                                    \
-    LogicalResult                                                              \
-    matchAndRewrite(GlobalOp op, OpAdaptor adaptor,                            \
-                    ConversionPatternRewriter &rewriter) const override {      \
-      RankedTensorType type = localResultType(op);                             \
-      Value input = adaptor.getInput();                                        \
-      Location loc = op.getLoc();                                              \
-      Body                                                                     \
-    }                                                                          \
-  };
-
 // On a dim with segments the members' buffers arrive side by side, each
 // holding its block of every segment; unpacking regroups them per segment.
-DIST_LOCALIZE_PATTERN(AllGatherOp, {
-  FailureOr<std::optional<Segmented>> seg = segmented(op);
-  if (failed(seg))
-    return failure();
-  unsigned dim = op.getDim();
-  std::optional<std::vector<int64_t>> segments =
-      *seg ? segmentsAlong((*seg)->source, (*seg)->result, dim) : std::nullopt;
-  if (!segments) {
-    rewriter.replaceOp(op, LocalAllGatherOp::create(rewriter, loc, type, input,
+struct LocalizeAllGatherOp : LocalizePattern<AllGatherOp> {
+  using LocalizePattern::LocalizePattern;
+  LogicalResult localize(AllGatherOp op, Value input, RankedTensorType type,
+                         Location loc,
+                         ConversionPatternRewriter &rewriter) const override {
+    FailureOr<std::optional<Segmented>> seg = segmented(op);
+    if (failed(seg))
+      return failure();
+    unsigned dim = op.getDim();
+    std::optional<std::vector<int64_t>> segments =
+        *seg ? segmentsAlong((*seg)->source, (*seg)->result, dim)
+             : std::nullopt;
+    if (!segments) {
+      rewriter.replaceOp(
+          op, LocalAllGatherOp::create(rewriter, loc, type, input, meshOf(op),
+                                       op.getAxes(), op.getDimAttr()));
+      return success();
+    }
+    const Segmented &s = **seg;
+    std::vector<int64_t> pieces =
+        segmentBlocks(*s.mesh, s.source, dim, *segments);
+    auto inputType = cast<RankedTensorType>(input.getType());
+    Value gathered = LocalAllGatherOp::create(
+        rewriter, loc,
+        withExtent(inputType, dim, s.groupSize * inputType.getDimSize(dim)),
+        input, meshOf(op), op.getAxes(), op.getDimAttr());
+    rewriter.replaceOp(
+        op, unpackSegments(rewriter, loc, gathered, dim, pieces,
+                           segmentBlocks(*s.mesh, s.result, dim, *segments),
+                           s.groupSize));
+    return success();
+  }
+};
+
+struct LocalizeAllToAllOp : LocalizePattern<AllToAllOp> {
+  using LocalizePattern::LocalizePattern;
+  LogicalResult localize(AllToAllOp op, Value input, RankedTensorType type,
+                         Location loc,
+                         ConversionPatternRewriter &rewriter) const override {
+    FailureOr<std::optional<Segmented>> seg = segmented(op);
+    if (failed(seg))
+      return failure();
+    if (!*seg) {
+      rewriter.replaceOp(op, LocalAllToAllOp::create(rewriter, loc, type, input,
                                                      meshOf(op), op.getAxes(),
-                                                     op.getDimAttr()));
+                                                     op.getDimAttr(),
+                                                     op.getToDimAttr()));
+      return success();
+    }
+    // Pack the dim that is split, exchange, unpack the dim that is joined.
+    const Segmented &s = **seg;
+    unsigned dim = op.getDim();
+    unsigned toDim = op.getToDim();
+    input = packForSplit(rewriter, loc, input, s, toDim);
+    std::optional<std::vector<int64_t>> joined =
+        segmentsAlong(s.source, s.result, dim);
+    RankedTensorType exchanged = type;
+    if (joined)
+      exchanged = withExtent(
+          type, dim,
+          s.groupSize *
+              cast<RankedTensorType>(input.getType()).getDimSize(dim));
+    Value result = LocalAllToAllOp::create(rewriter, loc, exchanged, input,
+                                           meshOf(op), op.getAxes(),
+                                           op.getDimAttr(), op.getToDimAttr());
+    if (joined)
+      result = unpackSegments(rewriter, loc, result, dim,
+                              segmentBlocks(*s.mesh, s.source, dim, *joined),
+                              segmentBlocks(*s.mesh, s.result, dim, *joined),
+                              s.groupSize);
+    rewriter.replaceOp(op, result);
     return success();
   }
-  const Segmented &s = **seg;
-  std::vector<int64_t> pieces = segmentBlocks(*s.mesh, s.source, dim, *segments);
-  auto inputType = cast<RankedTensorType>(input.getType());
-  Value gathered = LocalAllGatherOp::create(
-      rewriter, loc,
-      withExtent(inputType, dim, s.groupSize * inputType.getDimSize(dim)),
-      input, meshOf(op), op.getAxes(), op.getDimAttr());
-  rewriter.replaceOp(
-      op, unpackSegments(rewriter, loc, gathered, dim, pieces,
-                         segmentBlocks(*s.mesh, s.result, dim, *segments),
-                         s.groupSize));
-  return success();
-})
-DIST_LOCALIZE_PATTERN(AllSliceOp, {
-  FailureOr<std::optional<Segmented>> seg = segmented(op);
-  if (failed(seg))
-    return failure();
-  if (*seg)
-    input = packForSplit(rewriter, loc, input, **seg, op.getDim());
-  rewriter.replaceOp(op, LocalAllSliceOp::create(rewriter, loc, type, input,
-                                                 meshOf(op), op.getAxes(),
-                                                 op.getDimAttr()));
-  return success();
-})
-DIST_LOCALIZE_PATTERN(AllToAllOp, {
-  FailureOr<std::optional<Segmented>> seg = segmented(op);
-  if (failed(seg))
-    return failure();
-  if (!*seg) {
-    rewriter.replaceOp(op, LocalAllToAllOp::create(
-                               rewriter, loc, type, input, meshOf(op),
-                               op.getAxes(), op.getDimAttr(),
-                               op.getToDimAttr()));
+};
+
+/// The moves whose local op is the global one's attributes plus the mesh:
+/// slice, reduce-scatter, all-reduce, replicate-to-partial. A move that
+/// splits a dim with segments packs it first, so that chunk j holds member
+/// j's block of every segment.
+template <typename GlobalOp, typename LocalOp>
+struct LocalizeSameAttributes : LocalizePattern<GlobalOp> {
+  using LocalizePattern<GlobalOp>::LocalizePattern;
+  LogicalResult localize(GlobalOp op, Value input, RankedTensorType type,
+                         Location loc,
+                         ConversionPatternRewriter &rewriter) const override {
+    if (std::optional<int64_t> dim =
+            cast<CollectiveOpInterface>(*op).getMoveDim()) {
+      auto seg = this->segmented(op);
+      if (failed(seg))
+        return failure();
+      if (*seg)
+        input = this->packForSplit(rewriter, loc, input, **seg, *dim);
+    }
+    SmallVector<NamedAttribute> attrs(op->getAttrs());
+    attrs.push_back(rewriter.getNamedAttr("mesh", this->meshOf(op)));
+    rewriter.replaceOp(op, LocalOp::create(rewriter, loc, TypeRange{type},
+                                           ValueRange{input}, attrs));
     return success();
   }
-  // Pack the dim that is split, exchange, unpack the dim that is joined.
-  const Segmented &s = **seg;
-  unsigned dim = op.getDim();
-  unsigned toDim = op.getToDim();
-  input = packForSplit(rewriter, loc, input, s, toDim);
-  std::optional<std::vector<int64_t>> joined =
-      segmentsAlong(s.source, s.result, dim);
-  RankedTensorType exchanged = type;
-  if (joined)
-    exchanged = withExtent(
-        type, dim,
-        s.groupSize * cast<RankedTensorType>(input.getType()).getDimSize(dim));
-  Value result = LocalAllToAllOp::create(rewriter, loc, exchanged, input,
-                                         meshOf(op), op.getAxes(),
-                                         op.getDimAttr(), op.getToDimAttr());
-  if (joined)
-    result = unpackSegments(rewriter, loc, result, dim,
-                            segmentBlocks(*s.mesh, s.source, dim, *joined),
-                            segmentBlocks(*s.mesh, s.result, dim, *joined),
-                            s.groupSize);
-  rewriter.replaceOp(op, result);
-  return success();
-})
-DIST_LOCALIZE_PATTERN(ReduceScatterOp, {
-  FailureOr<std::optional<Segmented>> seg = segmented(op);
-  if (failed(seg))
-    return failure();
-  if (*seg)
-    input = packForSplit(rewriter, loc, input, **seg, op.getDim());
-  rewriter.replaceOp(op, LocalReduceScatterOp::create(
-                             rewriter, loc, type, input, meshOf(op),
-                             op.getAxes(), op.getDimAttr(),
-                             op.getReductionAttr()));
-  return success();
-})
-DIST_LOCALIZE_PATTERN(AllReduceOp, {
-  rewriter.replaceOp(op, LocalAllReduceOp::create(rewriter, loc, type, input,
-                                                  meshOf(op), op.getAxes(),
-                                                  op.getReductionAttr()));
-  return success();
-})
-DIST_LOCALIZE_PATTERN(ReplicateToPartialOp, {
-  rewriter.replaceOp(op, LocalReplicateToPartialOp::create(
-                             rewriter, loc, type, input, meshOf(op),
-                             op.getAxes(), op.getReductionAttr()));
-  return success();
-})
+};
 
 /// Redistributes are lowered to tables with an entry per piece exchanged,
 /// so their IR size and compile time grow with the mesh (a table
@@ -315,86 +322,94 @@ static LogicalResult checkTableSize(Operation *op, const planner::Mesh &mesh) {
 // A permute's senders are a function of the two layouts; compute the whole
 // rank-to-rank table here, once, with the planner's sender choice (the one
 // its cost model priced).
-DIST_LOCALIZE_PATTERN(PermuteOp, {
-  const MeshInfo *info = meshes.lookup(meshOf(op).getValue());
-  auto emitError = [&] { return op.emitOpError(); };
-  FailureOr<planner::Layout> src =
-      getPlannerLayout(getSharding(op.getInput().getType()), info->op, emitError);
-  FailureOr<planner::Layout> dst =
-      getPlannerLayout(getSharding(op.getType()), info->op, emitError);
-  if (failed(src) || failed(dst))
-    return failure();
-  const planner::Mesh &mesh = info->mesh;
-  // A relabelling (the layouts differ only in where size-1 axes sit): every
-  // device is its own sender and the local buffer keeps its shape.
-  if (planner::permuteAxes(mesh, *src, *dst).empty()) {
-    rewriter.replaceOp(op, input);
+struct LocalizePermuteOp : LocalizePattern<PermuteOp> {
+  using LocalizePattern::LocalizePattern;
+  LogicalResult localize(PermuteOp op, Value input, RankedTensorType type,
+                         Location loc,
+                         ConversionPatternRewriter &rewriter) const override {
+    const MeshInfo *info = meshes.lookup(meshOf(op).getValue());
+    auto emitError = [&] { return op.emitOpError(); };
+    FailureOr<planner::Layout> src = getPlannerLayout(
+        getSharding(op.getInput().getType()), info->op, emitError);
+    FailureOr<planner::Layout> dst =
+        getPlannerLayout(getSharding(op.getType()), info->op, emitError);
+    if (failed(src) || failed(dst))
+      return failure();
+    const planner::Mesh &mesh = info->mesh;
+    // A relabelling (the layouts differ only in where size-1 axes sit): every
+    // device is its own sender and the local buffer keeps its shape.
+    if (planner::permuteAxes(mesh, *src, *dst).empty()) {
+      rewriter.replaceOp(op, input);
+      return success();
+    }
+    if (mesh.getNumDevices() >
+        std::min(meshes.permuteTableDevices, dist::kMaxTableDevices)) {
+      // The layouts instead of a table: the runtime computes the same senders
+      // (permuteSender's rule), so IR size does not grow with the devices.
+      SmallVector<int64_t> dimAxes;
+      for (size_t d = 0; d < src->getRank(); ++d)
+        for (const planner::Layout *side : {&*src, &*dst}) {
+          dimAxes.push_back(side->dimAxes[d].size());
+          dimAxes.append(side->dimAxes[d].begin(), side->dimAxes[d].end());
+        }
+      rewriter.replaceOp(
+          op, LocalPermuteOp::create(rewriter, loc, type, input, meshOf(op),
+                                     DenseI64ArrayAttr(),
+                                     rewriter.getDenseI64ArrayAttr(dimAxes)));
+      return success();
+    }
+    // Indexed by world rank up to the largest the mesh names; ranks outside
+    // the mesh (another pipeline stage) receive nothing.
+    SmallVector<int64_t> sources(mesh.getMaxRank() + 1, -1);
+    for (int64_t index = 0; index < mesh.getNumDevices(); ++index) {
+      std::vector<int64_t> receiver = mesh.coordinateOf(index);
+      sources[mesh.rankOfIndex(index)] =
+          mesh.rankOf(planner::permuteSender(mesh, *src, *dst, receiver));
+    }
+    rewriter.replaceOp(
+        op, LocalPermuteOp::create(rewriter, loc, type, input, meshOf(op),
+                                   rewriter.getDenseI64ArrayAttr(sources),
+                                   DenseI64ArrayAttr()));
     return success();
   }
-  if (mesh.getNumDevices() >
-      std::min(meshes.permuteTableDevices, dist::kMaxTableDevices)) {
-    // The layouts instead of a table: the runtime computes the same senders
-    // (permuteSender's rule), so IR size does not grow with the devices.
-    SmallVector<int64_t> dimAxes;
-    for (size_t d = 0; d < src->getRank(); ++d)
-      for (const planner::Layout *side : {&*src, &*dst}) {
-        dimAxes.push_back(side->dimAxes[d].size());
-        dimAxes.append(side->dimAxes[d].begin(), side->dimAxes[d].end());
-      }
-    rewriter.replaceOp(op, LocalPermuteOp::create(
-                               rewriter, loc, type, input, meshOf(op),
-                               DenseI64ArrayAttr(),
-                               rewriter.getDenseI64ArrayAttr(dimAxes)));
-    return success();
-  }
-  // Indexed by world rank up to the largest the mesh names; ranks outside
-  // the mesh (another pipeline stage) receive nothing.
-  SmallVector<int64_t> sources(mesh.getMaxRank() + 1, -1);
-  for (int64_t index = 0; index < mesh.getNumDevices(); ++index) {
-    std::vector<int64_t> receiver = mesh.coordinateOf(index);
-    sources[mesh.rankOfIndex(index)] =
-        mesh.rankOf(planner::permuteSender(mesh, *src, *dst, receiver));
-  }
-  rewriter.replaceOp(op, LocalPermuteOp::create(
-                             rewriter, loc, type, input, meshOf(op),
-                             rewriter.getDenseI64ArrayAttr(sources),
-                             DenseI64ArrayAttr()));
-  return success();
-})
+};
 
 // A redistribute's exchange table comes from the planner's computeExchange,
 // the one the plan was priced with: every byte the program moves is one the
 // cost counted.
-DIST_LOCALIZE_PATTERN(RedistributeOp, {
-  FlatSymbolRefAttr fromName = meshOf(op);
-  FlatSymbolRefAttr toName = getSharding(op.getType()).getMesh();
-  const MeshInfo *from = meshes.lookup(fromName.getValue());
-  const MeshInfo *to = meshes.lookup(toName.getValue());
-  auto emitError = [&] { return op.emitOpError(); };
-  FailureOr<planner::Layout> src =
-      getPlannerLayout(getSharding(op.getInput().getType()), from->op, emitError);
-  FailureOr<planner::Layout> dst =
-      getPlannerLayout(getSharding(op.getType()), to->op, emitError);
-  if (failed(src) || failed(dst))
-    return failure();
-  bool sameMesh = fromName == toName;
-  // Prices do not matter here, only who sends what.
-  planner::TransferLinks links({0, 0});
-  std::vector<int64_t> shape(op.getType().getShape());
-  llvm::Expected<planner::Exchange> exchange = planner::computeExchange(
-      from->mesh, *src, to->mesh, *dst, shape, /*elementBytes=*/1, sameMesh,
-      links);
-  if (!exchange)
-    return op.emitOpError() << llvm::toString(exchange.takeError());
-  std::vector<int64_t> table = planner::exchangeTable(
-      *exchange, from->mesh, *src, to->mesh, *dst, shape);
-  rewriter.replaceOp(op, LocalRedistributeOp::create(
-                             rewriter, loc, type, input, fromName, toName,
-                             rewriter.getDenseI64ArrayAttr(table)));
-  return success();
-})
-
-#undef DIST_LOCALIZE_PATTERN
+struct LocalizeRedistributeOp : LocalizePattern<RedistributeOp> {
+  using LocalizePattern::LocalizePattern;
+  LogicalResult localize(RedistributeOp op, Value input, RankedTensorType type,
+                         Location loc,
+                         ConversionPatternRewriter &rewriter) const override {
+    FlatSymbolRefAttr fromName = meshOf(op);
+    FlatSymbolRefAttr toName = getSharding(op.getType()).getMesh();
+    const MeshInfo *from = meshes.lookup(fromName.getValue());
+    const MeshInfo *to = meshes.lookup(toName.getValue());
+    auto emitError = [&] { return op.emitOpError(); };
+    FailureOr<planner::Layout> src = getPlannerLayout(
+        getSharding(op.getInput().getType()), from->op, emitError);
+    FailureOr<planner::Layout> dst =
+        getPlannerLayout(getSharding(op.getType()), to->op, emitError);
+    if (failed(src) || failed(dst))
+      return failure();
+    bool sameMesh = fromName == toName;
+    // Prices do not matter here, only who sends what.
+    planner::TransferLinks links({0, 0});
+    std::vector<int64_t> shape(op.getType().getShape());
+    llvm::Expected<planner::Exchange> exchange =
+        planner::computeExchange(from->mesh, *src, to->mesh, *dst, shape,
+                                 /*elementBytes=*/1, sameMesh, links);
+    if (!exchange)
+      return op.emitOpError() << llvm::toString(exchange.takeError());
+    std::vector<int64_t> table = planner::exchangeTable(
+        *exchange, from->mesh, *src, to->mesh, *dst, shape);
+    rewriter.replaceOp(op, LocalRedistributeOp::create(
+                               rewriter, loc, type, input, fromName, toName,
+                               rewriter.getDenseI64ArrayAttr(table)));
+    return success();
+  }
+};
 
 struct DistLocalizePass
     : public dist::impl::DistLocalizeBase<DistLocalizePass> {
@@ -413,11 +428,15 @@ struct DistLocalizePass
     MLIRContext *context = &getContext();
     RewritePatternSet patterns(context);
     ConversionTarget target(*context);
-    patterns.add<LocalizeAllGatherOp, LocalizeAllSliceOp, LocalizeAllToAllOp,
-                 LocalizeReduceScatterOp, LocalizeAllReduceOp,
-                 LocalizeReplicateToPartialOp, LocalizePermuteOp,
-                 LocalizeRedistributeOp>(
-        converter, context, meshes);
+    patterns.add<
+        LocalizeAllGatherOp, LocalizeAllToAllOp, LocalizePermuteOp,
+        LocalizeRedistributeOp,
+        LocalizeSameAttributes<AllSliceOp, LocalAllSliceOp>,
+        LocalizeSameAttributes<ReduceScatterOp, LocalReduceScatterOp>,
+        LocalizeSameAttributes<AllReduceOp, LocalAllReduceOp>,
+        LocalizeSameAttributes<ReplicateToPartialOp,
+                               LocalReplicateToPartialOp>>(converter, context,
+                                                           meshes);
     populateComputeLocalizationPatterns(converter, localizeContext, patterns,
                                         target);
     populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns,
@@ -425,14 +444,15 @@ struct DistLocalizePass
     populateCallOpTypeConversionPattern(patterns, converter);
     populateReturnOpTypeConversionPattern(patterns, converter);
 
-    target.addIllegalOp<AllGatherOp, AllSliceOp, AllToAllOp, ReduceScatterOp,
-                        AllReduceOp, ReplicateToPartialOp, PermuteOp,
-                        RedistributeOp, ReshardOp>();
+    // No global collective survives: each has its pattern above.
+    target.addIllegalOp<ReshardOp>();
     target.addDynamicallyLegalOp<func::FuncOp>([&](func::FuncOp op) {
       return converter.isSignatureLegal(op.getFunctionType());
     });
-    target.markUnknownOpDynamicallyLegal(
-        [&](Operation *op) { return converter.isLegal(op); });
+    target.markUnknownOpDynamicallyLegal([&](Operation *op) {
+      return !isCollectiveAt(op, CollectiveLevel::Global) &&
+             converter.isLegal(op);
+    });
     if (failed(applyPartialConversion(module, target, std::move(patterns))))
       signalPassFailure();
   }
@@ -474,7 +494,9 @@ struct DistLocalizePass
                      llvm::any_of(op->getResultTypes(), getSharding);
       if (!sharded)
         return;
-      if (isa<RedistributeOp>(op)) {
+      auto collective = dyn_cast<CollectiveOpInterface>(op);
+      if (collective &&
+          collective.getMoveKind() == planner::MoveKind::Redistribute) {
         for (Type type : {op->getOperand(0).getType(), op->getResult(0).getType()})
           if (ShardingAttr sharding = getSharding(type))
             if (const MeshInfo *info = meshes.lookup(sharding.getMesh().getValue()))
@@ -483,9 +505,8 @@ struct DistLocalizePass
                 return;
               }
       }
-      if (!isa<AllGatherOp, AllSliceOp, AllToAllOp, ReduceScatterOp,
-               AllReduceOp, ReplicateToPartialOp, PermuteOp, RedistributeOp,
-               func::ReturnOp, func::CallOp, scf::ForOp, scf::YieldOp>(op) &&
+      if (!isCollectiveAt(op, CollectiveLevel::Global) &&
+          !isa<func::ReturnOp, func::CallOp, scf::ForOp, scf::YieldOp>(op) &&
           !isLocalizableCompute(op)) {
         op->emitOpError("cannot be localized: dist-localize rewrites dist "
                         "collectives, calls, returns, loops and the compute "

@@ -23,7 +23,8 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/BuiltinOps.h"
-#include "llvm/ADT/TypeSwitch.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/WalkPatternRewriteDriver.h"
 
 namespace dist {
 #define GEN_PASS_DEF_CONVERTDISTTORUNTIME
@@ -299,139 +300,11 @@ int64_t groupSize(MeshOp mesh, ArrayRef<int64_t> axes) {
   return q;
 }
 
-class Lowering {
+/// What the patterns share: the runtime's calls and the functions' streams.
+class LoweringState {
 public:
-  Lowering(ModuleOp module, SymbolTableCollection &symbols, bool device)
-      : calls(module), symbols(symbols), device(device) {}
+  LoweringState(ModuleOp module, bool device) : calls(module), device(device) {}
 
-  LogicalResult lower(Operation *op) {
-    // A tensor with a zero extent has empty blocks on every device (local
-    // buffers have the same padded shape everywhere), so there is nothing to
-    // move and no device joins the collective: all skip it alike. (A
-    // memref.subview would also refuse offset 0 into the empty dim.)
-    if (llvm::any_of(op->getOperands(), [](Value v) {
-          auto type = dyn_cast<MemRefType>(v.getType());
-          return type && type.hasStaticShape() && type.getNumElements() == 0;
-        })) {
-      op->erase();
-      return success();
-    }
-    OpBuilder b(op);
-    Location loc = op->getLoc();
-    Type elementType = memrefType(op->getOperand(0)).getElementType();
-    std::optional<int32_t> dtype = getRuntimeDType(elementType);
-    if (!dtype)
-      return op->emitOpError("element type ")
-             << elementType << " has no runtime equivalent";
-    std::unique_ptr<DataMover> mover;
-    if (device)
-      mover = std::make_unique<RuntimeMover>(calls, streamFor(op), *dtype);
-    else
-      mover = std::make_unique<LinalgMover>();
-    if (isa<BufferPackSegmentsOp, BufferUnpackSegmentsOp>(op)) {
-      lowerSegmentPacking(*mover, b, loc, op);
-      op->erase();
-      return success();
-    }
-    auto meshName = op->getAttrOfType<FlatSymbolRefAttr>("mesh");
-    auto meshOp = symbols.lookupNearestSymbolFrom<MeshOp>(op, meshName);
-    if (!meshOp)
-      return op->emitOpError("refers to unknown mesh ") << meshName;
-    Ctx ctx{b, loc, meshOp, *dtype, calls.mesh(b, loc, meshOp), *mover,
-            device ? streamFor(op) : Value()};
-    LogicalResult result =
-        llvm::TypeSwitch<Operation *, LogicalResult>(op)
-            .Case([&](BufferAllGatherOp o) { return lowerAllGather(ctx, o); })
-            .Case([&](BufferAllSliceOp o) { return lowerAllSlice(ctx, o); })
-            .Case([&](BufferAllToAllOp o) { return lowerAllToAll(ctx, o); })
-            .Case([&](BufferReduceScatterOp o) {
-              return lowerReduceScatter(ctx, o);
-            })
-            .Case([&](BufferAllReduceOp o) { return lowerAllReduce(ctx, o); })
-            .Case([&](BufferReplicateToPartialOp o) {
-              return lowerReplicateToPartial(ctx, o);
-            })
-            .Case([&](BufferPermuteOp o) { return lowerPermute(ctx, o); })
-            .Case([&](BufferRedistributeOp o) {
-              return lowerRedistribute(ctx, o);
-            })
-            .Default([](Operation *) { return failure(); });
-    if (succeeded(result))
-      op->erase();
-    return result;
-  }
-
-  /// Zero the output, then copy every piece between the per-segment and
-  /// the packed layout (SegmentPieces.h): strided copies of row ranges,
-  /// which run on the device's stream with target=gpu.
-  void lowerSegmentPacking(DataMover &mover, OpBuilder &b, Location loc,
-                           Operation *op) {
-    Value in = op->getOperand(0), out = op->getOperand(1);
-    bool packs = isa<BufferPackSegmentsOp>(op);
-    auto attr = [&](StringRef name) {
-      return op->getAttrOfType<DenseI64ArrayAttr>(name).asArrayRef();
-    };
-    int64_t dim = op->getAttrOfType<IntegerAttr>("dim").getInt();
-    int64_t parts = op->getAttrOfType<IntegerAttr>("parts").getInt();
-    mover.fill(b, loc, out, zeroOf(b, memrefType(out).getElementType()));
-    forEachSegmentPiece(
-        attr("blocks"), attr("pieces"), parts,
-        [&](int64_t blockRow, int64_t packedRow, int64_t rows) {
-          int64_t from = packs ? blockRow : packedRow;
-          int64_t to = packs ? packedRow : blockRow;
-          copyAlong(mover, b, loc, in, out, dim, b.getIndexAttr(from),
-                    b.getIndexAttr(to), b.getIndexAttr(rows));
-        });
-  }
-
-  /// This device's shard index: its group index over the axes.
-  LogicalResult lowerShardIndex(LocalShardIndexOp op) {
-    auto meshOp = symbols.lookupNearestSymbolFrom<MeshOp>(op, op.getMeshAttr());
-    if (!meshOp)
-      return op->emitOpError("refers to unknown mesh ") << op.getMeshAttr();
-    SmallVector<int64_t> axes;
-    for (StringRef name : op.getAxes().getAsValueRange<StringAttr>()) {
-      std::optional<unsigned> axis = meshOp.findAxis(name);
-      if (!axis)
-        return op->emitOpError("names unknown axis \"") << name << "\"";
-      axes.push_back(*axis);
-    }
-    OpBuilder b(op);
-    Value index = calls.groupIndex(b, op.getLoc(),
-                                   calls.mesh(b, op.getLoc(), meshOp), meshOp,
-                                   axes);
-    op.replaceAllUsesWith(index);
-    op.erase();
-    return success();
-  }
-
-  /// On the device, a buffer copy left by bufferization is a copy of backend
-  /// memory on the function's stream, not a host memcpy.
-  LogicalResult lowerCopy(memref::CopyOp copy) {
-    Type elementType = memrefType(copy.getSource()).getElementType();
-    std::optional<int32_t> dtype = getRuntimeDType(elementType);
-    if (!dtype)
-      return copy.emitOpError("element type ")
-             << elementType << " has no runtime equivalent";
-    OpBuilder b(copy);
-    RuntimeMover mover(calls, streamFor(copy), *dtype);
-    mover.copy(b, copy.getLoc(), copy.getSource(), copy.getTarget());
-    copy.erase();
-    return success();
-  }
-
-private:
-  struct Ctx {
-    OpBuilder &b;
-    Location loc;
-    MeshOp mesh;
-    int32_t dtype;
-    Value meshHandle;
-    DataMover &mover;
-    Value stream; // null: the runtime's own stream (synchronous on cpu)
-  };
-
-public:
   /// The stream of the function holding `op`: fetched once at its entry, so
   /// that every call of the function is ordered on it.
   Value streamFor(Operation *op) {
@@ -445,61 +318,181 @@ public:
     return stream;
   }
 
-private:
-
-  template <typename OpTy> SmallVector<int64_t> axesOf(OpTy op, MeshOp mesh) {
-    SmallVector<int64_t> axes;
-    for (StringRef name : op.getAxes().template getAsValueRange<StringAttr>())
-      axes.push_back(*mesh.findAxis(name));
-    return axes;
+  MeshOp lookupMesh(Operation *op, FlatSymbolRefAttr name) {
+    return symbols.lookupNearestSymbolFrom<MeshOp>(op, name);
   }
 
-  Value ptr(Ctx &c, Value memref) { return calls.bufferPtr(c.b, c.loc, memref); }
-  Value i64(Ctx &c, int64_t v) { return calls.i64(c.b, c.loc, v); }
-  Value i32(Ctx &c, int32_t v) { return calls.i32(c.b, c.loc, v); }
-  Value null(Ctx &c) { return calls.nullPtr(c.b, c.loc); }
+  RuntimeCalls calls;
+  bool device;
+  /// Set by the first error: the pass stops there, reporting one located
+  /// error as a walk that returns at the first failure would.
+  bool failed = false;
+
+private:
+  SymbolTableCollection symbols;
+  DenseMap<Operation *, Value> streams;
+};
+
+/// One buffer op being lowered: where the calls go and what they share.
+struct Ctx {
+  PatternRewriter &b;
+  Location loc;
+  RuntimeCalls &calls;
+  int32_t dtype;
+  DataMover &mover;
+  MeshOp mesh;
+  Value meshHandle;
+  Value stream; // null: the runtime's own stream (synchronous on cpu)
+
+  Value ptr(Value memref) { return calls.bufferPtr(b, loc, memref); }
+  Value i64(int64_t v) { return calls.i64(b, loc, v); }
+  Value i32(int32_t v) { return calls.i32(b, loc, v); }
+  Value streamArg() { return stream ? stream : calls.nullPtr(b, loc); }
+  Value group(ArrayRef<int64_t> axes) {
+    return calls.group(b, loc, meshHandle, axes);
+  }
 
   /// (group, send, recv, countPerRank, dtype[, redop], stream) -> status.
-  void collective(Ctx &c, StringRef name, Value group, Value send, Value recv,
+  void collective(StringRef name, Value group, Value send, Value recv,
                   int64_t count, std::optional<int32_t> redop = std::nullopt) {
-    SmallVector<Value> args{group, ptr(c, send), ptr(c, recv), i64(c, count),
-                            i32(c, c.dtype)};
+    SmallVector<Value> args{group, ptr(send), ptr(recv), i64(count),
+                            i32(dtype)};
     if (redop)
-      args.push_back(i32(c, *redop));
-    args.push_back(c.stream ? c.stream : null(c));
+      args.push_back(i32(*redop));
+    args.push_back(streamArg());
     // The runtime aborts the job on any failure (its default), so the
     // status needs no check here.
-    calls.call(c.b, c.loc, name, c.b.getI32Type(), args);
+    calls.call(b, loc, name, b.getI32Type(), args);
+  }
+};
+
+/// The steps every buffer op's lowering shares, around `body`: a tensor
+/// with a zero extent has empty blocks on every device (local buffers have
+/// the same padded shape everywhere), so there is nothing to move and no
+/// device joins the collective: all skip it alike (a memref.subview would
+/// also refuse offset 0 into the empty dim). Otherwise the element type
+/// needs a runtime code, and `mesh` (null: the op talks to no device) is
+/// registered with the runtime before the body runs.
+LogicalResult lowerBufferOp(LoweringState &state, Operation *op,
+                            FlatSymbolRefAttr mesh, PatternRewriter &rewriter,
+                            function_ref<LogicalResult(Ctx &)> body) {
+  if (state.failed)
+    return failure();
+  if (llvm::any_of(op->getOperands(), [](Value v) {
+        auto type = dyn_cast<MemRefType>(v.getType());
+        return type && type.hasStaticShape() && type.getNumElements() == 0;
+      })) {
+    rewriter.eraseOp(op);
+    return success();
+  }
+  rewriter.setInsertionPoint(op);
+  Location loc = op->getLoc();
+  auto fail = [&](InFlightDiagnostic diag) {
+    state.failed = true;
+    return diag;
+  };
+  Type elementType = memrefType(op->getOperand(0)).getElementType();
+  std::optional<int32_t> dtype = getRuntimeDType(elementType);
+  if (!dtype)
+    return fail(op->emitOpError("element type ")
+                << elementType << " has no runtime equivalent");
+  std::unique_ptr<DataMover> mover;
+  if (state.device)
+    mover = std::make_unique<RuntimeMover>(state.calls, state.streamFor(op),
+                                           *dtype);
+  else
+    mover = std::make_unique<LinalgMover>();
+  Ctx ctx{rewriter, loc,      state.calls, *dtype,
+          *mover,   MeshOp(), Value(),     Value()};
+  if (mesh) {
+    ctx.mesh = state.lookupMesh(op, mesh);
+    if (!ctx.mesh)
+      return fail(op->emitOpError("refers to unknown mesh ") << mesh);
+    ctx.meshHandle = state.calls.mesh(rewriter, loc, ctx.mesh);
+    if (state.device)
+      ctx.stream = state.streamFor(op);
+  }
+  if (failed(body(ctx))) {
+    state.failed = true;
+    return failure();
+  }
+  rewriter.eraseOp(op);
+  return success();
+}
+
+/// Lowers the buffer-level collectives of one move kind to runtime calls;
+/// each kind's pattern says how in `lower`.
+class CollectiveLowering
+    : public OpInterfaceRewritePattern<CollectiveOpInterface> {
+public:
+  CollectiveLowering(MLIRContext *context, LoweringState &state,
+                     planner::MoveKind kind)
+      : OpInterfaceRewritePattern(context), state(state), kind(kind) {}
+
+  LogicalResult matchAndRewrite(CollectiveOpInterface op,
+                                PatternRewriter &rewriter) const final {
+    if (op.getLevel() != CollectiveLevel::Buffer || op.getMoveKind() != kind)
+      return failure();
+    return lowerBufferOp(state, op, op.getMeshAttr(), rewriter,
+                         [&](Ctx &c) { return lower(c, op); });
   }
 
-  LogicalResult lowerAllGather(Ctx &c, BufferAllGatherOp op) {
-    SmallVector<int64_t> axes = axesOf(op, c.mesh);
-    int64_t q = groupSize(c.mesh, axes), dim = op.getDim();
+protected:
+  virtual LogicalResult lower(Ctx &c, CollectiveOpInterface op) const = 0;
+
+  /// The group's axes and its size.
+  static std::pair<SmallVector<int64_t>, int64_t>
+  groupOf(Ctx &c, CollectiveOpInterface op) {
+    SmallVector<int64_t> axes = op.getAxisIndices(c.mesh);
+    return {axes, groupSize(c.mesh, axes)};
+  }
+
+  LoweringState &state;
+
+private:
+  planner::MoveKind kind;
+};
+
+/// A pattern for move `Kind`.
+template <planner::MoveKind Kind>
+struct CollectiveLoweringOf : CollectiveLowering {
+  CollectiveLoweringOf(MLIRContext *context, LoweringState &state)
+      : CollectiveLowering(context, state, Kind) {}
+};
+
+struct LowerAllGather : CollectiveLoweringOf<planner::MoveKind::AllGather> {
+  using CollectiveLoweringOf::CollectiveLoweringOf;
+  LogicalResult lower(Ctx &c, CollectiveOpInterface op) const override {
+    auto [axes, q] = groupOf(c, op);
+    int64_t dim = *op.getMoveDim();
     Value in = op.getInput(), out = op.getOutput();
     ArrayRef<int64_t> shape = memrefType(in).getShape();
-    Value group = calls.group(c.b, c.loc, c.meshHandle, axes);
+    Value group = c.group(axes);
     if (isChunkMajor(shape, dim) &&
         memrefType(out).getDimSize(dim) == q * shape[dim]) {
-      collective(c, "distRtAllGather", group, in, out, numElements(in));
+      c.collective("distRtAllGather", group, in, out, numElements(in));
       return success();
     }
-    Value chunks = allocChunks(c.b, c.loc, q, shape, memrefType(in).getElementType());
-    collective(c, "distRtAllGather", group, in, chunks, numElements(in));
+    Value chunks =
+        allocChunks(c.b, c.loc, q, shape, memrefType(in).getElementType());
+    c.collective("distRtAllGather", group, in, chunks, numElements(in));
     unpackChunks(c.mover, c.b, c.loc, chunks, out, dim);
     memref::DeallocOp::create(c.b, c.loc, chunks);
     return success();
   }
+};
 
-  LogicalResult lowerAllToAll(Ctx &c, BufferAllToAllOp op) {
-    SmallVector<int64_t> axes = axesOf(op, c.mesh);
-    int64_t q = groupSize(c.mesh, axes);
-    int64_t dim = op.getDim(), toDim = op.getToDim();
+struct LowerAllToAll : CollectiveLoweringOf<planner::MoveKind::AllToAll> {
+  using CollectiveLoweringOf::CollectiveLoweringOf;
+  LogicalResult lower(Ctx &c, CollectiveOpInterface op) const override {
+    auto [axes, q] = groupOf(c, op);
+    int64_t dim = *op.getMoveDim(), toDim = *op.getMoveToDim();
     Value in = op.getInput(), out = op.getOutput();
     Type elementType = memrefType(in).getElementType();
     // Each chunk is the input with `toDim` cut to the output's extent.
     SmallVector<int64_t> chunkShape(memrefType(in).getShape());
     chunkShape[toDim] = memrefType(out).getDimSize(toDim);
-    Value group = calls.group(c.b, c.loc, c.meshHandle, axes);
+    Value group = c.group(axes);
 
     bool packed = !(isChunkMajor(chunkShape, toDim) &&
                     q * chunkShape[toDim] == memrefType(in).getDimSize(toDim));
@@ -507,8 +500,8 @@ private:
                   memrefType(out).getDimSize(dim) == q * chunkShape[dim];
     // When both sides split evenly, the runtime reads and writes the chunks
     // in place (strided): no pack before the exchange, no unpack after.
-    if ((packed || !direct) && lowerStridedAllToAll(c, group, in, out,
-                                                    chunkShape, q, dim, toDim))
+    if ((packed || !direct) &&
+        lowerStrided(c, group, in, out, chunkShape, q, dim, toDim))
       return success();
 
     Value send = in;
@@ -516,11 +509,12 @@ private:
       send = allocChunks(c.b, c.loc, q, chunkShape, elementType);
       packChunks(c.mover, c.b, c.loc, in, send, toDim);
     }
-    Value recv = direct ? out : allocChunks(c.b, c.loc, q, chunkShape, elementType);
+    Value recv =
+        direct ? out : allocChunks(c.b, c.loc, q, chunkShape, elementType);
     int64_t count = 1;
     for (int64_t s : chunkShape)
       count *= s;
-    collective(c, "distRtAllToAll", group, send, recv, count);
+    c.collective("distRtAllToAll", group, send, recv, count);
     if (!direct) {
       unpackChunks(c.mover, c.b, c.loc, recv, out, dim);
       memref::DeallocOp::create(c.b, c.loc, recv);
@@ -535,9 +529,9 @@ private:
   /// emitted) when a side does not split evenly -- the last chunk then has
   /// padding to zero-fill or to drop, which the staged path handles -- or
   /// the buffers are not plain row-major.
-  bool lowerStridedAllToAll(Ctx &c, Value group, Value in, Value out,
-                            ArrayRef<int64_t> chunkShape, int64_t q,
-                            int64_t dim, int64_t toDim) {
+  static bool lowerStrided(Ctx &c, Value group, Value in, Value out,
+                           ArrayRef<int64_t> chunkShape, int64_t q, int64_t dim,
+                           int64_t toDim) {
     MemRefType inType = memrefType(in), outType = memrefType(out);
     int64_t rank = inType.getRank();
     if (rank >= DIST_RT_MAX_COPY_DIMS || !inType.getLayout().isIdentity() ||
@@ -554,53 +548,64 @@ private:
     SmallVector<int64_t> inStrides = rowMajor(inType.getShape());
     SmallVector<int64_t> outStrides = rowMajor(outType.getShape());
     Value args[] = {group,
-                    i64(c, rank),
-                    calls.constArray(c.b, c.loc, chunkShape),
-                    ptr(c, in),
-                    calls.constArray(c.b, c.loc, inStrides),
-                    i64(c, chunkShape[toDim] * inStrides[toDim]),
-                    ptr(c, out),
-                    calls.constArray(c.b, c.loc, outStrides),
-                    i64(c, chunkShape[dim] * outStrides[dim]),
-                    i32(c, c.dtype),
-                    c.stream ? c.stream : null(c)};
-    calls.call(c.b, c.loc, "distRtAllToAllStrided", c.b.getI32Type(), args);
+                    c.i64(rank),
+                    c.calls.constArray(c.b, c.loc, chunkShape),
+                    c.ptr(in),
+                    c.calls.constArray(c.b, c.loc, inStrides),
+                    c.i64(chunkShape[toDim] * inStrides[toDim]),
+                    c.ptr(out),
+                    c.calls.constArray(c.b, c.loc, outStrides),
+                    c.i64(chunkShape[dim] * outStrides[dim]),
+                    c.i32(c.dtype),
+                    c.streamArg()};
+    c.calls.call(c.b, c.loc, "distRtAllToAllStrided", c.b.getI32Type(), args);
     return true;
   }
+};
 
-  LogicalResult lowerReduceScatter(Ctx &c, BufferReduceScatterOp op) {
-    SmallVector<int64_t> axes = axesOf(op, c.mesh);
-    int64_t q = groupSize(c.mesh, axes), dim = op.getDim();
+struct LowerReduceScatter
+    : CollectiveLoweringOf<planner::MoveKind::ReduceScatter> {
+  using CollectiveLoweringOf::CollectiveLoweringOf;
+  LogicalResult lower(Ctx &c, CollectiveOpInterface op) const override {
+    auto [axes, q] = groupOf(c, op);
+    int64_t dim = *op.getMoveDim();
     Value in = op.getInput(), out = op.getOutput();
     ArrayRef<int64_t> chunkShape = memrefType(out).getShape();
-    Value group = calls.group(c.b, c.loc, c.meshHandle, axes);
+    Value group = c.group(axes);
     Value send = in;
     bool packed = !(isChunkMajor(chunkShape, dim) &&
                     q * chunkShape[dim] == memrefType(in).getDimSize(dim));
     if (packed) {
-      send = allocChunks(c.b, c.loc, q, chunkShape, memrefType(in).getElementType());
+      send = allocChunks(c.b, c.loc, q, chunkShape,
+                         memrefType(in).getElementType());
       packChunks(c.mover, c.b, c.loc, in, send, dim);
     }
-    collective(c, "distRtReduceScatter", group, send, out, numElements(out),
-               getRuntimeReduction(op.getReduction()));
+    c.collective("distRtReduceScatter", group, send, out, numElements(out),
+                 getRuntimeReduction(*op.getMoveReduction()));
     if (packed)
       memref::DeallocOp::create(c.b, c.loc, send);
     return success();
   }
+};
 
-  LogicalResult lowerAllReduce(Ctx &c, BufferAllReduceOp op) {
-    Value group = calls.group(c.b, c.loc, c.meshHandle, axesOf(op, c.mesh));
-    collective(c, "distRtAllReduce", group, op.getInput(), op.getOutput(),
-               numElements(op.getInput()),
-               getRuntimeReduction(op.getReduction()));
+struct LowerAllReduce : CollectiveLoweringOf<planner::MoveKind::AllReduce> {
+  using CollectiveLoweringOf::CollectiveLoweringOf;
+  LogicalResult lower(Ctx &c, CollectiveOpInterface op) const override {
+    Value group = c.group(op.getAxisIndices(c.mesh));
+    c.collective("distRtAllReduce", group, op.getInput(), op.getOutput(),
+                 numElements(op.getInput()),
+                 getRuntimeReduction(*op.getMoveReduction()));
     return success();
   }
+};
 
-  /// Keeps entries [r*S, (r+1)*S) of `dim`, r = this device's group index;
-  /// whatever lies past the input is zero.
-  LogicalResult lowerAllSlice(Ctx &c, BufferAllSliceOp op) {
-    SmallVector<int64_t> axes = axesOf(op, c.mesh);
-    int64_t q = groupSize(c.mesh, axes), dim = op.getDim();
+/// Keeps entries [r*S, (r+1)*S) of `dim`, r = this device's group index;
+/// whatever lies past the input is zero.
+struct LowerAllSlice : CollectiveLoweringOf<planner::MoveKind::AllSlice> {
+  using CollectiveLoweringOf::CollectiveLoweringOf;
+  LogicalResult lower(Ctx &c, CollectiveOpInterface op) const override {
+    auto [axes, q] = groupOf(c, op);
+    int64_t dim = *op.getMoveDim();
     Value in = op.getInput(), out = op.getOutput();
     int64_t extent = memrefType(in).getDimSize(dim);
     int64_t size = memrefType(out).getDimSize(dim);
@@ -608,25 +613,30 @@ private:
     Location loc = c.loc;
     if (q * size > extent)
       c.mover.fill(b, loc, out, zeroOf(b, memrefType(out).getElementType()));
-    Value r = calls.groupIndex(b, loc, c.meshHandle, c.mesh, axes);
+    Value r = c.calls.groupIndex(b, loc, c.meshHandle, c.mesh, axes);
     // offset = min(r*S, extent); rows = min(S, extent - offset).
     Value extentV = arith::ConstantIndexOp::create(b, loc, extent);
-    Value offset = arith::MinUIOp::create(b, loc, times(b, loc, r, size), extentV);
+    Value offset =
+        arith::MinUIOp::create(b, loc, times(b, loc, r, size), extentV);
     Value rows = arith::MinUIOp::create(
         b, loc, arith::ConstantIndexOp::create(b, loc, size),
         arith::SubIOp::create(b, loc, extentV, offset));
     copyAlong(c.mover, b, loc, in, out, dim, offset, b.getIndexAttr(0), rows);
     return success();
   }
+};
 
-  /// Group member 0 keeps the value; for sum and prod the others hold the
-  /// identity, for max, min and avg the value itself.
-  LogicalResult lowerReplicateToPartial(Ctx &c, BufferReplicateToPartialOp op) {
+/// Group member 0 keeps the value; for sum and prod the others hold the
+/// identity, for max, min and avg the value itself.
+struct LowerReplicateToPartial
+    : CollectiveLoweringOf<planner::MoveKind::ReplicateToPartial> {
+  using CollectiveLoweringOf::CollectiveLoweringOf;
+  LogicalResult lower(Ctx &c, CollectiveOpInterface op) const override {
     OpBuilder &b = c.b;
     Location loc = c.loc;
     Value in = op.getInput(), out = op.getOutput();
     Type elementType = memrefType(in).getElementType();
-    ReductionKind kind = op.getReduction();
+    ReductionKind kind = *op.getMoveReduction();
     if (kind != ReductionKind::sum && kind != ReductionKind::prod) {
       c.mover.copy(b, loc, in, out);
       return success();
@@ -636,9 +646,11 @@ private:
       identity = isa<FloatType>(elementType)
                      ? TypedAttr(b.getFloatAttr(elementType, 1.0))
                      : TypedAttr(b.getIntegerAttr(elementType, 1));
-    Value r = calls.groupIndex(b, loc, c.meshHandle, c.mesh, axesOf(op, c.mesh));
-    Value isFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, r,
-                                          arith::ConstantIndexOp::create(b, loc, 0));
+    Value r = c.calls.groupIndex(b, loc, c.meshHandle, c.mesh,
+                                 op.getAxisIndices(c.mesh));
+    Value isFirst =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, r,
+                              arith::ConstantIndexOp::create(b, loc, 0));
     scf::IfOp::create(
         b, loc, isFirst,
         [&](OpBuilder &nb, Location nl) {
@@ -651,26 +663,31 @@ private:
         });
     return success();
   }
+};
 
-  /// Whole-buffer exchange along the compile-time table: rank r receives
-  /// from sources[r] and sends to every rank naming it.
-  LogicalResult lowerPermute(Ctx &c, BufferPermuteOp op) {
+/// Whole-buffer exchange: along the compile-time table (rank r receives
+/// from sources[r] and sends to every rank naming it), or along the two
+/// layouts, from which the runtime builds the table.
+struct LowerPermute : CollectiveLoweringOf<planner::MoveKind::Permute> {
+  using CollectiveLoweringOf::CollectiveLoweringOf;
+  LogicalResult lower(Ctx &c, CollectiveOpInterface collective) const override {
+    auto op = cast<BufferPermuteOp>(collective);
     if (std::optional<ArrayRef<int64_t>> dimAxes = op.getDimAxes()) {
-      // The runtime builds the tables from the layouts.
       SmallVector<int64_t> entries(dimAxes->begin(), dimAxes->end());
       int64_t size = entries.size();
       if (entries.empty())
         entries.push_back(0); // an address even for a rank-0 tensor
       Value args[] = {c.meshHandle,
-                      ptr(c, op.getInput()),
-                      ptr(c, op.getOutput()),
-                      i64(c, numElements(op.getInput())),
-                      i32(c, c.dtype),
-                      i64(c, memrefType(op.getInput()).getRank()),
-                      calls.constArray(c.b, c.loc, entries),
-                      i64(c, size),
-                      c.stream ? c.stream : null(c)};
-      calls.call(c.b, c.loc, "distRtPermuteByLayouts", c.b.getI32Type(), args);
+                      c.ptr(op.getInput()),
+                      c.ptr(op.getOutput()),
+                      c.i64(numElements(op.getInput())),
+                      c.i32(c.dtype),
+                      c.i64(memrefType(op.getInput()).getRank()),
+                      c.calls.constArray(c.b, c.loc, entries),
+                      c.i64(size),
+                      c.streamArg()};
+      c.calls.call(c.b, c.loc, "distRtPermuteByLayouts", c.b.getI32Type(),
+                   args);
       return success();
     }
     ArrayRef<int64_t> sources = *op.getSources();
@@ -689,28 +706,32 @@ private:
     if (list.empty())
       list.push_back(-1);
     Value args[] = {c.meshHandle,
-                    ptr(c, op.getInput()),
-                    ptr(c, op.getOutput()),
-                    i64(c, numElements(op.getInput())),
-                    i32(c, c.dtype),
-                    calls.constArray(c.b, c.loc, sources),
-                    calls.constArray(c.b, c.loc, offsets),
-                    calls.constArray(c.b, c.loc, list),
-                    c.stream ? c.stream : null(c)};
-    calls.call(c.b, c.loc, "distRtPermute", c.b.getI32Type(), args);
+                    c.ptr(op.getInput()),
+                    c.ptr(op.getOutput()),
+                    c.i64(numElements(op.getInput())),
+                    c.i32(c.dtype),
+                    c.calls.constArray(c.b, c.loc, sources),
+                    c.calls.constArray(c.b, c.loc, offsets),
+                    c.calls.constArray(c.b, c.loc, list),
+                    c.streamArg()};
+    c.calls.call(c.b, c.loc, "distRtPermute", c.b.getI32Type(), args);
     return success();
   }
+};
 
-  /// Point-to-point boxes along the compile-time table (distRtExchange).
-  /// The target mesh is registered (c.meshHandle) so that a job too small
-  /// for its ranks fails with a clear message; the source mesh too.
-  LogicalResult lowerRedistribute(Ctx &c, BufferRedistributeOp op) {
-    auto source =
-        symbols.lookupNearestSymbolFrom<MeshOp>(op, op.getSourceMeshAttr());
+/// Point-to-point boxes along the compile-time table (distRtExchange).
+/// The target mesh is registered (c.meshHandle) so that a job too small
+/// for its ranks fails with a clear message; the source mesh too.
+struct LowerRedistribute
+    : CollectiveLoweringOf<planner::MoveKind::Redistribute> {
+  using CollectiveLoweringOf::CollectiveLoweringOf;
+  LogicalResult lower(Ctx &c, CollectiveOpInterface collective) const override {
+    auto op = cast<BufferRedistributeOp>(collective);
+    MeshOp source = state.lookupMesh(op, op.getSourceMeshAttr());
     if (!source)
       return op->emitOpError("refers to unknown mesh ")
              << op.getSourceMeshAttr();
-    calls.mesh(c.b, c.loc, source);
+    c.calls.mesh(c.b, c.loc, source);
     MemRefType in = memrefType(op.getInput()), out = memrefType(op.getOutput());
     ArrayRef<int64_t> table = op.getTable();
     int64_t width = 2 + 3 * in.getRank();
@@ -718,24 +739,120 @@ private:
     SmallVector<int64_t> entries(table.begin(), table.end());
     if (entries.empty())
       entries.push_back(-1);
-    Value args[] = {i64(c, in.getRank()),
-                    calls.constArray(c.b, c.loc, in.getShape()),
-                    ptr(c, op.getInput()),
-                    calls.constArray(c.b, c.loc, out.getShape()),
-                    ptr(c, op.getOutput()),
-                    i64(c, int64_t(table.size()) / width),
-                    calls.constArray(c.b, c.loc, entries),
-                    i32(c, c.dtype),
-                    c.stream ? c.stream : null(c)};
-    calls.call(c.b, c.loc, "distRtExchange", c.b.getI32Type(), args);
+    Value args[] = {c.i64(in.getRank()),
+                    c.calls.constArray(c.b, c.loc, in.getShape()),
+                    c.ptr(op.getInput()),
+                    c.calls.constArray(c.b, c.loc, out.getShape()),
+                    c.ptr(op.getOutput()),
+                    c.i64(int64_t(table.size()) / width),
+                    c.calls.constArray(c.b, c.loc, entries),
+                    c.i32(c.dtype),
+                    c.streamArg()};
+    c.calls.call(c.b, c.loc, "distRtExchange", c.b.getI32Type(), args);
+    return success();
+  }
+};
+
+/// Zero the output, then copy every piece between the per-segment and the
+/// packed layout (SegmentPieces.h): strided copies of row ranges, which run
+/// on the device's stream with target=gpu. No device takes part.
+template <typename OpTy, bool Packs>
+struct LowerSegmentPacking : OpRewritePattern<OpTy> {
+  LowerSegmentPacking(MLIRContext *context, LoweringState &state)
+      : OpRewritePattern<OpTy>(context), state(state) {}
+
+  LogicalResult matchAndRewrite(OpTy op,
+                                PatternRewriter &rewriter) const override {
+    return lowerBufferOp(state, op, /*mesh=*/{}, rewriter, [&](Ctx &c) {
+      Value in = op.getInput(), out = op.getOutput();
+      int64_t dim = op.getDim();
+      c.mover.fill(c.b, c.loc, out,
+                   zeroOf(c.b, memrefType(out).getElementType()));
+      forEachSegmentPiece(
+          op.getBlocks(), op.getPieces(), op.getParts(),
+          [&](int64_t blockRow, int64_t packedRow, int64_t rows) {
+            int64_t from = Packs ? blockRow : packedRow;
+            int64_t to = Packs ? packedRow : blockRow;
+            copyAlong(c.mover, c.b, c.loc, in, out, dim, c.b.getIndexAttr(from),
+                      c.b.getIndexAttr(to), c.b.getIndexAttr(rows));
+          });
+      return success();
+    });
+  }
+
+  LoweringState &state;
+};
+
+/// This device's shard index: its group index over the axes.
+struct LowerShardIndex : OpRewritePattern<LocalShardIndexOp> {
+  LowerShardIndex(MLIRContext *context, LoweringState &state)
+      : OpRewritePattern(context), state(state) {}
+
+  LogicalResult matchAndRewrite(LocalShardIndexOp op,
+                                PatternRewriter &rewriter) const override {
+    if (state.failed)
+      return failure();
+    MeshOp meshOp = state.lookupMesh(op, op.getMeshAttr());
+    if (!meshOp)
+      return fail(op->emitOpError("refers to unknown mesh ")
+                  << op.getMeshAttr());
+    SmallVector<int64_t> axes;
+    for (StringRef name : op.getAxes().getAsValueRange<StringAttr>()) {
+      std::optional<unsigned> axis = meshOp.findAxis(name);
+      if (!axis)
+        return fail(op->emitOpError("names unknown axis \"") << name << "\"");
+      axes.push_back(*axis);
+    }
+    rewriter.setInsertionPoint(op);
+    Location loc = op.getLoc();
+    Value index = state.calls.groupIndex(
+        rewriter, loc, state.calls.mesh(rewriter, loc, meshOp), meshOp, axes);
+    rewriter.replaceOp(op, index);
     return success();
   }
 
-  RuntimeCalls calls;
-  SymbolTableCollection &symbols;
-  bool device;
-  DenseMap<Operation *, Value> streams;
+  LogicalResult fail(InFlightDiagnostic diag) const {
+    state.failed = true;
+    return diag;
+  }
+
+  LoweringState &state;
 };
+
+/// On the device, a buffer copy left by bufferization is a copy of backend
+/// memory on the function's stream, not a host memcpy.
+struct LowerCopy : OpRewritePattern<memref::CopyOp> {
+  LowerCopy(MLIRContext *context, LoweringState &state)
+      : OpRewritePattern(context), state(state) {}
+
+  LogicalResult matchAndRewrite(memref::CopyOp copy,
+                                PatternRewriter &rewriter) const override {
+    if (state.failed)
+      return failure();
+    Type elementType = memrefType(copy.getSource()).getElementType();
+    std::optional<int32_t> dtype = getRuntimeDType(elementType);
+    if (!dtype) {
+      state.failed = true;
+      return copy.emitOpError("element type ")
+             << elementType << " has no runtime equivalent";
+    }
+    rewriter.setInsertionPoint(copy);
+    RuntimeMover mover(state.calls, state.streamFor(copy), *dtype);
+    mover.copy(rewriter, copy.getLoc(), copy.getSource(), copy.getTarget());
+    rewriter.eraseOp(copy);
+    return success();
+  }
+
+  LoweringState &state;
+};
+
+/// Whether `op` still works on tensors: a dist op before bufferization.
+bool needsBufferization(Operation *op) {
+  auto isTensor = [](Type type) { return isa<TensorType>(type); };
+  return isa<DistDialect>(op->getDialect()) &&
+         (llvm::any_of(op->getOperandTypes(), isTensor) ||
+          llvm::any_of(op->getResultTypes(), isTensor));
+}
 
 struct ConvertDistToRuntimePass
     : public dist::impl::ConvertDistToRuntimeBase<ConvertDistToRuntimePass> {
@@ -749,22 +866,9 @@ struct ConvertDistToRuntimePass
       return signalPassFailure();
     }
     bool device = target == "gpu";
-    SmallVector<Operation *> ops;
     bool leftovers = false;
     module.walk([&](Operation *op) {
-      if (isa<BufferAllGatherOp, BufferAllSliceOp, BufferAllToAllOp,
-              BufferReduceScatterOp, BufferAllReduceOp,
-              BufferReplicateToPartialOp, BufferPermuteOp,
-              BufferRedistributeOp, BufferPackSegmentsOp,
-              BufferUnpackSegmentsOp>(op))
-        ops.push_back(op);
-      else if (isa<LocalAllGatherOp, LocalAllSliceOp, LocalAllToAllOp,
-                   LocalReduceScatterOp, LocalAllReduceOp,
-                   LocalReplicateToPartialOp, LocalPermuteOp,
-                   LocalRedistributeOp, LocalPackSegmentsOp,
-                   LocalUnpackSegmentsOp, ReshardOp, AllGatherOp, AllSliceOp,
-                   AllToAllOp, ReduceScatterOp, AllReduceOp,
-                   ReplicateToPartialOp, PermuteOp, RedistributeOp>(op)) {
+      if (needsBufferization(op)) {
         op->emitOpError("must be bufferized before convert-dist-to-runtime "
                         "(run dist-localize and one-shot-bufferize first)");
         leftovers = true;
@@ -785,22 +889,30 @@ struct ConvertDistToRuntimePass
       if (compute)
         return signalPassFailure();
     }
-    SymbolTableCollection symbols;
-    Lowering lowering(module, symbols, device);
-    for (Operation *op : ops)
-      if (failed(lowering.lower(op)))
+    // Three walks, in this order, so that the runtime's declarations and
+    // constant tables are created in the same order whatever the program:
+    // the buffer ops, then the shard indices, then (gpu) the copies.
+    // The walk driver neither folds nor reorders, and visits each op once in
+    // program order.
+    MLIRContext *context = &getContext();
+    LoweringState state(module, device);
+    RewritePatternSet bufferOps(context);
+    bufferOps
+        .add<LowerAllGather, LowerAllSlice, LowerAllToAll, LowerReduceScatter,
+             LowerAllReduce, LowerReplicateToPartial, LowerPermute,
+             LowerRedistribute, LowerSegmentPacking<BufferPackSegmentsOp, true>,
+             LowerSegmentPacking<BufferUnpackSegmentsOp, false>>(context,
+                                                                 state);
+    RewritePatternSet shardIndices(context);
+    shardIndices.add<LowerShardIndex>(context, state);
+    RewritePatternSet copies(context);
+    if (device)
+      copies.add<LowerCopy>(context, state);
+    for (RewritePatternSet *patterns : {&bufferOps, &shardIndices, &copies}) {
+      walkAndApplyPatterns(module,
+                           FrozenRewritePatternSet(std::move(*patterns)));
+      if (state.failed)
         return signalPassFailure();
-    SmallVector<LocalShardIndexOp> shardIndices;
-    module.walk([&](LocalShardIndexOp op) { shardIndices.push_back(op); });
-    for (LocalShardIndexOp op : shardIndices)
-      if (failed(lowering.lowerShardIndex(op)))
-        return signalPassFailure();
-    if (device) {
-      SmallVector<memref::CopyOp> copies;
-      module.walk([&](memref::CopyOp copy) { copies.push_back(copy); });
-      for (memref::CopyOp copy : copies)
-        if (failed(lowering.lowerCopy(copy)))
-          return signalPassFailure();
     }
     // The meshes now live in the runtime calls' constant tables; drop the
     // symbols nothing refers to any more, so the module is plain LLVM-able IR.

@@ -14,6 +14,8 @@
 
 #include "mlir/IR/OpImplementation.h"
 
+#include "dist/Dialect/Dist/IR/DistCollectiveOpInterface.cpp.inc"
+
 using namespace mlir;
 using namespace dist;
 
@@ -124,62 +126,39 @@ static LogicalResult verifyGroupSupplies(Operation *op, int64_t q, int64_t dim,
 // Shared verifiers, one per semantics
 //===----------------------------------------------------------------------===//
 
-template <typename OpTy> static LogicalResult verifyAllGather(OpTy op) {
-  if (failed(verifyElementTypes(op)) || failed(verifyDim(op, op.getDim())))
+/// The dims a gather, slice, scatter or all-to-all names are in range and
+/// the others keep their size; `notLarger`, if any, is the error for a
+/// result larger than the input along `dim`.
+static LogicalResult verifyDims(CollectiveOpInterface op,
+                                StringRef notLarger = {}) {
+  int64_t dim = *op.getMoveDim();
+  if (failed(verifyElementTypes(op)) || failed(verifyDim(op, dim)))
     return failure();
-  return verifyOtherDimsEqual(op, {static_cast<int64_t>(op.getDim())});
-}
-template <typename OpTy>
-static LogicalResult verifyAllGatherSymbols(OpTy op,
-                                            SymbolTableCollection &t) {
-  FailureOr<int64_t> q = verifyGroup(op, op.getMeshAttr(), op.getAxes(), t);
-  if (failed(q))
+  SmallVector<int64_t, 2> changed{dim};
+  if (std::optional<int64_t> toDim = op.getMoveToDim()) {
+    if (failed(verifyDim(op, *toDim, "to_dim")))
+      return failure();
+    if (dim == *toDim)
+      return op.emitOpError("source and destination dim are both ") << dim;
+    if (failed(verifyNotLarger(op, *toDim,
+                               "chunks cannot be larger than the input along "
+                               "to_dim")))
+      return failure();
+    changed.push_back(*toDim);
+  }
+  if (!notLarger.empty() && failed(verifyNotLarger(op, dim, notLarger)))
     return failure();
-  return verifyGroupSupplies(op, *q, op.getDim(), "gathers");
-}
-
-template <typename OpTy> static LogicalResult verifyAllSlice(OpTy op) {
-  if (failed(verifyElementTypes(op)) || failed(verifyDim(op, op.getDim())) ||
-      failed(verifyNotLarger(op, op.getDim(),
-                             "a slice cannot be larger than its input along dim")))
-    return failure();
-  return verifyOtherDimsEqual(op, {static_cast<int64_t>(op.getDim())});
-}
-
-template <typename OpTy> static LogicalResult verifyAllToAll(OpTy op) {
-  if (failed(verifyElementTypes(op)) || failed(verifyDim(op, op.getDim())) ||
-      failed(verifyDim(op, op.getToDim(), "to_dim")))
-    return failure();
-  if (op.getDim() == op.getToDim())
-    return op.emitOpError("source and destination dim are both ")
-           << op.getDim();
-  if (failed(verifyNotLarger(op, op.getToDim(),
-                             "chunks cannot be larger than the input along "
-                             "to_dim")))
-    return failure();
-  return verifyOtherDimsEqual(op, {static_cast<int64_t>(op.getDim()),
-                                   static_cast<int64_t>(op.getToDim())});
-}
-template <typename OpTy>
-static LogicalResult verifyAllToAllSymbols(OpTy op, SymbolTableCollection &t) {
-  FailureOr<int64_t> q = verifyGroup(op, op.getMeshAttr(), op.getAxes(), t);
-  if (failed(q))
-    return failure();
-  return verifyGroupSupplies(op, *q, op.getDim(), "sends");
+  return verifyOtherDimsEqual(op, changed);
 }
 
-template <typename OpTy> static LogicalResult verifyReduceScatter(OpTy op) {
-  if (failed(verifyElementTypes(op)) || failed(verifyDim(op, op.getDim())) ||
-      failed(verifyNotLarger(op, op.getDim(),
-                             "a scattered chunk cannot be larger than its "
-                             "input along dim")))
-    return failure();
-  return verifyOtherDimsEqual(op, {static_cast<int64_t>(op.getDim())});
-}
-
-template <typename OpTy>
-static LogicalResult verifyGroupSymbols(OpTy op, SymbolTableCollection &t) {
-  return verifyGroup(op, op.getMeshAttr(), op.getAxes(), t);
+/// The optional array attribute `name`. The local and buffer forms of a
+/// collective are built from one Dist_Collective record, so they carry the
+/// same attributes under the same names.
+static std::optional<ArrayRef<int64_t>> arrayAttr(Operation *op,
+                                                  StringRef name) {
+  if (auto attr = op->getAttrOfType<DenseI64ArrayAttr>(name))
+    return attr.asArrayRef();
+  return std::nullopt;
 }
 
 /// `dim_axes`: per operand dim `nSrc, srcAxes, nDst, dstAxes`, axes in
@@ -224,8 +203,8 @@ static LogicalResult verifyPermuteDimAxes(Operation *op,
   return success();
 }
 
-template <typename OpTy>
-static LogicalResult verifyPermuteSymbols(OpTy op, SymbolTableCollection &t) {
+static LogicalResult verifyPermuteSymbols(CollectiveOpInterface op,
+                                          SymbolTableCollection &t) {
   FailureOr<MeshOp> mesh = lookupMesh(op, op.getMeshAttr(), t);
   if (failed(mesh))
     return failure();
@@ -233,8 +212,8 @@ static LogicalResult verifyPermuteSymbols(OpTy op, SymbolTableCollection &t) {
       getPlannerMesh(*mesh, [&] { return op.emitOpError(); });
   if (failed(plannerMesh))
     return failure();
-  std::optional<ArrayRef<int64_t>> table = op.getSources();
-  std::optional<ArrayRef<int64_t>> dimAxes = op.getDimAxes();
+  std::optional<ArrayRef<int64_t>> table = arrayAttr(op, "sources");
+  std::optional<ArrayRef<int64_t>> dimAxes = arrayAttr(op, "dim_axes");
   if (table.has_value() == dimAxes.has_value())
     return op.emitOpError("needs exactly one of `sources` (a table) and "
                           "`dim_axes` (the layouts)");
@@ -296,84 +275,58 @@ static LogicalResult verifyRedistributeTable(Operation *op,
   return success();
 }
 
-template <typename OpTy>
-static LogicalResult verifyRedistributeSymbols(OpTy op,
-                                               SymbolTableCollection &t) {
-  if (failed(lookupMesh(op, op.getSourceMeshAttr(), t)) ||
-      failed(lookupMesh(op, op.getMeshAttr(), t)))
+//===----------------------------------------------------------------------===//
+// The local and buffer levels, per move
+//===----------------------------------------------------------------------===//
+
+LogicalResult dist::verifyLocalCollective(CollectiveOpInterface op) {
+  switch (op.getMoveKind()) {
+  case planner::MoveKind::AllGather:
+  case planner::MoveKind::AllToAll:
+    return verifyDims(op);
+  case planner::MoveKind::AllSlice:
+    return verifyDims(op, "a slice cannot be larger than its input along dim");
+  case planner::MoveKind::ReduceScatter:
+    return verifyDims(op, "a scattered chunk cannot be larger than its input "
+                          "along dim");
+  case planner::MoveKind::AllReduce:
+  case planner::MoveKind::ReplicateToPartial:
+  case planner::MoveKind::Permute:
+    return verifySameType(op);
+  case planner::MoveKind::Redistribute:
+    return verifyRedistributeTable(op, *arrayAttr(op, "table"));
+  }
+  llvm_unreachable("unknown move kind");
+}
+
+LogicalResult dist::verifyLocalCollectiveSymbols(CollectiveOpInterface op,
+                                                 SymbolTableCollection &table) {
+  planner::MoveKind kind = op.getMoveKind();
+  if (kind == planner::MoveKind::Permute)
+    return verifyPermuteSymbols(op, table);
+  if (kind == planner::MoveKind::Redistribute)
+    return failure(
+        failed(lookupMesh(
+            op, op->getAttrOfType<FlatSymbolRefAttr>("source_mesh"), table)) ||
+        failed(lookupMesh(op, op.getMeshAttr(), table)));
+  FailureOr<int64_t> q =
+      verifyGroup(op, op.getMeshAttr(), op.getMoveAxes(), table);
+  if (failed(q))
     return failure();
+  if (kind == planner::MoveKind::AllGather)
+    return verifyGroupSupplies(op, *q, *op.getMoveDim(), "gathers");
+  if (kind == planner::MoveKind::AllToAll)
+    return verifyGroupSupplies(op, *q, *op.getMoveDim(), "sends");
   return success();
 }
 
-template <typename OpTy>
-static SmallVector<int64_t> axisIndicesOf(OpTy op, MeshOp mesh) {
+SmallVector<int64_t> CollectiveOpInterface::getAxisIndices(MeshOp mesh) {
   SmallVector<int64_t> indices;
-  for (StringRef name : op.getAxes().template getAsValueRange<StringAttr>())
-    if (std::optional<unsigned> index = mesh.findAxis(name))
-      indices.push_back(*index);
+  if (ArrayAttr axes = getMoveAxes())
+    for (StringRef name : axes.getAsValueRange<StringAttr>())
+      if (std::optional<unsigned> index = mesh.findAxis(name))
+        indices.push_back(*index);
   return indices;
-}
-
-//===----------------------------------------------------------------------===//
-// The two families
-//===----------------------------------------------------------------------===//
-
-#define DIST_GROUP_OP(Op, Verify, VerifySymbols)                               \
-  LogicalResult Op::verify() { return Verify(*this); }                         \
-  LogicalResult Op::verifySymbolUses(SymbolTableCollection &table) {           \
-    return VerifySymbols(*this, table);                                        \
-  }
-
-DIST_GROUP_OP(LocalAllGatherOp, verifyAllGather, verifyAllGatherSymbols)
-DIST_GROUP_OP(LocalAllSliceOp, verifyAllSlice, verifyGroupSymbols)
-DIST_GROUP_OP(LocalAllToAllOp, verifyAllToAll, verifyAllToAllSymbols)
-DIST_GROUP_OP(LocalReduceScatterOp, verifyReduceScatter, verifyGroupSymbols)
-DIST_GROUP_OP(LocalAllReduceOp, verifySameType, verifyGroupSymbols)
-DIST_GROUP_OP(LocalReplicateToPartialOp, verifySameType, verifyGroupSymbols)
-DIST_GROUP_OP(LocalPermuteOp, verifySameType, verifyPermuteSymbols)
-
-DIST_GROUP_OP(BufferAllGatherOp, verifyAllGather, verifyAllGatherSymbols)
-DIST_GROUP_OP(BufferAllSliceOp, verifyAllSlice, verifyGroupSymbols)
-DIST_GROUP_OP(BufferAllToAllOp, verifyAllToAll, verifyAllToAllSymbols)
-DIST_GROUP_OP(BufferReduceScatterOp, verifyReduceScatter, verifyGroupSymbols)
-DIST_GROUP_OP(BufferAllReduceOp, verifySameType, verifyGroupSymbols)
-DIST_GROUP_OP(BufferReplicateToPartialOp, verifySameType, verifyGroupSymbols)
-DIST_GROUP_OP(BufferPermuteOp, verifySameType, verifyPermuteSymbols)
-
-LogicalResult LocalRedistributeOp::verify() {
-  return verifyRedistributeTable(*this, getTable());
-}
-LogicalResult
-LocalRedistributeOp::verifySymbolUses(SymbolTableCollection &table) {
-  return verifyRedistributeSymbols(*this, table);
-}
-LogicalResult BufferRedistributeOp::verify() {
-  return verifyRedistributeTable(*this, getTable());
-}
-LogicalResult
-BufferRedistributeOp::verifySymbolUses(SymbolTableCollection &table) {
-  return verifyRedistributeSymbols(*this, table);
-}
-
-#undef DIST_GROUP_OP
-
-SmallVector<int64_t> LocalAllGatherOp::getAxisIndices(MeshOp mesh) {
-  return axisIndicesOf(*this, mesh);
-}
-SmallVector<int64_t> LocalAllSliceOp::getAxisIndices(MeshOp mesh) {
-  return axisIndicesOf(*this, mesh);
-}
-SmallVector<int64_t> LocalAllToAllOp::getAxisIndices(MeshOp mesh) {
-  return axisIndicesOf(*this, mesh);
-}
-SmallVector<int64_t> LocalReduceScatterOp::getAxisIndices(MeshOp mesh) {
-  return axisIndicesOf(*this, mesh);
-}
-SmallVector<int64_t> LocalAllReduceOp::getAxisIndices(MeshOp mesh) {
-  return axisIndicesOf(*this, mesh);
-}
-SmallVector<int64_t> LocalReplicateToPartialOp::getAxisIndices(MeshOp mesh) {
-  return axisIndicesOf(*this, mesh);
 }
 
 LogicalResult LocalShardIndexOp::verifySymbolUses(SymbolTableCollection &table) {

@@ -246,35 +246,6 @@ static LogicalResult verifyMoveResult(Operation *op, const ResolvedMove &r,
   return success();
 }
 
-template <typename OpTy>
-static LogicalResult verifyMoveOp(OpTy op, planner::MoveKind kind) {
-  if (failed(verifySameGlobalTensor(op, op.getInput(), op.getResult())))
-    return failure();
-  return verifyAxisList(op, op.getAxes(), kind);
-}
-
-template <typename OpTy>
-static LogicalResult verifyMoveSymbols(OpTy op, planner::Move move,
-                                       SymbolTableCollection &symbolTable) {
-  FailureOr<ResolvedMove> resolved = resolve(op, op.getInput(), op.getResult(),
-                                             op.getAxes(), symbolTable);
-  if (failed(resolved))
-    return failure();
-  return verifyMoveResult(op, *resolved, std::move(move),
-                          op.getInput().getType().getShape());
-}
-
-static planner::Move makeMove(planner::MoveKind kind, int64_t dim = -1,
-                              int64_t toDim = -1,
-                              ReductionKind reduction = ReductionKind::sum) {
-  planner::Move move;
-  move.kind = kind;
-  move.dim = dim;
-  move.toDim = toDim;
-  move.reduction = toPlanner(reduction);
-  return move;
-}
-
 //===----------------------------------------------------------------------===//
 // dist.reshard
 //===----------------------------------------------------------------------===//
@@ -355,75 +326,34 @@ void ReshardOp::getCanonicalizationPatterns(RewritePatternSet &results,
 // Collectives
 //===----------------------------------------------------------------------===//
 
-LogicalResult AllGatherOp::verify() {
-  return verifyMoveOp(*this, planner::MoveKind::AllGather);
-}
-LogicalResult AllGatherOp::verifySymbolUses(SymbolTableCollection &table) {
-  return verifyMoveSymbols(
-      *this, makeMove(planner::MoveKind::AllGather, getDim()), table);
-}
-
-LogicalResult AllSliceOp::verify() {
-  return verifyMoveOp(*this, planner::MoveKind::AllSlice);
-}
-LogicalResult AllSliceOp::verifySymbolUses(SymbolTableCollection &table) {
-  return verifyMoveSymbols(
-      *this, makeMove(planner::MoveKind::AllSlice, getDim()), table);
+LogicalResult dist::verifyMoveOp(CollectiveOpInterface op) {
+  std::optional<int64_t> dim = op.getMoveDim(), toDim = op.getMoveToDim();
+  if (dim && toDim && *dim == *toDim)
+    return op->emitOpError("source and destination dim are both ") << *dim;
+  if (failed(verifySameGlobalTensor(op, op.getInput(), op->getResult(0))))
+    return failure();
+  return verifyAxisList(op, op.getMoveAxes(), op.getMoveKind());
 }
 
-LogicalResult AllToAllOp::verify() {
-  if (getDim() == getToDim())
-    return emitOpError("source and destination dim are both ") << getDim();
-  return verifyMoveOp(*this, planner::MoveKind::AllToAll);
-}
-LogicalResult AllToAllOp::verifySymbolUses(SymbolTableCollection &table) {
-  return verifyMoveSymbols(
-      *this, makeMove(planner::MoveKind::AllToAll, getDim(), getToDim()),
-      table);
-}
-
-LogicalResult ReduceScatterOp::verify() {
-  return verifyMoveOp(*this, planner::MoveKind::ReduceScatter);
-}
-LogicalResult ReduceScatterOp::verifySymbolUses(SymbolTableCollection &table) {
-  return verifyMoveSymbols(*this,
-                           makeMove(planner::MoveKind::ReduceScatter, getDim(),
-                                    -1, getReduction()),
-                           table);
-}
-
-LogicalResult AllReduceOp::verify() {
-  return verifyMoveOp(*this, planner::MoveKind::AllReduce);
-}
-LogicalResult AllReduceOp::verifySymbolUses(SymbolTableCollection &table) {
-  return verifyMoveSymbols(
-      *this, makeMove(planner::MoveKind::AllReduce, -1, -1, getReduction()),
-      table);
-}
-
-LogicalResult ReplicateToPartialOp::verify() {
-  return verifyMoveOp(*this, planner::MoveKind::ReplicateToPartial);
-}
-LogicalResult
-ReplicateToPartialOp::verifySymbolUses(SymbolTableCollection &table) {
-  return verifyMoveSymbols(
-      *this,
-      makeMove(planner::MoveKind::ReplicateToPartial, -1, -1, getReduction()),
-      table);
-}
-
-LogicalResult PermuteOp::verify() {
-  return verifyMoveOp(*this, planner::MoveKind::Permute);
-}
-LogicalResult PermuteOp::verifySymbolUses(SymbolTableCollection &table) {
+/// The planner's move the op performs, from what the op says it is; the
+/// result layout the planner computes from it must be the op's.
+LogicalResult dist::verifyMoveSymbols(CollectiveOpInterface op,
+                                      SymbolTableCollection &table) {
+  Value input = op.getInput();
   FailureOr<ResolvedMove> resolved =
-      resolve(*this, getInput(), getResult(), getAxes(), table);
+      resolve(op, input, op->getResult(0), op.getMoveAxes(), table);
   if (failed(resolved))
     return failure();
-  planner::Move move = makeMove(planner::MoveKind::Permute);
-  move.permuteTarget = resolved->target;
-  return verifyMoveResult(*this, *resolved, std::move(move),
-                          getInput().getType().getShape());
+  planner::Move move;
+  move.kind = op.getMoveKind();
+  move.dim = op.getMoveDim().value_or(-1);
+  move.toDim = op.getMoveToDim().value_or(-1);
+  move.reduction =
+      toPlanner(op.getMoveReduction().value_or(ReductionKind::sum));
+  if (move.kind == planner::MoveKind::Permute)
+    move.permuteTarget = resolved->target;
+  return verifyMoveResult(op, *resolved, std::move(move),
+                          cast<RankedTensorType>(input.getType()).getShape());
 }
 
 #define GET_OP_CLASSES

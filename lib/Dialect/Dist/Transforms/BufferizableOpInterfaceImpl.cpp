@@ -28,10 +28,14 @@ MemRefType contiguousBufferType(Value tensor) {
   return MemRefType::get(type.getShape(), type.getElementType());
 }
 
-template <typename LocalOp, typename BufferOp>
+/// A local op with the BufferizesTo trait: its buffer form is
+/// LocalOp::BufferOp.
+template <typename LocalOp>
 struct LocalOpInterface
-    : public BufferizableOpInterface::ExternalModel<
-          LocalOpInterface<LocalOp, BufferOp>, LocalOp> {
+    : public BufferizableOpInterface::ExternalModel<LocalOpInterface<LocalOp>,
+                                                    LocalOp> {
+  using BufferOp = typename LocalOp::BufferOp;
+
   bool bufferizesToMemoryRead(Operation *, OpOperand &,
                               const AnalysisState &) const {
     return true;
@@ -81,32 +85,31 @@ struct LocalOpInterface
   }
 };
 
+/// Attaches the model to `OpTy` if it is a local op with a buffer form.
+template <typename OpTy, typename = void> struct AttachIfBufferizable {
+  static void attach(MLIRContext *) {}
+};
+template <typename OpTy>
+struct AttachIfBufferizable<OpTy, std::void_t<typename OpTy::BufferOp>> {
+  static void attach(MLIRContext *context) {
+    OpTy::template attachInterface<LocalOpInterface<OpTy>>(*context);
+  }
+};
+
+template <typename... OpTys> void attachToLocalOps(MLIRContext *context) {
+  (AttachIfBufferizable<OpTys>::attach(context), ...);
+}
+
 } // namespace
 
 void dist::registerBufferizableOpInterfaceExternalModels(
     DialectRegistry &registry) {
+  // Every op of the dialect that says it has a buffer form (the
+  // BufferizesTo trait Dist_LocalAndBufferOps gives each local op).
   registry.addExtension(+[](MLIRContext *context, DistDialect *) {
-    LocalAllGatherOp::attachInterface<
-        LocalOpInterface<LocalAllGatherOp, BufferAllGatherOp>>(*context);
-    LocalAllSliceOp::attachInterface<
-        LocalOpInterface<LocalAllSliceOp, BufferAllSliceOp>>(*context);
-    LocalAllToAllOp::attachInterface<
-        LocalOpInterface<LocalAllToAllOp, BufferAllToAllOp>>(*context);
-    LocalReduceScatterOp::attachInterface<
-        LocalOpInterface<LocalReduceScatterOp, BufferReduceScatterOp>>(
-        *context);
-    LocalAllReduceOp::attachInterface<
-        LocalOpInterface<LocalAllReduceOp, BufferAllReduceOp>>(*context);
-    LocalReplicateToPartialOp::attachInterface<LocalOpInterface<
-        LocalReplicateToPartialOp, BufferReplicateToPartialOp>>(*context);
-    LocalPermuteOp::attachInterface<
-        LocalOpInterface<LocalPermuteOp, BufferPermuteOp>>(*context);
-    LocalRedistributeOp::attachInterface<
-        LocalOpInterface<LocalRedistributeOp, BufferRedistributeOp>>(*context);
-    LocalPackSegmentsOp::attachInterface<
-        LocalOpInterface<LocalPackSegmentsOp, BufferPackSegmentsOp>>(*context);
-    LocalUnpackSegmentsOp::attachInterface<
-        LocalOpInterface<LocalUnpackSegmentsOp, BufferUnpackSegmentsOp>>(
-        *context);
+    attachToLocalOps<
+#define GET_OP_LIST
+#include "dist/Dialect/Dist/IR/DistOps.cpp.inc"
+        >(context);
   });
 }

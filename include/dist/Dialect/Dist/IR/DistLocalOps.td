@@ -15,21 +15,38 @@
 #define DIST_DIALECT_DIST_IR_DISTLOCALOPS_TD
 
 
-class Dist_LocalOp<string mnemonic, list<Trait> traits = []>
-    : Dist_Op<"local." # mnemonic, !listconcat(traits,
-        [DeclareOpInterfaceMethods<SymbolUserOpInterface>])> {
+// The per-device op of collective `c`, whose buffer form is `bufferOp`.
+class Dist_LocalOp<Dist_Collective c, string bufferOp, list<Trait> traits>
+    : Dist_Op<"local." # c.mnemonic, !listconcat(traits,
+        Dist_CollectiveTraits<c, "Local">.traits,
+        [Dist_BufferizesTo<bufferOp>])> {
+  let arguments = !con((ins AnyStaticShapeTensor:$input), c.meshAttrs,
+                       c.attrs);
   let results = (outs AnyStaticShapeTensor:$result);
+  let assemblyFormat = "$input " # c.meshFormat # " " # c.format #
+      " attr-dict `:` type($input) `->` type($result)";
   let hasVerifier = 1;
-  code commonLocalDecls = [{
-    /// The mesh axes of the group, as indices into the mesh's axes.
-    ::llvm::SmallVector<int64_t> getAxisIndices(MeshOp mesh);
-  }];
-  let extraClassDeclaration = commonLocalDecls;
+  let extraClassDeclaration = Dist_CollectiveTraits<c, "Local">.decls;
+  let extraClassDefinition = !if(c.isCollective, Dist_LocalVerifiers, "");
 }
 
-def Dist_LocalAllGatherOp : Dist_LocalOp<"all_gather"> {
-  let summary = "Concatenate the group's buffers along a dimension";
-  let description = [{
+// The local op `dist.local.<c.mnemonic>` (documented by `summary` and
+// `description`) and its buffer form `dist.buffer.<c.mnemonic>`, named
+// Dist_Local<NAME>Op and Dist_Buffer<NAME>Op.
+multiclass Dist_LocalAndBufferOps<Dist_Collective c, string summaryText,
+                                  string descriptionText,
+                                  list<Trait> traits = []> {
+  def Dist_Local # NAME # Op
+      : Dist_LocalOp<c, "::dist::Buffer" # NAME # "Op", traits> {
+    let summary = summaryText;
+    let description = descriptionText;
+  }
+  def Dist_Buffer # NAME # Op : Dist_BufferOp<c>;
+}
+
+defm AllGather : Dist_LocalAndBufferOps<Dist_AllGatherMove,
+    "Concatenate the group's buffers along a dimension",
+    [{
     Concatenates the buffers of the group members in group order along `dim`
     and keeps the first `result.shape[dim]` entries (the rest is padding of
     the coarser layout).
@@ -38,19 +55,11 @@ def Dist_LocalAllGatherOp : Dist_LocalOp<"all_gather"> {
     %1 = dist.local.all_gather %0 on @m axes = ["y"] dim = 1
         : tensor<8x4xf32> -> tensor<8x16xf32>
     ```
-  }];
-  let arguments = (ins AnyStaticShapeTensor:$input, FlatSymbolRefAttr:$mesh,
-                       StrArrayAttr:$axes,
-                       ConfinedAttr<I64Attr, [IntNonNegative]>:$dim);
-  let assemblyFormat = [{
-    $input `on` $mesh `axes` `=` $axes `dim` `=` $dim attr-dict
-    `:` type($input) `->` type($result)
-  }];
-}
+  }]>;
 
-def Dist_LocalAllSliceOp : Dist_LocalOp<"all_slice", [Pure]> {
-  let summary = "Keep this device's part of a dimension (no communication)";
-  let description = [{
+defm AllSlice : Dist_LocalAndBufferOps<Dist_AllSliceMove,
+    "Keep this device's part of a dimension (no communication)",
+    [{
     Returns entries `[r*S, (r+1)*S)` of `dim`, with `S = result.shape[dim]`
     and `r` this device's index in the group; entries past the input are
     zero.
@@ -59,19 +68,11 @@ def Dist_LocalAllSliceOp : Dist_LocalOp<"all_slice", [Pure]> {
     %1 = dist.local.all_slice %0 on @m axes = ["y"] dim = 0
         : tensor<8x16xf32> -> tensor<2x16xf32>
     ```
-  }];
-  let arguments = (ins AnyStaticShapeTensor:$input, FlatSymbolRefAttr:$mesh,
-                       StrArrayAttr:$axes,
-                       ConfinedAttr<I64Attr, [IntNonNegative]>:$dim);
-  let assemblyFormat = [{
-    $input `on` $mesh `axes` `=` $axes `dim` `=` $dim attr-dict
-    `:` type($input) `->` type($result)
-  }];
-}
+  }], [Pure]>;
 
-def Dist_LocalAllToAllOp : Dist_LocalOp<"all_to_all"> {
-  let summary = "Exchange chunks of one dimension for chunks of another";
-  let description = [{
+defm AllToAll : Dist_LocalAndBufferOps<Dist_AllToAllMove,
+    "Exchange chunks of one dimension for chunks of another",
+    [{
     Cuts `to_dim` of the input into `q` chunks of `result.shape[to_dim]`
     entries (zero past the input), sends chunk `j` to group member `j`, and
     concatenates the received chunks in group order along `dim`, keeping the
@@ -81,20 +82,11 @@ def Dist_LocalAllToAllOp : Dist_LocalOp<"all_to_all"> {
     %1 = dist.local.all_to_all %0 on @m axes = ["x"] dim = 0 to_dim = 1
         : tensor<8x16xf32> -> tensor<16x8xf32>
     ```
-  }];
-  let arguments = (ins AnyStaticShapeTensor:$input, FlatSymbolRefAttr:$mesh,
-                       StrArrayAttr:$axes,
-                       ConfinedAttr<I64Attr, [IntNonNegative]>:$dim,
-                       ConfinedAttr<I64Attr, [IntNonNegative]>:$to_dim);
-  let assemblyFormat = [{
-    $input `on` $mesh `axes` `=` $axes `dim` `=` $dim `to_dim` `=` $to_dim
-    attr-dict `:` type($input) `->` type($result)
-  }];
-}
+  }]>;
 
-def Dist_LocalReduceScatterOp : Dist_LocalOp<"reduce_scatter"> {
-  let summary = "Reduce the group's buffers and keep this device's chunk";
-  let description = [{
+defm ReduceScatter : Dist_LocalAndBufferOps<Dist_ReduceScatterMove,
+    "Reduce the group's buffers and keep this device's chunk",
+    [{
     Cuts `dim` of the input into `q` chunks of `result.shape[dim]` entries
     (zero past the input), reduces chunk `r` over the group with
     `reduction`, and returns it.
@@ -103,37 +95,20 @@ def Dist_LocalReduceScatterOp : Dist_LocalOp<"reduce_scatter"> {
     %1 = dist.local.reduce_scatter %0 on @m axes = ["y"] dim = 0 reduction = sum
         : tensor<16x16xf32> -> tensor<4x16xf32>
     ```
-  }];
-  let arguments = (ins AnyStaticShapeTensor:$input, FlatSymbolRefAttr:$mesh,
-                       StrArrayAttr:$axes,
-                       ConfinedAttr<I64Attr, [IntNonNegative]>:$dim,
-                       Dist_ReductionKind:$reduction);
-  let assemblyFormat = [{
-    $input `on` $mesh `axes` `=` $axes `dim` `=` $dim `reduction` `=` $reduction
-    attr-dict `:` type($input) `->` type($result)
-  }];
-}
+  }]>;
 
-def Dist_LocalAllReduceOp : Dist_LocalOp<"all_reduce"> {
-  let summary = "Reduce the group's buffers elementwise";
-  let description = [{
+defm AllReduce : Dist_LocalAndBufferOps<Dist_AllReduceMove,
+    "Reduce the group's buffers elementwise",
+    [{
     ```mlir
     %1 = dist.local.all_reduce %0 on @m axes = ["y"] reduction = max
         : tensor<16x16xf32> -> tensor<16x16xf32>
     ```
-  }];
-  let arguments = (ins AnyStaticShapeTensor:$input, FlatSymbolRefAttr:$mesh,
-                       StrArrayAttr:$axes, Dist_ReductionKind:$reduction);
-  let assemblyFormat = [{
-    $input `on` $mesh `axes` `=` $axes `reduction` `=` $reduction attr-dict
-    `:` type($input) `->` type($result)
-  }];
-}
+  }]>;
 
-def Dist_LocalReplicateToPartialOp
-    : Dist_LocalOp<"replicate_to_partial", [Pure]> {
-  let summary = "Keep the value on group member 0, the identity elsewhere";
-  let description = [{
+defm ReplicateToPartial : Dist_LocalAndBufferOps<Dist_ReplicateToPartialMove,
+    "Keep the value on group member 0, the identity elsewhere",
+    [{
     Member 0 of the group returns the input; for sum the others return 0 and
     for prod they return 1. For max, min and avg every member returns the
     input. (The 1s of prod also land in padding; padding is zero again after
@@ -143,18 +118,11 @@ def Dist_LocalReplicateToPartialOp
     %1 = dist.local.replicate_to_partial %0 on @m axes = ["y"] reduction = sum
         : tensor<16xf32> -> tensor<16xf32>
     ```
-  }];
-  let arguments = (ins AnyStaticShapeTensor:$input, FlatSymbolRefAttr:$mesh,
-                       StrArrayAttr:$axes, Dist_ReductionKind:$reduction);
-  let assemblyFormat = [{
-    $input `on` $mesh `axes` `=` $axes `reduction` `=` $reduction attr-dict
-    `:` type($input) `->` type($result)
-  }];
-}
+  }], [Pure]>;
 
-def Dist_LocalPermuteOp : Dist_LocalOp<"permute"> {
-  let summary = "Exchange whole buffers between the mesh's ranks";
-  let description = [{
+defm Permute : Dist_LocalAndBufferOps<Dist_LocalPermuteMove,
+    "Exchange whole buffers between the mesh's ranks",
+    [{
     Every rank receives its whole buffer from one rank (itself: keep the
     input) and sends its buffer to each rank that receives from it. Exactly
     one of two forms says who:
@@ -174,21 +142,11 @@ def Dist_LocalPermuteOp : Dist_LocalOp<"permute"> {
     %2 = dist.local.permute %0 on @m dim_axes = [1, 0, 1, 1]
         : tensor<8xf32> -> tensor<8xf32>
     ```
-  }];
-  let arguments = (ins AnyStaticShapeTensor:$input, FlatSymbolRefAttr:$mesh,
-                       OptionalAttr<DenseI64ArrayAttr>:$sources,
-                       OptionalAttr<DenseI64ArrayAttr>:$dim_axes);
-  let assemblyFormat = [{
-    $input `on` $mesh (`sources` `=` $sources^)? (`dim_axes` `=` $dim_axes^)?
-    attr-dict `:` type($input) `->` type($result)
-  }];
-  let extraClassDeclaration = "";
-}
+  }]>;
 
-def Dist_LocalRedistributeOp : Dist_Op<"local.redistribute",
-    [DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
-  let summary = "Exchange boxes between world ranks along a static table";
-  let description = [{
+defm Redistribute : Dist_LocalAndBufferOps<Dist_LocalRedistributeMove,
+    "Exchange boxes between world ranks along a static table",
+    [{
     The per-device form of `dist.redistribute`. `table` lists transfers of
     `2 + 3 * rank` integers each: source and destination world ranks, the
     box's offset in the sender's input, its offset in the receiver's result,
@@ -202,36 +160,9 @@ def Dist_LocalRedistributeOp : Dist_Op<"local.redistribute",
         table = [0, 1, 0, 2, 0, 0, 2, 2, 1, 0, 2, 0, 0, 0, 2, 2]
         : tensor<2x4xf32> -> tensor<4x2xf32>
     ```
-  }];
-  let arguments = (ins AnyStaticShapeTensor:$input,
-                       FlatSymbolRefAttr:$source_mesh,
-                       FlatSymbolRefAttr:$mesh, DenseI64ArrayAttr:$table);
-  let results = (outs AnyStaticShapeTensor:$result);
-  let hasVerifier = 1;
-  let assemblyFormat = [{
-    $input `from` $source_mesh `to` $mesh `table` `=` $table attr-dict
-    `:` type($input) `->` type($result)
-  }];
-}
+  }]>;
 
-class Dist_LocalSegmentsOp<string mnemonic, string summaryText,
-                           string descriptionText>
-    : Dist_Op<"local." # mnemonic, [Pure]> {
-  let summary = summaryText;
-  let description = descriptionText;
-  let arguments = (ins AnyStaticShapeTensor:$input,
-                       ConfinedAttr<I64Attr, [IntNonNegative]>:$dim,
-                       DenseI64ArrayAttr:$blocks, DenseI64ArrayAttr:$pieces,
-                       ConfinedAttr<I64Attr, [IntPositive]>:$parts);
-  let results = (outs AnyStaticShapeTensor:$result);
-  let hasVerifier = 1;
-  let assemblyFormat = [{
-    $input `dim` `=` $dim `blocks` `=` $blocks `pieces` `=` $pieces
-    `parts` `=` $parts attr-dict `:` type($input) `->` type($result)
-  }];
-}
-
-def Dist_LocalPackSegmentsOp : Dist_LocalSegmentsOp<"pack_segments",
+defm PackSegments : Dist_LocalAndBufferOps<Dist_PackSegmentsLocal,
     "Regroup a device's per-segment blocks into one chunk per group member",
     [{
     Along `dim` the input holds this device's block of each segment in turn
@@ -245,9 +176,9 @@ def Dist_LocalPackSegmentsOp : Dist_LocalSegmentsOp<"pack_segments",
     %1 = dist.local.pack_segments %0 dim = 0 blocks = [8, 4] pieces = [4, 2]
         parts = 2 : tensor<12x3xf32> -> tensor<12x3xf32>
     ```
-  }]>;
+  }], [Pure]>;
 
-def Dist_LocalUnpackSegmentsOp : Dist_LocalSegmentsOp<"unpack_segments",
+defm UnpackSegments : Dist_LocalAndBufferOps<Dist_UnpackSegmentsLocal,
     "Regroup one chunk per group member into per-segment blocks",
     [{
     The inverse of `dist.local.pack_segments`: the input is `parts` chunks of
@@ -260,7 +191,7 @@ def Dist_LocalUnpackSegmentsOp : Dist_LocalSegmentsOp<"unpack_segments",
     %1 = dist.local.unpack_segments %0 dim = 0 blocks = [8, 4] pieces = [4, 2]
         parts = 2 : tensor<12x3xf32> -> tensor<12x3xf32>
     ```
-  }]>;
+  }], [Pure]>;
 
 def Dist_LocalShardIndexOp : Dist_Op<"local.shard_index",
     [Pure, DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {

@@ -4,6 +4,7 @@
 #define DIST_DIALECT_DIST_IR_DISTOPS_H
 
 #include "dist/Dialect/Dist/IR/DistAttrs.h"
+#include "dist/Dialect/Dist/IR/DistCollectives.h"
 #include "dist/Dialect/Dist/IR/DistDialect.h"
 
 #include "mlir/Bytecode/BytecodeOpInterface.h"

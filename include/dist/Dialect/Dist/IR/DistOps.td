@@ -4,6 +4,7 @@
 #define DIST_DIALECT_DIST_IR_DISTOPS_TD
 
 include "dist/Dialect/Dist/IR/DistAttrs.td"
+include "dist/Dialect/Dist/IR/DistCollectives.td"
 include "mlir/IR/SymbolInterfaces.td"
 include "mlir/IR/BuiltinAttributes.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
@@ -109,14 +110,27 @@ def Dist_ReshardOp : Dist_Op<"reshard",
 // Every move takes one sharded tensor and returns it in the layout the move
 // produces; the verifier recomputes that layout and rejects any other, so an
 // invalid step cannot be written down.
-class Dist_MoveOp<string mnemonic, list<Trait> traits = []>
-    : Dist_Op<mnemonic, !listconcat(traits,
-        [Pure, DeclareOpInterfaceMethods<SymbolUserOpInterface>])> {
+class Dist_MoveOp<Dist_Collective c, list<Trait> traits = []>
+    : Dist_Op<c.mnemonic, !listconcat(traits, [Pure],
+        Dist_CollectiveTraits<c, "Global">.traits)> {
+  let arguments = !con((ins Dist_ShardedTensor:$input), c.attrs);
   let results = (outs Dist_ShardedTensor:$result);
+  let assemblyFormat = "$input " # c.format #
+      " attr-dict `:` type($input) `->` type($result)";
   let hasVerifier = 1;
+  let extraClassDeclaration = Dist_CollectiveTraits<c, "Global">.decls;
+  let extraClassDefinition = [{
+    ::mlir::LogicalResult $cppClass::verify() {
+      return ::dist::verifyMoveOp(*this);
+    }
+    ::mlir::LogicalResult
+    $cppClass::verifySymbolUses(::mlir::SymbolTableCollection &table) {
+      return ::dist::verifyMoveSymbols(*this, table);
+    }
+  }];
 }
 
-def Dist_AllGatherOp : Dist_MoveOp<"all_gather"> {
+def Dist_AllGatherOp : Dist_MoveOp<Dist_AllGatherMove> {
   let summary = "Gather the minor-most axes of a dimension (unsplit it)";
   let description = [{
     The listed axes must be the minor-most axes splitting `dim`, in order;
@@ -129,14 +143,9 @@ def Dist_AllGatherOp : Dist_MoveOp<"all_gather"> {
        -> tensor<16x16xf32, #dist.sharding<@m, [{"x"}, {} ]>>
     ```
   }];
-  let arguments = (ins Dist_ShardedTensor:$input, StrArrayAttr:$axes,
-                       ConfinedAttr<I64Attr, [IntNonNegative]>:$dim);
-  let assemblyFormat = [{
-    $input `axes` `=` $axes `dim` `=` $dim attr-dict `:` type($input) `->` type($result)
-  }];
 }
 
-def Dist_AllSliceOp : Dist_MoveOp<"all_slice"> {
+def Dist_AllSliceOp : Dist_MoveOp<Dist_AllSliceMove> {
   let summary = "Split a dimension further over replicated axes (local)";
   let description = [{
     The listed axes must replicate the tensor; they are appended as the
@@ -149,14 +158,9 @@ def Dist_AllSliceOp : Dist_MoveOp<"all_slice"> {
        -> tensor<16x16xf32, #dist.sharding<@m, [{"x", "y"}, {} ]>>
     ```
   }];
-  let arguments = (ins Dist_ShardedTensor:$input, StrArrayAttr:$axes,
-                       ConfinedAttr<I64Attr, [IntNonNegative]>:$dim);
-  let assemblyFormat = [{
-    $input `axes` `=` $axes `dim` `=` $dim attr-dict `:` type($input) `->` type($result)
-  }];
 }
 
-def Dist_AllToAllOp : Dist_MoveOp<"all_to_all"> {
+def Dist_AllToAllOp : Dist_MoveOp<Dist_AllToAllMove> {
   let summary = "Move the minor-most axes of one dimension to another";
   let description = [{
     The listed axes must be the minor-most axes of `dim`; they are removed
@@ -169,16 +173,9 @@ def Dist_AllToAllOp : Dist_MoveOp<"all_to_all"> {
        -> tensor<16x16xf32, #dist.sharding<@m, [{}, {"x"} ]>>
     ```
   }];
-  let arguments = (ins Dist_ShardedTensor:$input, StrArrayAttr:$axes,
-                       ConfinedAttr<I64Attr, [IntNonNegative]>:$dim,
-                       ConfinedAttr<I64Attr, [IntNonNegative]>:$to_dim);
-  let assemblyFormat = [{
-    $input `axes` `=` $axes `dim` `=` $dim `to_dim` `=` $to_dim attr-dict
-    `:` type($input) `->` type($result)
-  }];
 }
 
-def Dist_ReduceScatterOp : Dist_MoveOp<"reduce_scatter"> {
+def Dist_ReduceScatterOp : Dist_MoveOp<Dist_ReduceScatterMove> {
   let summary = "Reduce partial values and scatter the result along a dimension";
   let description = [{
     The listed axes must be partial with kind `reduction`; they stop being
@@ -191,16 +188,9 @@ def Dist_ReduceScatterOp : Dist_MoveOp<"reduce_scatter"> {
        -> tensor<16x16xf32, #dist.sharding<@m, [{"y"}, {"x"} ]>>
     ```
   }];
-  let arguments = (ins Dist_ShardedTensor:$input, StrArrayAttr:$axes,
-                       ConfinedAttr<I64Attr, [IntNonNegative]>:$dim,
-                       Dist_ReductionKind:$reduction);
-  let assemblyFormat = [{
-    $input `axes` `=` $axes `dim` `=` $dim `reduction` `=` $reduction attr-dict
-    `:` type($input) `->` type($result)
-  }];
 }
 
-def Dist_AllReduceOp : Dist_MoveOp<"all_reduce"> {
+def Dist_AllReduceOp : Dist_MoveOp<Dist_AllReduceMove> {
   let summary = "Reduce partial values over mesh axes, leaving them replicated";
   let description = [{
     The listed axes must be partial with kind `reduction`; afterwards they
@@ -213,15 +203,9 @@ def Dist_AllReduceOp : Dist_MoveOp<"all_reduce"> {
        -> tensor<16xf32, #dist.sharding<@m, [{"x"} ]>>
     ```
   }];
-  let arguments = (ins Dist_ShardedTensor:$input, StrArrayAttr:$axes,
-                       Dist_ReductionKind:$reduction);
-  let assemblyFormat = [{
-    $input `axes` `=` $axes `reduction` `=` $reduction attr-dict
-    `:` type($input) `->` type($result)
-  }];
 }
 
-def Dist_ReplicateToPartialOp : Dist_MoveOp<"replicate_to_partial"> {
+def Dist_ReplicateToPartialOp : Dist_MoveOp<Dist_ReplicateToPartialMove> {
   let summary = "Reinterpret a replicated value as partial (local)";
   let description = [{
     The listed axes must replicate the tensor; afterwards they are partial
@@ -236,15 +220,9 @@ def Dist_ReplicateToPartialOp : Dist_MoveOp<"replicate_to_partial"> {
        -> tensor<16xf32, #dist.sharding<@m, [{"x"} ], partial = sum {"y"}>>
     ```
   }];
-  let arguments = (ins Dist_ShardedTensor:$input, StrArrayAttr:$axes,
-                       Dist_ReductionKind:$reduction);
-  let assemblyFormat = [{
-    $input `axes` `=` $axes `reduction` `=` $reduction attr-dict
-    `:` type($input) `->` type($result)
-  }];
 }
 
-def Dist_PermuteOp : Dist_MoveOp<"permute"> {
+def Dist_PermuteOp : Dist_MoveOp<Dist_PermuteMove> {
   let summary = "Exchange whole local buffers between devices";
   let description = [{
     Moves to any layout with the same number of shards per dimension and the
@@ -264,14 +242,11 @@ def Dist_PermuteOp : Dist_MoveOp<"permute"> {
        -> tensor<16xf32, #dist.sharding<@m, [{"y", "x"} ]>>
     ```
   }];
-  let arguments = (ins Dist_ShardedTensor:$input, StrArrayAttr:$axes);
-  let assemblyFormat = [{
-    $input `axes` `=` $axes attr-dict `:` type($input) `->` type($result)
-  }];
 }
 
-def Dist_RedistributeOp : Dist_Op<"redistribute",
-    [Pure, DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+// Its verifier is its own: a redistribute may cross meshes, which no other
+// move does.
+def Dist_RedistributeOp : Dist_MoveOp<Dist_RedistributeMove> {
   let summary = "Point-to-point exchange to any layout, on this or another mesh";
   let description = [{
     Every device of the result's mesh receives exactly the elements of its
@@ -290,13 +265,10 @@ def Dist_RedistributeOp : Dist_Op<"redistribute",
        -> tensor<1024x1024xf32, #dist.sharding<@m, [{"y"}, {"x"} ]>>
     ```
   }];
-  let arguments = (ins Dist_ShardedTensor:$input);
-  let results = (outs Dist_ShardedTensor:$result);
-  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
-  let hasVerifier = 1;
+  let extraClassDefinition = "";
 }
 
-include "dist/Dialect/Dist/IR/DistLocalOps.td"
 include "dist/Dialect/Dist/IR/DistBufferOps.td"
+include "dist/Dialect/Dist/IR/DistLocalOps.td"
 
 #endif // DIST_DIALECT_DIST_IR_DISTOPS_TD
