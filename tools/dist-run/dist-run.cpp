@@ -84,13 +84,13 @@ cl::opt<std::string>
                          "with NCCL)"),
                 cl::init("mpi"), cl::value_desc("mpi|nccl"),
                 cl::cat(runCategory));
-cl::opt<std::string> targetName(
+cl::opt<dist::RuntimeTarget> target(
     "target",
     cl::desc("Code to generate: cpu (host loops) or gpu (the runtime's copy "
              "kernels on a stream). Default: gpu for nccl, cpu for mpi. The "
              "mpi backend runs both, so --target=gpu tests the GPU lowering "
              "on CPUs"),
-    cl::value_desc("cpu|gpu"), cl::cat(runCategory));
+    dist::runtimeTargetOptionValues(), cl::cat(runCategory));
 cl::opt<int64_t> permuteTableDevices(
     "permute-table-devices",
     cl::desc("Largest mesh whose permutes carry a rank-to-rank table; on "
@@ -631,10 +631,9 @@ int runFront(const char *argv0) {
   if (backendName != "mpi" && backendName != "nccl")
     return usageError("unknown backend '" + backendName + "' (available: mpi" +
                       (haveNccl() ? ", nccl" : "") + ")");
-  if (!targetName.empty() && targetName != "cpu" && targetName != "gpu")
-    return usageError("unknown target '" + targetName + "' (cpu or gpu)");
   // NCCL buffers live on the GPU, which host loops cannot touch.
-  if (backendName == "nccl" && targetName == "cpu")
+  if (backendName == "nccl" && target.getNumOccurrences() &&
+      target == dist::RuntimeTarget::Cpu)
     return usageError("--target=cpu cannot run on the nccl backend (its "
                       "buffers are device memory); use --target=gpu");
   if (backendName == "nccl" && !haveNccl())
@@ -707,8 +706,9 @@ int runFront(const char *argv0) {
   // The backend decides where buffers live, hence by default which code to
   // generate; the runtime's copy kernels also exist on host memory, so the
   // GPU lowering can run on the mpi backend.
-  options.target = !targetName.empty() ? std::string(targetName)
-                   : backendName == "nccl" ? "gpu" : "cpu";
+  options.target = target.getNumOccurrences() ? target.getValue()
+                   : backendName == "nccl"    ? dist::RuntimeTarget::Gpu
+                                              : dist::RuntimeTarget::Cpu;
   options.permuteTableDevices = permuteTableDevices;
   options.strategy = strategy;
   options.topology = topology;
@@ -731,7 +731,8 @@ int runFront(const char *argv0) {
       std::this_thread::sleep_for(std::chrono::hours(1));
   auto compileFailed = [&] {
     return failure("compiling @" + signature->name + " of '" + inputFile +
-                   "' failed (target " + options.target + ")");
+                   "' failed (target " +
+                       dist::stringifyRuntimeTarget(options.target) + ")");
   };
   if (mlir::failed(planProgram(*module, options)))
     return compileFailed();

@@ -175,8 +175,10 @@ def ConvertDistToRuntime : Pass<"convert-dist-to-runtime", "::mlir::ModuleOp"> {
     "::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect"
   ];
   let options = [
-    Option<"target", "target", "std::string", /*default=*/"\"cpu\"",
-           "cpu (host buffers, MPI) or gpu (device buffers, NCCL, a stream)">
+    Option<"target", "target", "::dist::RuntimeTarget",
+           /*default=*/"::dist::RuntimeTarget::Cpu",
+           "cpu (host buffers, MPI) or gpu (device buffers, NCCL, a stream)",
+           "::dist::runtimeTargetOptionValues()">
   ];
 }
 

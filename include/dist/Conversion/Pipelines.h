@@ -39,10 +39,10 @@ namespace dist {
 
 struct DistToLLVMPipelineOptions
     : public ReshardPlanningOptions<DistToLLVMPipelineOptions> {
-  Option<std::string> target{*this, "target",
-                             llvm::cl::desc("cpu (host buffers, MPI) or gpu "
-                                            "(device buffers, NCCL)"),
-                             llvm::cl::init("cpu")};
+  Option<RuntimeTarget> target{
+      *this, "target",
+      llvm::cl::desc("cpu (host buffers, MPI) or gpu (device buffers, NCCL)"),
+      llvm::cl::init(RuntimeTarget::Cpu), runtimeTargetOptionValues()};
   Option<int64_t> permuteTableDevices{
       *this, "permute-table-devices",
       llvm::cl::desc("Largest mesh whose permutes carry a rank-to-rank "

@@ -860,12 +860,7 @@ struct ConvertDistToRuntimePass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    if (target != "cpu" && target != "gpu") {
-      module.emitError("convert-dist-to-runtime: unknown target '")
-          << target << "' (expected cpu or gpu)";
-      return signalPassFailure();
-    }
-    bool device = target == "gpu";
+bool device = target == RuntimeTarget::Gpu;
     bool leftovers = false;
     module.walk([&](Operation *op) {
       if (needsBufferization(op)) {

@@ -1,6 +1,6 @@
 // RUN: dist-opt %s --convert-dist-to-runtime --split-input-file -verify-diagnostics
 // RUN: not dist-opt %s --split-input-file --convert-dist-to-runtime="target=tpu" 2>&1 | FileCheck %s --check-prefix=TARGET
-// TARGET: error: convert-dist-to-runtime: unknown target 'tpu' (expected cpu or gpu)
+// TARGET: for the --target option: Cannot find option named 'tpu'!
 
 dist.mesh @m = <["x"=2]>
 func.func @not_bufferized(%a: tensor<4xf32>) -> tensor<4xf32> {

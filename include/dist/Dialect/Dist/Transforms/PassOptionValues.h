@@ -32,6 +32,11 @@ enum class LayoutChooser { Joint, PerOp, KeepLarger };
 /// be inspected on its own).
 enum class PartitionStep { Normalize, Partition };
 
+/// Where compiled programs keep their buffers and run local data movement:
+/// host memory with host loops (the MPI backend), or device memory with the
+/// runtime's kernels on a stream (NCCL; the MPI backend runs it too).
+enum class RuntimeTarget { Cpu, Gpu };
+
 /// One word of an enum option.
 template <typename Enum> struct EnumWord {
   Enum value;
@@ -49,6 +54,10 @@ inline constexpr EnumWord<PartitionStep> kPartitionStepWords[] = {
     {PartitionStep::Normalize, "normalize",
      "compute rewritten to linalg ops, constants to fills, no layout chosen"},
     {PartitionStep::Partition, "partition", "everything"}};
+
+inline constexpr EnumWord<RuntimeTarget> kRuntimeTargetWords[] = {
+    {RuntimeTarget::Cpu, "cpu", "host buffers, MPI"},
+    {RuntimeTarget::Gpu, "gpu", "device buffers, NCCL, a stream"}};
 
 /// An option modifier (like llvm::cl::values) that offers `words`.
 template <typename Enum> class EnumOptionValues {
@@ -94,12 +103,24 @@ inline EnumOptionValues<PartitionStep> partitionStepOptionValues() {
   return EnumOptionValues<PartitionStep>(kPartitionStepWords);
 }
 
-/// The word of `value` (as the option takes it).
-inline llvm::StringRef stringifyLayoutChooser(LayoutChooser value) {
-  for (const EnumWord<LayoutChooser> &word : kLayoutChooserWords)
+inline EnumOptionValues<RuntimeTarget> runtimeTargetOptionValues() {
+  return EnumOptionValues<RuntimeTarget>(kRuntimeTargetWords);
+}
+
+/// The word of `value` in `words` (as the option takes it).
+template <typename Enum>
+llvm::StringRef stringifyEnumWord(llvm::ArrayRef<EnumWord<Enum>> words,
+                                  Enum value) {
+  for (const EnumWord<Enum> &word : words)
     if (word.value == value)
       return word.word;
   return "";
+}
+inline llvm::StringRef stringifyLayoutChooser(LayoutChooser value) {
+  return stringifyEnumWord<LayoutChooser>(kLayoutChooserWords, value);
+}
+inline llvm::StringRef stringifyRuntimeTarget(RuntimeTarget value) {
+  return stringifyEnumWord<RuntimeTarget>(kRuntimeTargetWords, value);
 }
 
 } // namespace dist
