@@ -73,6 +73,21 @@ def Dist_ShardingAttr : Dist_Attr<"Sharding", "sharding",
                            "::dist::ReductionKind::sum">:$partial_kind,
     OptionalArrayRefParameter<"::mlir::StringAttr">:$partial_axes
   );
+  // Without partial axes the kind means nothing, and the printed form omits
+  // it: the builder resets it to sum, so that two layouts that print alike
+  // are one attribute (a kind left over from dropped partial axes once made
+  // equal-looking layouts compare unequal).
+  let skipDefaultBuilders = 1;
+  let builders = [
+    AttrBuilder<(ins "::mlir::FlatSymbolRefAttr":$mesh,
+                     "::llvm::ArrayRef<DimShardingAttr>":$dims,
+                     "::dist::ReductionKind":$partial_kind,
+                     "::llvm::ArrayRef<::mlir::StringAttr>":$partial_axes), [{
+      if (partial_axes.empty())
+        partial_kind = ::dist::ReductionKind::sum;
+      return $_get($_ctxt, mesh, dims, partial_kind, partial_axes);
+    }]>
+  ];
   let assemblyFormat = [{
     `<` $mesh `,` `[` custom<DimShardings>($dims) `]`
     `` custom<PartialClause>($partial_kind, $partial_axes) `>`
