@@ -3,6 +3,8 @@
 #include "Mesh.h"
 #include "Types.h"
 
+#include "dist/Support/MixedRadix.h"
+
 #include <algorithm>
 #include <string>
 
@@ -75,18 +77,16 @@ MeshSpec MeshSpec::create(int64_t numAxes, const int64_t *sizes,
 }
 
 int64_t MeshSpec::linearIndex(const std::vector<int64_t> &coords) const {
-  int64_t l = 0;
-  for (size_t a = 0; a < sizes_.size(); ++a)
-    l = l * sizes_[a] + coords[a];
-  return l;
+  return mixed_radix::compose(
+      sizes_.size(), [&](size_t a) { return coords[a]; },
+      [&](size_t a) { return sizes_[a]; });
 }
 
 std::vector<int64_t> MeshSpec::coordsOfLinear(int64_t linear) const {
   std::vector<int64_t> c(sizes_.size());
-  for (size_t a = sizes_.size(); a-- > 0;) {
-    c[a] = linear % sizes_[a];
-    linear /= sizes_[a];
-  }
+  mixed_radix::decompose(
+      linear, sizes_.size(), [&](size_t a) { return sizes_[a]; },
+      [&](size_t a, int64_t digit) { c[a] = digit; });
   return c;
 }
 
@@ -128,19 +128,17 @@ GroupSpec computeGroup(const MeshSpec &mesh, const std::vector<int64_t> &axes,
     if (!inGroup[a])
       g.color = g.color * sizes[a] + coords[a];
   // Index: combined index over the group's axes, in the caller's order.
+  auto axisSize = [&](size_t i) { return sizes[axes[i]]; };
+  g.index = mixed_radix::compose(
+      axes.size(), [&](size_t i) { return coords[axes[i]]; }, axisSize);
   int64_t groupSize = 1;
-  for (int64_t a : axes) {
-    g.index = g.index * sizes[a] + coords[a];
+  for (int64_t a : axes)
     groupSize *= sizes[a];
-  }
   g.members.resize(groupSize);
   std::vector<int64_t> c = coords;
   for (int64_t k = 0; k < groupSize; ++k) {
-    int64_t rest = k;
-    for (size_t i = axes.size(); i-- > 0;) {
-      c[axes[i]] = rest % sizes[axes[i]];
-      rest /= sizes[axes[i]];
-    }
+    mixed_radix::decompose(k, axes.size(), axisSize,
+                           [&](size_t i, int64_t digit) { c[axes[i]] = digit; });
     g.members[k] = mesh.rankOfCoords(c);
   }
   return g;
@@ -276,16 +274,12 @@ PermuteTables permuteTablesFromLayouts(const MeshSpec &mesh, int64_t numDims,
   for (int64_t linear = 0; linear < mesh.numDevices(); ++linear) {
     std::vector<int64_t> receiver = mesh.coordsOfLinear(linear);
     std::vector<int64_t> sender = receiver;
-    for (const Dim &dim : dims) {
-      int64_t shard = 0;
-      for (int64_t axis : dim.dst)
-        shard = shard * mesh.sizes()[axis] + receiver[axis];
-      for (size_t i = dim.src.size(); i-- > 0;) {
-        int64_t axis = dim.src[i];
-        sender[axis] = shard % mesh.sizes()[axis];
-        shard /= mesh.sizes()[axis];
-      }
-    }
+    // The planner's rule (planner::permuteSender), from the one definition.
+    mixed_radix::permuteSenderInPlace(
+        sender, dims.size(),
+        [&](size_t d) -> const std::vector<int64_t> & { return dims[d].src; },
+        [&](size_t d) -> const std::vector<int64_t> & { return dims[d].dst; },
+        [&](int64_t axis) { return mesh.sizes()[axis]; });
     t.srcRank[mesh.devices()[linear]] = mesh.rankOfCoords(sender);
   }
   // Each sender's receivers, in rank order (itself excluded: a local copy).

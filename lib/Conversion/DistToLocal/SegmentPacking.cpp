@@ -3,6 +3,7 @@
 #include "SegmentPacking.h"
 
 #include "dist/Dialect/Dist/IR/DistOps.h"
+#include "dist/Support/MixedRadix.h"
 
 #include <numeric>
 
@@ -26,7 +27,7 @@ std::vector<int64_t> dist::segmentBlocks(const planner::Mesh &mesh,
   int64_t parts = layout.shardCount(mesh, dim);
   std::vector<int64_t> blocks;
   for (int64_t n : segments)
-    blocks.push_back((n + parts - 1) / parts);
+    blocks.push_back(dist::mixed_radix::blockSize(n, parts));
   return blocks;
 }
 

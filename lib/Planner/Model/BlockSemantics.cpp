@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "dist/Planner/Layout.h"
+#include "dist/Support/MixedRadix.h"
 
 #include "llvm/Support/MathExtras.h"
 
@@ -46,19 +47,21 @@ llvm::Error dist::planner::verifyShape(llvm::ArrayRef<int64_t> globalShape,
 
 int64_t dist::planner::shardIndex(const Mesh &mesh, const Layout &layout,
                                   unsigned dim, llvm::ArrayRef<int64_t> coord) {
-  int64_t index = 0;
   if (dim >= layout.dimAxes.size())
     return 0;
-  for (unsigned axis : layout.dimAxes[dim]) {
-    if (axis >= mesh.getNumAxes())
-      continue;
-    int64_t c = axis < coord.size() ? coord[axis] : 0;
-    index = index * mesh.getAxisSize(axis) + c;
-  }
-  return index;
+  // Axes the mesh does not have (an invalid layout not yet rejected) are
+  // skipped, and a short coordinate reads as 0 on the missing axes.
+  std::vector<unsigned> axes;
+  for (unsigned axis : layout.dimAxes[dim])
+    if (axis < mesh.getNumAxes())
+      axes.push_back(axis);
+  return dist::mixed_radix::compose(
+      axes.size(),
+      [&](size_t i) { return axes[i] < coord.size() ? coord[axes[i]] : 0; },
+      [&](size_t i) { return mesh.getAxisSize(axes[i]); });
 }
 
-static int64_t ceilDiv(int64_t n, int64_t p) { return p <= 0 ? n : (n + p - 1) / p; }
+using dist::mixed_radix::blockSize;
 
 std::vector<int64_t> dist::planner::localShape(const Mesh &mesh,
                                                const Layout &layout,
@@ -67,12 +70,12 @@ std::vector<int64_t> dist::planner::localShape(const Mesh &mesh,
   for (size_t d = 0; d < local.size(); ++d) {
     int64_t parts = layout.shardCount(mesh, d);
     if (!layout.isSegmented(d)) {
-      local[d] = ceilDiv(shape[d], parts);
+      local[d] = blockSize(shape[d], parts);
       continue;
     }
     local[d] = 0;
     for (int64_t n : layout.segments[d])
-      local[d] += ceilDiv(n, parts);
+      local[d] += blockSize(n, parts);
   }
   return local;
 }
@@ -84,7 +87,7 @@ dist::planner::blockPieces(const Mesh &mesh, const Layout &layout,
   int64_t parts = layout.shardCount(mesh, dim);
   std::vector<BlockPiece> pieces;
   auto add = [&](int64_t offset, int64_t n, int64_t local) {
-    int64_t b = ceilDiv(n, parts);
+    int64_t b = blockSize(n, parts);
     pieces.push_back({{offset + std::min(shard * b, n),
                        offset + std::min((shard + 1) * b, n)},
                       local});
@@ -108,12 +111,12 @@ int64_t dist::planner::globalIndexAlong(const Mesh &mesh, const Layout &layout,
                                         int64_t local) {
   int64_t parts = layout.shardCount(mesh, dim);
   if (!layout.isSegmented(dim)) {
-    int64_t g = shard * ceilDiv(shape[dim], parts) + local;
+    int64_t g = shard * blockSize(shape[dim], parts) + local;
     return g < shape[dim] ? g : -1;
   }
   int64_t offset = 0;
   for (int64_t n : layout.segments[dim]) {
-    int64_t b = ceilDiv(n, parts);
+    int64_t b = blockSize(n, parts);
     if (local < b) {
       int64_t i = shard * b + local;
       return i < n ? offset + i : -1;
@@ -129,14 +132,14 @@ BlockAt dist::planner::blockAt(const Mesh &mesh, const Layout &layout,
                                int64_t global) {
   int64_t parts = layout.shardCount(mesh, dim);
   if (!layout.isSegmented(dim)) {
-    int64_t b = std::max<int64_t>(1, ceilDiv(shape[dim], parts));
+    int64_t b = std::max<int64_t>(1, blockSize(shape[dim], parts));
     int64_t s = global / b;
     return {s, std::min((s + 1) * b, shape[dim])};
   }
   int64_t offset = 0;
   for (int64_t n : layout.segments[dim]) {
     if (global < offset + n) {
-      int64_t b = std::max<int64_t>(1, ceilDiv(n, parts));
+      int64_t b = std::max<int64_t>(1, blockSize(n, parts));
       int64_t s = (global - offset) / b;
       return {s, offset + std::min((s + 1) * b, n)};
     }
@@ -161,7 +164,7 @@ dist::planner::deviceBlock(const Mesh &mesh, const Layout &layout,
   std::vector<DimRange> block(shape.size());
   for (size_t d = 0; d < shape.size(); ++d) {
     int64_t n = shape[d];
-    int64_t b = ceilDiv(n, layout.shardCount(mesh, d));
+    int64_t b = blockSize(n, layout.shardCount(mesh, d));
     int64_t s = shardIndex(mesh, layout, d, coord);
     block[d].begin = std::min(s * b, n);
     block[d].end = std::min((s + 1) * b, n);

@@ -1,6 +1,7 @@
 //===- Mesh.cpp - Device mesh of semantics §1 ----------------------------------===//
 
 #include "dist/Planner/Mesh.h"
+#include "dist/Support/MixedRadix.h"
 #include "Model/Syntax.h"
 
 #include "llvm/ADT/StringSet.h"
@@ -177,18 +178,16 @@ std::optional<unsigned> Mesh::findAxis(llvm::StringRef name) const {
 
 std::vector<int64_t> Mesh::coordinateOf(int64_t linearIndex) const {
   std::vector<int64_t> coord(axes.size(), 0);
-  for (size_t i = axes.size(); i-- > 0;) {
-    coord[i] = linearIndex % axes[i].size;
-    linearIndex /= axes[i].size;
-  }
+  dist::mixed_radix::decompose(
+      linearIndex, axes.size(), [&](size_t i) { return axes[i].size; },
+      [&](size_t i, int64_t digit) { coord[i] = digit; });
   return coord;
 }
 
 int64_t Mesh::linearIndexOf(llvm::ArrayRef<int64_t> coord) const {
-  int64_t index = 0;
-  for (size_t i = 0; i < axes.size(); ++i)
-    index = index * axes[i].size + (i < coord.size() ? coord[i] : 0);
-  return index;
+  return dist::mixed_radix::compose(
+      axes.size(), [&](size_t i) { return i < coord.size() ? coord[i] : 0; },
+      [&](size_t i) { return axes[i].size; });
 }
 
 int64_t Mesh::rankOf(llvm::ArrayRef<int64_t> coord) const {

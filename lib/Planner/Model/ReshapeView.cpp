@@ -1,6 +1,7 @@
 //===- ReshapeView.cpp - reshapes that move no data (semantics §2a) -----------===//
 
 #include "dist/Planner/ReshapeView.h"
+#include "dist/Support/MixedRadix.h"
 
 #include "Model/Syntax.h"
 
@@ -51,7 +52,7 @@ bool paddedRunMatches(llvm::ArrayRef<int64_t> extents, size_t dim,
     if (extents[j] != 1)
       return false;
   int64_t trailing = productOf(extents.drop_front(dim + 1));
-  auto ceilDiv = [](int64_t a, int64_t b) { return (a + b - 1) / b; };
+  using dist::mixed_radix::ceilDiv;
   return ceilDiv(extents[dim] * trailing, parts) ==
          ceilDiv(extents[dim], parts) * trailing;
 }

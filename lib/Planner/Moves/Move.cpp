@@ -1,6 +1,7 @@
 //===- Move.cpp - Preconditions and effects of the moves (semantics §3) --------===//
 
 #include "dist/Planner/Move.h"
+#include "dist/Support/MixedRadix.h"
 #include "Model/Syntax.h"
 
 #include <algorithm>
@@ -146,18 +147,25 @@ std::vector<int64_t> dist::planner::permuteSender(const Mesh &mesh,
                                                   const Layout &dst,
                                                   llvm::ArrayRef<int64_t> receiver) {
   std::vector<int64_t> sender(receiver.begin(), receiver.end());
-  for (unsigned d = 0; d < src.dimAxes.size() && d < dst.dimAxes.size(); ++d) {
-    int64_t shard = shardIndex(mesh, dst, d, receiver);
-    // Decompose the receiver's target shard in the source's mixed radix.
-    for (size_t i = src.dimAxes[d].size(); i-- > 0;) {
-      unsigned axis = src.dimAxes[d][i];
-      if (axis >= mesh.getNumAxes() || axis >= sender.size())
-        continue; // invalid layout: nothing sensible to compute
-      int64_t size = mesh.getAxisSize(axis);
-      sender[axis] = shard % size;
-      shard /= size;
-    }
-  }
+  // An invalid layout (an axis the mesh or the coordinate lacks) has no
+  // sensible sender: the receiver keeps its own buffer.
+  auto valid = [&](const Layout &layout) {
+    for (const std::vector<unsigned> &axes : layout.dimAxes)
+      for (unsigned axis : axes)
+        if (axis >= mesh.getNumAxes() || axis >= sender.size())
+          return false;
+    return true;
+  };
+  if (!valid(src) || !valid(dst))
+    return sender;
+  // The rule runtime and planner share (dist/Support/MixedRadix.h).
+  size_t dims = std::min(src.dimAxes.size(), dst.dimAxes.size());
+  dist::mixed_radix::permuteSenderInPlace(
+      sender, dims, [&](size_t d) -> const std::vector<unsigned> & {
+        return src.dimAxes[d];
+      },
+      [&](size_t d) -> const std::vector<unsigned> & { return dst.dimAxes[d]; },
+      [&](unsigned axis) { return mesh.getAxisSize(axis); });
   return sender;
 }
 

@@ -1,6 +1,7 @@
 //===- AdmissibleHeuristic.cpp - Admissible cost bound -----------------------------===//
 
 #include "Search/AdmissibleHeuristic.h"
+#include "dist/Support/MixedRadix.h"
 
 #include <algorithm>
 #include <cmath>
@@ -9,7 +10,7 @@
 using namespace dist::planner;
 using namespace dist::planner::detail;
 
-static int64_t ceilDiv(int64_t n, int64_t p) { return (n + p - 1) / p; }
+using dist::mixed_radix::ceilDiv;
 
 LowerBound::LowerBound(const Mesh &mesh, llvm::ArrayRef<int64_t> shape,
                        int64_t elementBytes, const CostModel &model,

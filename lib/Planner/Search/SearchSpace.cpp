@@ -1,6 +1,7 @@
 //===- SearchSpace.cpp - Packed layouts and move generation ---------------===//
 
 #include "Search/SearchSpace.h"
+#include "dist/Support/MixedRadix.h"
 
 using namespace dist::planner;
 using namespace dist::planner::detail;
@@ -106,7 +107,7 @@ int64_t SearchSpace::bytesWith(const int64_t *shards, int d1, int64_t p1,
   int64_t bytes = elementBytes;
   for (unsigned d = 0; d < rank; ++d) {
     int64_t p = int(d) == d1 ? p1 : int(d) == d2 ? p2 : shards[d];
-    bytes *= (shape[d] + p - 1) / p;
+    bytes *= dist::mixed_radix::blockSize(shape[d], p);
   }
   return bytes;
 }

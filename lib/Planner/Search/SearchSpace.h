@@ -14,6 +14,7 @@
 #include "dist/Planner/Layout.h"
 #include "dist/Planner/Mesh.h"
 #include "dist/Planner/Move.h"
+#include "dist/Support/MixedRadix.h"
 
 #include "llvm/ADT/ArrayRef.h"
 
@@ -322,7 +323,7 @@ void SearchSpace::forEachEdge(const SearchState &state, int64_t bytes,
       int64_t outer = shards[d] / q;
       if (!blocksNest(shape[d], outer, q))
         continue;
-      int64_t outerBlock = (shape[d] + outer - 1) / outer;
+      int64_t outerBlock = dist::mixed_radix::blockSize(shape[d], outer);
       bool exact = outerBlock == q * ((shape[d] + outer * q - 1) / (outer * q));
       if (exact && after.kind == OrderMark::Gather && int(d) < after.dim)
         continue;
