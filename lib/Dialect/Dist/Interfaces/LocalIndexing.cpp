@@ -1,6 +1,7 @@
 //===- LocalIndexing.cpp - global positions in per-device code -----------===//
 
 #include "dist/Dialect/Dist/Interfaces/LocalIndexing.h"
+#include "dist/Support/MixedRadix.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "llvm/Support/MathExtras.h"
@@ -23,14 +24,16 @@ DimSplit DimSplit::of(const ShardedTypeInfo &info, ArrayRef<int64_t> shape,
   return split;
 }
 
-int64_t DimSplit::block() const { return llvm::divideCeilSigned(extent, parts); }
+int64_t DimSplit::block() const {
+  return dist::mixed_radix::blockSize(extent, parts);
+}
 
 std::vector<int64_t> DimSplit::segmentBlocks() const {
   if (segments.empty())
     return {block()};
   std::vector<int64_t> blocks;
   for (int64_t n : segments)
-    blocks.push_back(llvm::divideCeilSigned(n, parts));
+    blocks.push_back(dist::mixed_radix::blockSize(n, parts));
   return blocks;
 }
 

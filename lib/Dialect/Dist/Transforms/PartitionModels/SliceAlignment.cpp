@@ -1,6 +1,7 @@
 //===- SliceAlignment.cpp - when a slice of a sharded dim is local --------===//
 
 #include "SliceAlignment.h"
+#include "dist/Support/MixedRadix.h"
 
 #include "llvm/Support/MathExtras.h"
 
@@ -41,10 +42,10 @@ std::vector<int64_t> partition::localBlocks(const planner::Mesh &mesh,
                                             int64_t extent) {
   int64_t parts = partsOf(mesh, dim);
   if (dim.segments.empty())
-    return {llvm::divideCeilSigned(extent, parts)};
+    return {dist::mixed_radix::blockSize(extent, parts)};
   std::vector<int64_t> blocks;
   for (int64_t n : dim.segments)
-    blocks.push_back(llvm::divideCeilSigned(n, parts));
+    blocks.push_back(dist::mixed_radix::blockSize(n, parts));
   return blocks;
 }
 
@@ -85,10 +86,10 @@ partition::alignSlice(const planner::Mesh &mesh, const DimLayout &whole,
     return std::nullopt;
   }
   if (offset == 0 && (size == extent ||
-                      (!writes && llvm::divideCeilSigned(size, parts) ==
-                                      llvm::divideCeilSigned(extent, parts))))
+                      (!writes && dist::mixed_radix::blockSize(size, parts) ==
+                                      dist::mixed_radix::blockSize(extent, parts))))
     return AlignedSlice{DimLayout{whole.axes, {}}, 0,
-                        llvm::divideCeilSigned(size, parts)};
+                        dist::mixed_radix::blockSize(size, parts)};
   return std::nullopt;
 }
 
