@@ -165,7 +165,8 @@ cutsGroups(const LoopRule &rule, unsigned loop, int64_t parts, int64_t block) {
       int64_t group = rule.operandDimDivisors[o][d];
       if (rule.operandDimLoops[o][d] != int64_t(loop) || group == 1)
         continue;
-      int64_t dimBlock = dist::mixed_radix::blockSize(rule.operandShapes[o][d], parts);
+      int64_t dimBlock =
+          dist::mixed_radix::blockSize(rule.operandShapes[o][d], parts);
       if (block % group != 0 || dimBlock != block / group)
         return llvm::formatv(
                    "loop d{0} is not split into {1} parts: operand #{2} "
@@ -206,7 +207,8 @@ partition::layoutsOf(const LoopRule &rule, const planner::Mesh &mesh,
         reductionAxes.push_back(axis);
     }
     parts = std::max<int64_t>(parts, 1);
-    int64_t block = dist::mixed_radix::blockSize(rule.loopExtents[loop], parts);
+    int64_t block =
+        dist::mixed_radix::blockSize(rule.loopExtents[loop], parts);
     if (const std::vector<int64_t> *segments = segmentsOf(loop)) {
       // Padding inside segments would sit between a device's indices of a
       // reduction, where the masking of padded blocks (dist-localize) does
