@@ -137,8 +137,9 @@ GroupSpec computeGroup(const MeshSpec &mesh, const std::vector<int64_t> &axes,
   g.members.resize(groupSize);
   std::vector<int64_t> c = coords;
   for (int64_t k = 0; k < groupSize; ++k) {
-    mixed_radix::decompose(k, axes.size(), axisSize,
-                           [&](size_t i, int64_t digit) { c[axes[i]] = digit; });
+    mixed_radix::decompose(
+        k, axes.size(), axisSize,
+        [&](size_t i, int64_t digit) { c[axes[i]] = digit; });
     g.members[k] = mesh.rankOfCoords(c);
   }
   return g;

@@ -85,9 +85,10 @@ partition::alignSlice(const planner::Mesh &mesh, const DimLayout &whole,
     }
     return std::nullopt;
   }
-  if (offset == 0 && (size == extent ||
-                      (!writes && dist::mixed_radix::blockSize(size, parts) ==
-                                      dist::mixed_radix::blockSize(extent, parts))))
+  using dist::mixed_radix::blockSize;
+  if (offset == 0 &&
+      (size == extent ||
+       (!writes && blockSize(size, parts) == blockSize(extent, parts))))
     return AlignedSlice{DimLayout{whole.axes, {}}, 0,
                         dist::mixed_radix::blockSize(size, parts)};
   return std::nullopt;
