@@ -49,16 +49,19 @@ int64_t dist::planner::shardIndex(const Mesh &mesh, const Layout &layout,
                                   unsigned dim, llvm::ArrayRef<int64_t> coord) {
   if (dim >= layout.dimAxes.size())
     return 0;
-  // Axes the mesh does not have (an invalid layout not yet rejected) are
-  // skipped, and a short coordinate reads as 0 on the missing axes.
-  std::vector<unsigned> axes;
-  for (unsigned axis : layout.dimAxes[dim])
-    if (axis < mesh.getNumAxes())
-      axes.push_back(axis);
+  // An axis the mesh does not have (an invalid layout not yet rejected)
+  // counts as a digit 0 of radix 1, i.e. is skipped; a short coordinate
+  // reads as 0 on the missing axes.
+  const std::vector<unsigned> &axes = layout.dimAxes[dim];
+  auto known = [&](size_t i) { return axes[i] < mesh.getNumAxes(); };
   return dist::mixed_radix::compose(
       axes.size(),
-      [&](size_t i) { return axes[i] < coord.size() ? coord[axes[i]] : 0; },
-      [&](size_t i) { return mesh.getAxisSize(axes[i]); });
+      [&](size_t i) -> int64_t {
+        return known(i) && axes[i] < coord.size() ? coord[axes[i]] : 0;
+      },
+      [&](size_t i) -> int64_t {
+        return known(i) ? mesh.getAxisSize(axes[i]) : 1;
+      });
 }
 
 using dist::mixed_radix::blockSize;
