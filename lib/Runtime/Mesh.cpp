@@ -123,10 +123,11 @@ GroupSpec computeGroup(const MeshSpec &mesh, const std::vector<int64_t> &axes,
   }
   std::vector<int64_t> coords = mesh.coordsOfRank(rank);
 
-  // Color: row-major index over the axes outside the group, in mesh order.
-  for (int64_t a = 0; a < numAxes; ++a)
-    if (!inGroup[a])
-      g.color = g.color * sizes[a] + coords[a];
+  // Color: row-major index over the axes outside the group, in mesh order
+  // (a group axis is a digit 0 of radix 1).
+  g.color = mixed_radix::compose(
+      sizes.size(), [&](size_t a) { return inGroup[a] ? 0 : coords[a]; },
+      [&](size_t a) { return inGroup[a] ? int64_t(1) : sizes[a]; });
   // Index: combined index over the group's axes, in the caller's order.
   auto axisSize = [&](size_t i) { return sizes[axes[i]]; };
   g.index = mixed_radix::compose(

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "dist/Planner/Redistribute.h"
+#include "dist/Support/MixedRadix.h"
 
 #include "llvm/ADT/Twine.h"
 
@@ -307,13 +308,14 @@ void ExchangeCostEvaluator::shardIndices(const Layout &layout,
   blockSize.assign(rank, 1);
   for (unsigned d = 0; d < rank; ++d) {
     int64_t parts = layout.shardCount(mesh, d);
-    blockSize[d] = std::max<int64_t>(1, (shape[d] + parts - 1) / parts);
-    for (int64_t dev = 0; dev < numDevices; ++dev) {
-      int64_t s = 0;
-      for (unsigned axis : layout.dimAxes[d])
-        s = s * mesh.getAxisSize(axis) + coords[dev * numAxes + axis];
-      out[dev * rank + d] = s;
-    }
+    blockSize[d] =
+        std::max<int64_t>(1, dist::mixed_radix::blockSize(shape[d], parts));
+    const std::vector<unsigned> &axes = layout.dimAxes[d];
+    for (int64_t dev = 0; dev < numDevices; ++dev)
+      out[dev * rank + d] = dist::mixed_radix::compose(
+          axes.size(),
+          [&](size_t i) { return coords[dev * numAxes + axes[i]]; },
+          [&](size_t i) { return mesh.getAxisSize(axes[i]); });
   }
 }
 
