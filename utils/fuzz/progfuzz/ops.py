@@ -141,6 +141,17 @@ def _copy(op, **changes):
 # Elementwise arith/math on tensors (operands and result of one type)
 # --------------------------------------------------------------------------
 
+
+class UnaryOp(Op):
+    """An op of one tensor operand, `a` (most data movement and casts)."""
+
+    def __init__(self, result, a):
+        super().__init__(result)
+        self.a = a
+
+    def operands(self):
+        return [self.a]
+
 class Elementwise(Op):
     family = "eltwise"
 
@@ -303,17 +314,10 @@ def cast_ref(rf, x, src, dst):
     return rf.wrap(x)
 
 
-class Cast(Op):
+class Cast(UnaryOp):
     """An elementwise cast on tensors: the result keeps the operand's
     layout (arith casts need cast-compatible types)."""
     family = "cast"
-
-    def __init__(self, result, a):
-        super().__init__(result)
-        self.a = a
-
-    def operands(self):
-        return [self.a]
 
     def emit(self, em):
         prog = em.prog
@@ -835,15 +839,12 @@ def gen_batch_matmul(g):
 # Data movement: transpose, broadcast, reshapes, copy
 # --------------------------------------------------------------------------
 
-class Transpose(Op):
+class Transpose(UnaryOp):
     family = "transpose"
 
     def __init__(self, result, a, perm):
-        super().__init__(result)
-        self.a, self.perm = a, list(perm)
-
-    def operands(self):
-        return [self.a]
+        super().__init__(result, a)
+        self.perm = list(perm)
 
     def emit(self, em):
         a, ta = em.operand(self.a)
@@ -878,15 +879,12 @@ def gen_transpose(g):
     return Transpose(res, a, perm)
 
 
-class Broadcast(Op):
+class Broadcast(UnaryOp):
     family = "broadcast"
 
     def __init__(self, result, a, dims):
-        super().__init__(result)
-        self.a, self.dims = a, list(dims)
-
-    def operands(self):
-        return [self.a]
+        super().__init__(result, a)
+        self.dims = list(dims)
 
     def emit(self, em):
         a, ta = em.operand(self.a)
@@ -920,15 +918,12 @@ def gen_broadcast(g):
     return Broadcast(res, a, dims)
 
 
-class Reduce(Op):
+class Reduce(UnaryOp):
     family = "reduce"
 
     def __init__(self, result, a, dims, combiner, init, swap=False):
-        super().__init__(result)
-        self.a, self.dims, self.combiner, self.init, self.swap = a, list(dims), combiner, init, swap
-
-    def operands(self):
-        return [self.a]
+        super().__init__(result, a)
+        self.dims, self.combiner, self.init, self.swap = list(dims), combiner, init, swap
 
     def emit(self, em):
         dt = em.dt
@@ -1021,18 +1016,15 @@ def gen_splat(g):
     return _gen_constant(g, splat=True)
 
 
-class Reshape(Op):
+class Reshape(UnaryOp):
     """tensor.expand_shape (expand=True) or tensor.collapse_shape; `groups`
     lists, per dim of the smaller side, the dims of the larger side."""
     family = "reshape"
 
     def __init__(self, result, a, groups, expand):
-        super().__init__(result)
-        self.a, self.groups, self.expand = a, [list(x) for x in groups], expand
+        super().__init__(result, a)
+        self.groups, self.expand = [list(x) for x in groups], expand
         self.family = "expand" if expand else "collapse"
-
-    def operands(self):
-        return [self.a]
 
     def emit(self, em):
         a, ta = em.operand(self.a)
@@ -1095,15 +1087,8 @@ def gen_collapse(g):
     return Reshape(res, a, groups, expand=False)
 
 
-class Copy(Op):
+class Copy(UnaryOp):
     family = "copy"
-
-    def __init__(self, result, a):
-        super().__init__(result)
-        self.a = a
-
-    def operands(self):
-        return [self.a]
 
     def emit(self, em):
         a, ta = em.operand(self.a)
@@ -1126,16 +1111,9 @@ def gen_copy(g):
     return Copy(res, a)
 
 
-class Reshard(Op):
+class Reshard(UnaryOp):
     """dist.reshard between two encodings (the global value is unchanged)."""
     family = "reshard"
-
-    def __init__(self, result, a):
-        super().__init__(result)
-        self.a = a
-
-    def operands(self):
-        return [self.a]
 
     def emit(self, em):
         prog = em.prog
@@ -1185,15 +1163,12 @@ FAMILIES = {
 # slices, concat, pad, softmax
 # --------------------------------------------------------------------------
 
-class ExtractSlice(Op):
+class ExtractSlice(UnaryOp):
     family = "extract_slice"
 
     def __init__(self, result, a, offsets):
-        super().__init__(result)
-        self.a, self.offsets = a, list(offsets)
-
-    def operands(self):
-        return [self.a]
+        super().__init__(result, a)
+        self.offsets = list(offsets)
 
     def emit(self, em):
         a, ta = em.operand(self.a)
@@ -1313,15 +1288,12 @@ def gen_concat(g):
     return Concat(res, ins, dim)
 
 
-class Pad(Op):
+class Pad(UnaryOp):
     family = "pad"
 
     def __init__(self, result, a, low, high, value):
-        super().__init__(result)
-        self.a, self.low, self.high, self.value = a, list(low), list(high), value
-
-    def operands(self):
-        return [self.a]
+        super().__init__(result, a)
+        self.low, self.high, self.value = list(low), list(high), value
 
     def emit(self, em):
         dt = em.dt
@@ -1357,15 +1329,12 @@ def gen_pad(g):
     return Pad(res, a, low, high, c)
 
 
-class Softmax(Op):
+class Softmax(UnaryOp):
     family = "softmax"
 
     def __init__(self, result, a, dim):
-        super().__init__(result)
-        self.a, self.dim = a, dim
-
-    def operands(self):
-        return [self.a]
+        super().__init__(result, a)
+        self.dim = dim
 
     def emit(self, em):
         a, ta = em.operand(self.a)
