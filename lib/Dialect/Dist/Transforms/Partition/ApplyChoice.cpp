@@ -20,16 +20,16 @@ using namespace mlir;
 using namespace dist;
 using namespace dist::partition;
 
-LogicalResult FunctionPartitioner::apply(Chooser chooser, double &cost,
+LogicalResult FunctionPartitioner::apply(const SolveOptions &options,
+                                         Solution &solution,
                                          unsigned &reshards,
                                          unsigned &computeOps) {
-  Cost total;
-  std::vector<unsigned> choice = problem.solve(chooser, total);
-  if (std::isinf(total.comm))
+  solution = problem.solve(options);
+  if (solution.choice.empty() || std::isinf(solution.total.time))
     return func.emitOpError("cannot be partitioned: no choice of layouts "
                             "reaches the declared ones (some reshard has no "
                             "plan)");
-  cost = total.comm;
+  const std::vector<unsigned> &choice = solution.choice;
   reshards = 0;
   computeOps = 0;
 

@@ -9,6 +9,7 @@
 
 #include "FunctionPartitioner.h"
 
+#include "../ReshardCostModels.h"
 #include "dist/Dialect/Dist/IR/PlannerInterop.h"
 
 #include "mlir/IR/Builders.h"
@@ -40,9 +41,9 @@ RankedTensorType FunctionPartitioner::withLayout(RankedTensorType type,
       getShardingAttr(type.getContext(), mesh, layout));
 }
 
-unsigned FunctionPartitioner::addSource(Operation *op,
+unsigned FunctionPartitioner::addSource(Operation *op, Value value,
                                         const planner::Layout &layout) {
-  NodeInfo info{NodeInfo::Source, op, {}, {}, {}, Value()};
+  NodeInfo info{NodeInfo::Source, op, {}, {}, {}, value};
   info.layouts.emplace_back();
   info.layouts.back().results.push_back(layout);
   infos.push_back(std::move(info));
@@ -104,9 +105,18 @@ void FunctionPartitioner::addEdge(
     for (const planner::Layout &src : fromLayouts)
       for (const planner::Layout &dst : toLayouts)
         table.push_back(price(src, dst));
+    // The copy a move creates is live at its consumer; a hub's or a carry's
+    // copy is that node's own, and so is a binding result's (its source's).
+    bool ownCopy = infos[to].kind == NodeInfo::Hub ||
+                   infos[to].kind == NodeInfo::Carry ||
+                   (infos[to].kind == NodeInfo::Sink && infoOfOp.count(infos[to].op));
+    std::vector<double> movedBytes;
+    if (!ownCopy)
+      for (const planner::Layout &dst : toLayouts)
+        movedBytes.push_back(localBytesOf(type, dst));
     problem.addEdge(nodeOfInfo[from], nodeOfInfo[to], std::move(fromIndex),
                     std::move(toIndex), toLayouts.size(), std::move(table),
-                    bytes);
+                    bytes, std::move(movedBytes));
     return;
   }
   // The value flows back to an earlier node (a carry): the problem's edge
@@ -117,6 +127,44 @@ void FunctionPartitioner::addEdge(
   problem.addEdge(nodeOfInfo[to], nodeOfInfo[from], std::move(toIndex),
                   std::move(fromIndex), fromLayouts.size(), std::move(table),
                   bytes);
+}
+
+double FunctionPartitioner::localBytesOf(Type type,
+                                         const planner::Layout &layout) const {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor)
+    return 0;
+  std::optional<int64_t> element = getElementBytes(tensor.getElementType());
+  return static_cast<double>(planner::localBytes(
+      plannerMesh, layout, tensor.getShape(), element.value_or(1)));
+}
+
+std::vector<double> FunctionPartitioner::liveBytes(unsigned index) {
+  // Semantics §6a: every buffer at its local padded size. A compute op
+  // holds its results; a hub or a carry its value's one copy; an argument
+  // or other fixed source its value; a sink nothing (its value is held by
+  // the producer or by the move into it).
+  const NodeInfo &info = infos[index];
+  std::vector<double> bytes;
+  for (const PartitionStrategy &layouts : info.layouts) {
+    double total = 0;
+    switch (info.kind) {
+    case NodeInfo::Compute:
+      for (OpResult result : info.op->getResults())
+        total += localBytesOf(result.getType(),
+                              layouts.results[result.getResultNumber()]);
+      break;
+    case NodeInfo::Source:
+    case NodeInfo::Hub:
+    case NodeInfo::Carry:
+      total = localBytesOf(info.value.getType(), layouts.results[0]);
+      break;
+    case NodeInfo::Sink:
+      break;
+    }
+    bytes.push_back(total);
+  }
+  return bytes;
 }
 
 double FunctionPartitioner::weightOf(Value value) const {
@@ -162,10 +210,12 @@ void FunctionPartitioner::buildProblem() {
   // Nodes in program order, each hub right after its producer.
   nodeOfInfo.assign(infos.size(), 0);
   auto addNode = [&](unsigned info) {
-    std::vector<double> work;
+    NodeSpec spec;
     for (const PartitionStrategy &layouts : infos[info].layouts)
-      work.push_back(layouts.localWork * infos[info].weight);
-    nodeOfInfo[info] = problem.addNode(std::move(work));
+      spec.work.push_back(layouts.localWork * infos[info].weight);
+    spec.bytes = liveBytes(info);
+    spec.argument = infos[info].kind == NodeInfo::Source && !infos[info].op;
+    nodeOfInfo[info] = problem.addNode(std::move(spec));
   };
   for (unsigned info = 0; info < numInfos; ++info) {
     addNode(info);
@@ -231,7 +281,7 @@ LogicalResult FunctionPartitioner::addFixedOp(Operation *op) {
     FailureOr<planner::Layout> layout = layoutOfType(result.getType(), op);
     if (failed(layout))
       return failure();
-    producers[result] = {addSource(op, *layout), 0};
+    producers[result] = {addSource(op, result, *layout), 0};
   }
   return success();
 }
@@ -297,7 +347,7 @@ LogicalResult FunctionPartitioner::addComputeUses(Operation *op,
       return failure();
     if (failed(addUse(addSink(op, *layout), 0, result)))
       return failure();
-    producers[result] = {addSource(op, *layout), 0};
+    producers[result] = {addSource(op, result, *layout), 0};
     bindingSource[result] = producers[result].info;
   }
   return success();
@@ -314,7 +364,7 @@ LogicalResult FunctionPartitioner::build() {
     FailureOr<planner::Layout> layout = layoutOfType(arg.getType(), func);
     if (failed(layout))
       return failure();
-    producers[arg] = {addSource(nullptr, *layout), 0};
+    producers[arg] = {addSource(nullptr, arg, *layout), 0};
   }
   if (failed(buildBlock(func.getBody().front(), 1)))
     return failure();

@@ -118,9 +118,9 @@ public:
 
   /// Describes every op (strategies, layouts) and every use.
   LogicalResult build();
-  /// Solves and rewrites. Returns the modelled cost and counts.
-  LogicalResult apply(Chooser chooser, double &cost, unsigned &reshards,
-                      unsigned &computeOps);
+  /// Solves and rewrites. Returns the solution and counts.
+  LogicalResult apply(const SolveOptions &options, Solution &solution,
+                      unsigned &reshards, unsigned &computeOps);
   /// Why some ops could not take some strategies (a loop that is not
   /// split, and why), for -dist-remarks.
   const std::vector<std::pair<Operation *, std::string>> &getNotes() const {
@@ -138,7 +138,13 @@ private:
   /// by info `node`; a binding result is moved into its declared layout.
   LogicalResult addComputeUses(Operation *op, unsigned node);
   LogicalResult addFixedOp(Operation *op);
-  unsigned addSource(Operation *op, const planner::Layout &layout);
+  /// A fixed layout `value` comes in: an argument's (op null), a binding
+  /// type's, a result of an op with no partitioning model.
+  unsigned addSource(Operation *op, Value value, const planner::Layout &layout);
+  /// What info `info` keeps live on a device, per strategy.
+  std::vector<double> liveBytes(unsigned info);
+  /// Bytes of one device's buffer of `type` in `layout`.
+  double localBytesOf(Type type, const planner::Layout &layout) const;
   unsigned addSink(Operation *op, const planner::Layout &layout);
   /// Records that operand `operand` of `consumer` reads `value`.
   LogicalResult addUse(unsigned consumer, unsigned operand, Value value);

@@ -2,6 +2,8 @@
 
 #include "LayoutSolver.h"
 
+#include "llvm/ADT/STLExtras.h"
+
 #include <algorithm>
 #include <cassert>
 #include <cmath>
@@ -10,19 +12,21 @@
 using namespace dist::partition;
 
 bool Cost::operator<(const Cost &o) const {
-  if (std::isinf(comm) || std::isinf(o.comm))
-    return comm < o.comm;
+  if (std::isinf(time) || std::isinf(o.time))
+    return time < o.time;
   // Sums of the same reshard costs in another order differ in the last
   // bits; such plans are equally good, and work decides.
-  double tolerance = 1e-9 * std::max(std::fabs(comm), std::fabs(o.comm));
-  if (std::fabs(comm - o.comm) > tolerance)
-    return comm < o.comm;
+  double tolerance = 1e-9 * std::max(std::fabs(time), std::fabs(o.time));
+  if (std::fabs(time - o.time) > tolerance)
+    return time < o.time;
   return work < o.work;
 }
 
-unsigned LayoutProblem::addNode(std::vector<double> work) {
-  assert(!work.empty() && "a node needs a strategy");
-  nodes.push_back(Node{std::move(work), {}, {}});
+unsigned LayoutProblem::addNode(NodeSpec spec) {
+  assert(!spec.work.empty() && "a node needs a strategy");
+  assert((spec.seconds.empty() || spec.seconds.size() == spec.work.size()) &&
+         (spec.bytes.empty() || spec.bytes.size() == spec.work.size()));
+  nodes.push_back(Node{std::move(spec), {}, {}});
   return nodes.size() - 1;
 }
 
@@ -30,32 +34,138 @@ void LayoutProblem::addEdge(unsigned from, unsigned to,
                             std::vector<unsigned> fromLayout,
                             std::vector<unsigned> toLayout,
                             unsigned numToLayouts, std::vector<double> table,
-                            double bytes) {
+                            double bytes, std::vector<double> movedBytes) {
   assert(from < to && "edges follow program order");
+  assert(movedBytes.empty() || movedBytes.size() == numToLayouts);
   edges.push_back(Edge{from, to, std::move(fromLayout), std::move(toLayout),
-                       numToLayouts, std::move(table), bytes});
+                       numToLayouts, std::move(table), bytes,
+                       std::move(movedBytes)});
   nodes[from].out.push_back(edges.size() - 1);
   nodes[to].in.push_back(edges.size() - 1);
 }
 
-Cost LayoutProblem::evaluate(const std::vector<unsigned> &choice) const {
-  Cost total;
-  for (unsigned n = 0; n < nodes.size(); ++n)
-    total.work += nodes[n].work[choice[n]];
+Solution LayoutProblem::evaluate(const std::vector<unsigned> &choice) const {
+  Solution solution;
+  solution.choice = choice;
+  for (unsigned n = 0; n < nodes.size(); ++n) {
+    Cost unary = nodes[n].unary(choice[n]);
+    solution.compute += unary.time;
+    solution.total.work += unary.work;
+  }
   for (const Edge &e : edges)
-    total.comm += e.cost(choice[e.from], choice[e.to]);
-  return total;
+    solution.comm += e.cost(choice[e.from], choice[e.to]);
+  solution.total.time = solution.comm + solution.compute;
+  solution.peakBytes = peakBytes(choice);
+  return solution;
+}
+
+LayoutProblem::Order LayoutProblem::memoryOrder() const {
+  // Program order, except that what reads only fixed layouts (an argument,
+  // a slice of a fixed weight) is computed right before its first use, as a
+  // scheduler would: an argument is live for the whole
+  // function wherever it stands, and the others become live later. This
+  // keeps the set of live values the exact search tracks small.
+  Order order;
+  unsigned n = nodes.size();
+  std::vector<bool> deferred(n, false), placed(n, false);
+  for (unsigned i = 0; i < n; ++i) {
+    if (nodes[i].out.empty())
+      continue;
+    // A node reading a deferred one is deferred along only when that keeps
+    // the deferred one live no longer: it has no other reader after the
+    // node's first use.
+    unsigned firstUse = nodes.size();
+    for (unsigned f : nodes[i].out)
+      firstUse = std::min(firstUse, edges[f].to);
+    deferred[i] = true;
+    for (unsigned e : nodes[i].in) {
+      unsigned m = edges[e].from;
+      if (numStrategies(m) == 1)
+        continue;
+      bool livesAnyway = llvm::any_of(nodes[m].out, [&](unsigned f) {
+        return edges[f].to != i && edges[f].to >= firstUse;
+      });
+      bool soleReader = llvm::all_of(nodes[m].out, [&](unsigned f) {
+        return edges[f].to == i;
+      });
+      if (!deferred[m] || !(soleReader || livesAnyway))
+        deferred[i] = false;
+    }
+  }
+  // Places `i` after its deferred operands (their operands first).
+  std::vector<std::pair<unsigned, unsigned>> stack;
+  auto place = [&](unsigned root) {
+    stack.assign(1, {root, 0});
+    while (!stack.empty()) {
+      auto &[i, next] = stack.back();
+      if (next < nodes[i].in.size()) {
+        unsigned m = edges[nodes[i].in[next++]].from;
+        if (!placed[m])
+          stack.push_back({m, 0});
+        continue;
+      }
+      if (!placed[i]) {
+        placed[i] = true;
+        order.nodeAt.push_back(i);
+      }
+      stack.pop_back();
+    }
+  };
+  for (unsigned i = 0; i < n; ++i)
+    if (!deferred[i])
+      place(i);
+  // Nothing depends on a deferred node left unplaced; none is, since each
+  // has a use, but keep the order complete regardless.
+  for (unsigned i = 0; i < n; ++i)
+    if (!placed[i])
+      place(i);
+  order.pos.assign(n, 0);
+  for (unsigned p = 0; p < n; ++p)
+    order.pos[order.nodeAt[p]] = p;
+  order.lastPos = order.pos;
+  for (const Edge &e : edges) {
+    unsigned last = std::max(order.pos[e.from], order.pos[e.to]);
+    order.lastPos[e.from] = std::max(order.lastPos[e.from], last);
+    order.lastPos[e.to] = std::max(order.lastPos[e.to], last);
+  }
+  return order;
+}
+
+double LayoutProblem::peakBytes(const std::vector<unsigned> &choice) const {
+  Order order = memoryOrder();
+  unsigned n = nodes.size();
+  // Live bytes by position: a difference array over each node's interval.
+  std::vector<double> delta(n + 1, 0.0);
+  double arguments = 0;
+  for (unsigned i = 0; i < n; ++i) {
+    double bytes = nodes[i].bytes(choice[i]);
+    if (nodes[i].spec.argument) {
+      arguments += bytes;
+      continue;
+    }
+    delta[order.pos[i]] += bytes;
+    delta[order.lastPos[i] + 1] -= bytes;
+  }
+  std::vector<double> moved(n, 0.0);
+  for (const Edge &e : edges)
+    moved[order.pos[e.to]] += e.moved(choice[e.from], choice[e.to]);
+  double live = 0, peak = 0;
+  for (unsigned p = 0; p < n; ++p) {
+    live += delta[p];
+    peak = std::max(peak, live + moved[p]);
+  }
+  return arguments + peak;
 }
 
 Cost LayoutProblem::localCost(unsigned n, unsigned s,
                               const std::vector<unsigned> &choice,
                               bool onlyDecided) const {
-  Cost cost{0, nodes[n].work[s]};
+  Cost cost = nodes[n].unary(s);
   for (unsigned e : nodes[n].in)
-    cost.comm += edges[e].cost(choice[edges[e].from], s);
+    cost.time += edges[e].cost(choice[edges[e].from], s);
   if (!onlyDecided)
     for (unsigned e : nodes[n].out)
-      cost.comm += edges[e].cost(s, choice[edges[e].to]);
+      cost.time += edges[e].cost(s, choice[edges[e].to]);
   return cost;
 }
 
@@ -66,13 +176,13 @@ std::vector<unsigned> LayoutProblem::dynamicProgramming() const {
   std::vector<std::vector<Cost>> best(nodes.size());
   for (unsigned n = 0; n < nodes.size(); ++n) {
     const Node &node = nodes[n];
-    best[n].resize(node.work.size());
-    for (unsigned s = 0; s < node.work.size(); ++s) {
-      Cost cost{0, node.work[s]};
+    best[n].resize(node.spec.work.size());
+    for (unsigned s = 0; s < node.spec.work.size(); ++s) {
+      Cost cost = node.unary(s);
       for (unsigned e : node.in) {
         const Edge &edge = edges[e];
         Cost cheapest{std::numeric_limits<double>::infinity(), 0};
-        for (unsigned t = 0; t < nodes[edge.from].work.size(); ++t) {
+        for (unsigned t = 0; t < nodes[edge.from].spec.work.size(); ++t) {
           Cost via = best[edge.from][t] + Cost{edge.cost(t, s), 0};
           if (via < cheapest)
             cheapest = via;
@@ -87,10 +197,10 @@ std::vector<unsigned> LayoutProblem::dynamicProgramming() const {
   std::vector<unsigned> choice(nodes.size(), 0);
   for (unsigned n = nodes.size(); n-- > 0;) {
     Cost bestCost{std::numeric_limits<double>::infinity(), 0};
-    for (unsigned s = 0; s < nodes[n].work.size(); ++s) {
+    for (unsigned s = 0; s < numStrategies(n); ++s) {
       Cost cost = best[n][s];
       for (unsigned e : nodes[n].out)
-        cost.comm += edges[e].cost(s, choice[edges[e].to]);
+        cost.time += edges[e].cost(s, choice[edges[e].to]);
       if (cost < bestCost) {
         bestCost = cost;
         choice[n] = s;
@@ -104,7 +214,7 @@ std::vector<unsigned> LayoutProblem::perOp() const {
   std::vector<unsigned> choice(nodes.size(), 0);
   for (unsigned n = 0; n < nodes.size(); ++n) {
     Cost bestCost{std::numeric_limits<double>::infinity(), 0};
-    for (unsigned s = 0; s < nodes[n].work.size(); ++s) {
+    for (unsigned s = 0; s < numStrategies(n); ++s) {
       Cost cost = localCost(n, s, choice, /*onlyDecided=*/true);
       if (cost < bestCost) {
         bestCost = cost;
@@ -126,7 +236,7 @@ std::vector<unsigned> LayoutProblem::keepLarger() const {
         largest = &edges[e];
     Cost bestCost{std::numeric_limits<double>::infinity(), 0};
     bool bestKeeps = false;
-    for (unsigned s = 0; s < node.work.size(); ++s) {
+    for (unsigned s = 0; s < node.spec.work.size(); ++s) {
       bool keeps = largest && largest->cost(choice[largest->from], s) == 0;
       Cost cost = localCost(n, s, choice, /*onlyDecided=*/true);
       if ((keeps && !bestKeeps) || (keeps == bestKeeps && cost < bestCost)) {
@@ -145,10 +255,10 @@ void LayoutProblem::improve(std::vector<unsigned> &choice) const {
   for (int pass = 0; pass < 32; ++pass) {
     bool changed = false;
     for (unsigned n = 0; n < nodes.size(); ++n) {
-      if (nodes[n].work.size() < 2)
+      if (numStrategies(n) < 2)
         continue;
       Cost current = localCost(n, choice[n], choice, false);
-      for (unsigned s = 0; s < nodes[n].work.size(); ++s) {
+      for (unsigned s = 0; s < numStrategies(n); ++s) {
         Cost cost = localCost(n, s, choice, false);
         if (cost < current) {
           current = cost;
@@ -162,31 +272,91 @@ void LayoutProblem::improve(std::vector<unsigned> &choice) const {
   }
 }
 
-std::vector<unsigned> LayoutProblem::solve(Chooser chooser,
-                                           Cost &total) const {
+std::vector<unsigned> LayoutProblem::heuristic() const {
+  std::vector<std::vector<unsigned>> candidates{dynamicProgramming(), perOp(),
+                                                keepLarger()};
   std::vector<unsigned> choice;
-  switch (chooser) {
+  Cost bestCost{std::numeric_limits<double>::infinity(), 0};
+  for (std::vector<unsigned> &candidate : candidates) {
+    improve(candidate);
+    Cost cost = evaluate(candidate).total;
+    if (choice.empty() || cost < bestCost) {
+      bestCost = cost;
+      choice = candidate;
+    }
+  }
+  return choice;
+}
+
+double LayoutProblem::lowerBound() const {
+  // Every edge priced at its cheapest given only its consumer's strategy:
+  // each node's best, summed, bounds every choice from below.
+  double bound = 0;
+  for (unsigned n = 0; n < nodes.size(); ++n) {
+    double best = std::numeric_limits<double>::infinity();
+    for (unsigned s = 0; s < numStrategies(n); ++s) {
+      double cost = nodes[n].unary(s).time;
+      for (unsigned e : nodes[n].in) {
+        double cheapest = std::numeric_limits<double>::infinity();
+        for (unsigned t = 0; t < numStrategies(edges[e].from); ++t)
+          cheapest = std::min(cheapest, edges[e].cost(t, s));
+        cost += cheapest;
+      }
+      best = std::min(best, cost);
+    }
+    bound += best;
+  }
+  return bound;
+}
+
+Solution LayoutProblem::solve(const SolveOptions &options) const {
+  std::vector<unsigned> choice;
+  std::string why;
+  bool optimal = false;
+  switch (options.chooser) {
   case Chooser::PerOp:
     choice = perOp();
     break;
   case Chooser::KeepLarger:
     choice = keepLarger();
     break;
-  case Chooser::Joint: {
-    std::vector<std::vector<unsigned>> candidates{dynamicProgramming(),
-                                                  perOp(), keepLarger()};
-    Cost bestCost{std::numeric_limits<double>::infinity(), 0};
-    for (std::vector<unsigned> &candidate : candidates) {
-      improve(candidate);
-      Cost cost = evaluate(candidate);
-      if (choice.empty() || cost < bestCost) {
-        bestCost = cost;
-        choice = candidate;
-      }
+  case Chooser::Joint:
+    if (std::optional<std::vector<unsigned>> exact =
+            searchExact(Objective::Time, options, why)) {
+      choice = std::move(*exact);
+      optimal = true;
+    } else if (why.empty()) {
+      // Nothing fits the budget: the caller reports the smallest that does.
+      Solution none;
+      none.fits = false;
+      return none;
+    } else {
+      choice = heuristic();
     }
     break;
   }
+  Solution solution = evaluate(choice);
+  solution.optimal = optimal;
+  solution.fallbackReason = why;
+  solution.lowerBound = optimal ? solution.total.time : lowerBound();
+  solution.fits = !options.budget ||
+                  solution.peakBytes <= *options.budget * (1 + 1e-12);
+  return solution;
+}
+
+double LayoutProblem::minimumPeakBytes(const SolveOptions &options,
+                                       bool &exact) const {
+  std::string why;
+  if (std::optional<std::vector<unsigned>> least =
+          searchExact(Objective::Peak, options, why)) {
+    exact = true;
+    return peakBytes(*least);
   }
-  total = evaluate(choice);
-  return choice;
+  exact = false;
+  std::vector<unsigned> least(nodes.size(), 0);
+  for (unsigned n = 0; n < nodes.size(); ++n)
+    for (unsigned s = 1; s < numStrategies(n); ++s)
+      if (nodes[n].bytes(s) < nodes[n].bytes(least[n]))
+        least[n] = s;
+  return peakBytes(least);
 }

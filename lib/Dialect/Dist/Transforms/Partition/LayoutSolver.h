@@ -2,22 +2,32 @@
 //
 // The layout choice as a discrete optimisation problem, free of MLIR: every
 // node (an op, or a fixed layout: an argument, a binding type, a return)
-// has strategies; a strategy has a local work (iterations per device, the
-// tie-breaker); every edge (a value flowing from a producer to a consumer)
-// costs the modelled reshard time from the layout the producer's strategy
-// gives the value to the layout the consumer's strategy needs. Nodes are
-// numbered in program order, so edges go from lower to higher numbers.
+// has strategies; a strategy has a modelled compute time (seconds, from the
+// device model; 0 without one), a local work (iterations per device, the
+// tie-breaker) and the bytes it keeps live on a device; every edge (a value
+// flowing from a producer to a consumer) costs the modelled reshard time
+// from the layout the producer's strategy gives the value to the layout the
+// consumer's strategy needs. Nodes are numbered in program order, so edges
+// go from lower to higher numbers.
 //
-// Costs compare lexicographically: communication first, then work.
+// Costs compare lexicographically: modelled time (communication + compute)
+// first, then work.
+//
+// Memory (docs/partitioning.md, "Auto-sharding"): per device, the bytes of
+// every argument node, plus the peak over the program order of the bytes of
+// the other nodes live at that point (from the node to its last neighbour)
+// and of the buffers the reshards into that point's node create.
 //
 // Choosers:
-//  - Joint: dynamic programming along the use-def graph (exact where the
-//    graph is a tree: every value used once), decoded backwards so that a
-//    value used several times takes the layout its consumers jointly prefer,
-//    then improved node by node (iterated conditional modes) until no single
-//    change lowers the total. The two baselines, improved the same way, are
-//    also tried and the cheapest result kept, so the joint choice is never
-//    worse than either baseline.
+//  - Joint: the exact search (ExactSearch.cpp): dynamic programming over
+//    the program order whose state is the layouts of the values still live;
+//    it honours a memory budget exactly. When the search space is too large
+//    or the time limit passes, the heuristic below is used and the remark
+//    gives its distance to a lower bound.
+//  - Heuristic (the fallback): dynamic programming along the use-def graph
+//    (exact on trees), decoded backwards, then improved node by node
+//    (iterated conditional modes); the two baselines, improved the same
+//    way, are also tried and the cheapest kept.
 //  - PerOp: in program order, each op takes the strategy cheapest given its
 //    operands' already chosen layouts (an eager runtime's dispatch).
 //  - KeepLarger: each op keeps the layout of its largest operand when some
@@ -30,6 +40,7 @@
 
 #include "dist/Dialect/Dist/Transforms/PassOptionValues.h"
 
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -40,38 +51,79 @@ namespace dist::partition {
 using Chooser = ::dist::LayoutChooser;
 
 struct Cost {
-  double comm = 0, work = 0;
+  double time = 0, work = 0;
   Cost &operator+=(const Cost &o) {
-    comm += o.comm;
+    time += o.time;
     work += o.work;
     return *this;
   }
   friend Cost operator+(Cost a, const Cost &b) { return a += b; }
-  /// Communication first (equal within rounding), then work.
+  /// Time first (equal within rounding), then work.
   bool operator<(const Cost &o) const;
+};
+
+/// What one node's strategies cost and hold.
+struct NodeSpec {
+  /// Per strategy: iterations per device (the tie-breaker).
+  std::vector<double> work;
+  /// Per strategy: modelled compute seconds (empty: none).
+  std::vector<double> seconds;
+  /// Per strategy: bytes the node keeps live on one device (empty: none).
+  std::vector<double> bytes;
+  /// An argument: live for the whole function.
+  bool argument = false;
+};
+
+struct SolveOptions {
+  Chooser chooser = Chooser::Joint;
+  /// Per-device memory budget in bytes (none: unlimited).
+  std::optional<double> budget;
+  /// Limits of the exact search; past either, the heuristic answers.
+  double timeLimitSeconds = 10;
+  size_t maxStatesPerStep = size_t(1) << 21;
+};
+
+struct Solution {
+  std::vector<unsigned> choice;
+  Cost total;
+  /// The parts of total.time, and the peak bytes per device.
+  double comm = 0, compute = 0, peakBytes = 0;
+  /// Whether the choice is proven optimal (the exact search finished).
+  bool optimal = false;
+  /// A lower bound on the optimal time (== total.time when optimal).
+  double lowerBound = 0;
+  /// Why the exact search did not answer (empty when it did).
+  std::string fallbackReason;
+  /// Under a budget: whether the choice fits it.
+  bool fits = true;
 };
 
 class LayoutProblem {
 public:
-  /// Adds a node whose strategy s has local work `work[s]`.
-  unsigned addNode(std::vector<double> work);
+  unsigned addNode(NodeSpec spec);
   /// Adds an edge; strategy sf of `from` gives layout fromLayout[sf],
   /// strategy st of `to` needs layout toLayout[st], and moving layout i to
   /// layout j costs table[i * numToLayouts + j] seconds (infinity: not
-  /// possible). `bytes` is the value's global size, for KeepLarger.
+  /// possible). `bytes` is the value's global size, for KeepLarger;
+  /// `movedBytes[j]` (empty: none) what the moved copy in layout j holds
+  /// on a device, live at `to`.
   void addEdge(unsigned from, unsigned to, std::vector<unsigned> fromLayout,
                std::vector<unsigned> toLayout, unsigned numToLayouts,
-               std::vector<double> table, double bytes);
+               std::vector<double> table, double bytes,
+               std::vector<double> movedBytes = {});
 
   unsigned numNodes() const { return nodes.size(); }
   unsigned numStrategies(unsigned node) const {
-    return nodes[node].work.size();
+    return nodes[node].spec.work.size();
   }
 
-  /// One strategy per node. Total cost in `total`.
-  std::vector<unsigned> solve(Chooser chooser, Cost &total) const;
-  /// The cost of a given choice.
-  Cost evaluate(const std::vector<unsigned> &choice) const;
+  /// One strategy per node, with its cost, peak memory and proof status.
+  Solution solve(const SolveOptions &options) const;
+  /// The smallest peak bytes any choice needs (exact when `exact` is set on
+  /// return; otherwise the peak of the least-memory strategy per node).
+  double minimumPeakBytes(const SolveOptions &options, bool &exact) const;
+  /// The cost of a given choice, with its parts filled into `solution`.
+  Solution evaluate(const std::vector<unsigned> &choice) const;
 
 private:
   struct Edge {
@@ -80,16 +132,55 @@ private:
     unsigned numToLayouts;
     std::vector<double> table;
     double bytes;
+    std::vector<double> movedBytes;
     double cost(unsigned sf, unsigned st) const {
       return table[fromLayout[sf] * numToLayouts + toLayout[st]];
     }
+    /// The bytes the move into strategy st of `to` creates (0: none, or a
+    /// free one: the same layout, or a local slice).
+    double moved(unsigned sf, unsigned st) const {
+      if (movedBytes.empty() || cost(sf, st) == 0)
+        return 0;
+      return movedBytes[toLayout[st]];
+    }
   };
   struct Node {
-    std::vector<double> work;
+    NodeSpec spec;
     std::vector<unsigned> in, out; // edge indices
+    Cost unary(unsigned s) const {
+      return {spec.seconds.empty() ? 0 : spec.seconds[s], spec.work[s]};
+    }
+    double bytes(unsigned s) const {
+      return spec.bytes.empty() ? 0 : spec.bytes[s];
+    }
   };
   std::vector<Node> nodes;
   std::vector<Edge> edges;
+
+  /// The order memory is measured in (and the exact search runs in):
+  /// program order, each argument placed right before its first use.
+  struct Order {
+    std::vector<unsigned> nodeAt, pos, lastPos;
+  };
+  Order memoryOrder() const;
+  double peakBytes(const std::vector<unsigned> &choice) const;
+
+  enum class Objective { Time, Peak };
+  /// The exact search; nullopt (with `why`) past its limits or when no
+  /// choice fits the budget (`why` empty then).
+  std::optional<std::vector<unsigned>>
+  searchExact(Objective objective, const SolveOptions &options,
+              std::string &why) const;
+  /// The exact search without memory: one label per state, dense tables.
+  std::optional<std::vector<unsigned>> searchDense(
+      const Order &order,
+      const std::vector<std::vector<unsigned>> &laterPositions,
+      const std::vector<std::vector<std::vector<uint32_t>>> &classOf,
+      const std::vector<std::vector<std::vector<unsigned>>> &representative,
+      const SolveOptions &options,
+      std::chrono::steady_clock::time_point start, std::string &why) const;
+  std::vector<unsigned> heuristic() const;
+  double lowerBound() const;
 
   std::vector<unsigned> dynamicProgramming() const;
   std::vector<unsigned> perOp() const;

@@ -1,0 +1,413 @@
+//===- ExactSearch.cpp - the exact layout choice --------------------------===//
+//
+// Dynamic programming over the memory order (LayoutSolver.h): after the
+// node at position p is decided, the future depends on the past only
+// through the *frontier*, the decided nodes that still have an edge to an
+// undecided one. Two strategies of a node that give the same layout on each
+// of its edges to later nodes (and, when memory counts, hold the same
+// bytes) are interchangeable for the future: they form one *class*. A state
+// is one class per frontier node; for each state the search keeps the
+// cheapest way to reach it. Every edge is priced exactly once, when its
+// later end is decided, from the state (its earlier end) and the new node's
+// strategy, so the cheapest label of the final (empty) state is the optimum
+// (docs/partitioning.md, "The exact choice", has the proof).
+//
+// Memory: the bytes live at position p are those of the frontier plus the
+// new node and the copies its incoming moves create, all known from the
+// state and the strategy, so a budget prunes exactly. Arguments count for
+// the whole function: a label carries the arguments' bytes so far and the
+// peak of the rest so far, and a state keeps every label no other label
+// beats on cost, argument bytes and peak (a Pareto set; a single label when
+// memory does not count).
+//
+//===----------------------------------------------------------------------===//
+
+#include "LayoutSolver.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <map>
+#include <unordered_map>
+
+using namespace dist::partition;
+
+namespace {
+
+struct Label {
+  Cost cost;
+  double argBytes = 0, maxLive = 0;
+  /// This label's entry in its step's history.
+  uint32_t entry = 0;
+};
+
+struct State {
+  std::vector<uint32_t> classes; // per tracked frontier node
+  std::vector<Label> labels;     // a Pareto set
+};
+
+/// Whether `a` is at least as good as `b` in every respect.
+bool dominates(const Label &a, const Label &b) {
+  return !(b.cost < a.cost) && a.argBytes <= b.argBytes &&
+         a.maxLive <= b.maxLive;
+}
+
+std::string keyOf(const std::vector<uint32_t> &classes) {
+  std::string key(classes.size() * sizeof(uint32_t), '\0');
+  if (!classes.empty())
+    std::memcpy(key.data(), classes.data(), key.size());
+  return key;
+}
+
+/// Whether the later neighbour number `epoch` of a node sits at position
+/// `p` (deciding it moves the node to its next epoch).
+bool reachesNextEpoch(const std::vector<unsigned> &laterPositions,
+                   unsigned epoch, unsigned p) {
+  return epoch < laterPositions.size() && laterPositions[epoch] == p;
+}
+
+} // namespace
+
+std::optional<std::vector<unsigned>> LayoutProblem::searchDense(
+    const Order &order,
+    const std::vector<std::vector<unsigned>> &laterPositions,
+    const std::vector<std::vector<std::vector<uint32_t>>> &classOf,
+    const std::vector<std::vector<std::vector<unsigned>>> &representative,
+    const SolveOptions &options,
+    std::chrono::steady_clock::time_point start, std::string &why) const {
+  const unsigned n = nodes.size();
+  const Cost unreached{std::numeric_limits<double>::infinity(), 0};
+  struct Slot {
+    unsigned node, epoch;
+  };
+  std::vector<Slot> frontier;
+  std::vector<Cost> table{Cost()};
+  // history[p][state] = {state at p - 1, strategy of the node at p}.
+  std::vector<std::vector<std::pair<uint32_t, uint32_t>>> history(n);
+  auto radix = [&](const Slot &slot) {
+    return representative[slot.node][slot.epoch].size();
+  };
+
+  for (unsigned p = 0; p < n; ++p) {
+    unsigned k = order.nodeAt[p];
+    const Node &node = nodes[k];
+    std::vector<unsigned> fromSlot;
+    for (unsigned e : node.in) {
+      unsigned slot = 0;
+      while (frontier[slot].node != edges[e].from)
+        ++slot;
+      fromSlot.push_back(slot);
+    }
+    std::vector<Slot> nextFrontier;
+    std::vector<std::pair<unsigned, unsigned>> kept; // slot, next epoch
+    for (unsigned slot = 0; slot < frontier.size(); ++slot) {
+      auto [a, epoch] = frontier[slot];
+      if (order.lastPos[a] <= p)
+        continue;
+      unsigned nextEpoch = epoch + reachesNextEpoch(laterPositions[a], epoch, p);
+      kept.push_back({slot, nextEpoch});
+      nextFrontier.push_back({a, nextEpoch});
+    }
+    bool keepNew = order.lastPos[k] > p;
+    if (keepNew)
+      nextFrontier.push_back({k, 0});
+    // Strides: the first slot varies fastest.
+    std::vector<size_t> nextStride(nextFrontier.size());
+    size_t size = 1;
+    for (unsigned i = 0; i < nextFrontier.size(); ++i) {
+      nextStride[i] = size;
+      size *= radix(nextFrontier[i]);
+      if (size > options.maxStatesPerStep) {
+        why = "more than " + std::to_string(options.maxStatesPerStep) +
+              " states at one op";
+        return std::nullopt;
+      }
+    }
+    std::vector<Cost> next(size, unreached);
+    std::vector<std::pair<uint32_t, uint32_t>> &back = history[p];
+    back.assign(size, {0, 0});
+    std::vector<unsigned> strategyOf(frontier.size());
+    for (size_t state = 0; state < table.size(); ++state) {
+      if (std::isinf(table[state].time))
+        continue;
+      size_t rest = state;
+      for (unsigned slot = 0; slot < frontier.size(); ++slot) {
+        size_t r = radix(frontier[slot]);
+        strategyOf[slot] =
+            representative[frontier[slot].node][frontier[slot].epoch]
+                          [rest % r];
+        rest /= r;
+      }
+      size_t base = 0;
+      for (unsigned i = 0; i < kept.size(); ++i) {
+        auto [slot, nextEpoch] = kept[i];
+        base += nextStride[i] *
+                classOf[frontier[slot].node][nextEpoch][strategyOf[slot]];
+      }
+      for (unsigned s = 0; s < numStrategies(k); ++s) {
+        Cost cost = table[state] + node.unary(s);
+        for (unsigned i = 0; i < node.in.size(); ++i)
+          cost.time += edges[node.in[i]].cost(strategyOf[fromSlot[i]], s);
+        if (std::isinf(cost.time))
+          continue;
+        size_t to = base;
+        if (keepNew)
+          to += nextStride.back() * classOf[k][0][s];
+        if (cost < next[to]) {
+          next[to] = cost;
+          back[to] = {uint32_t(state), s};
+        }
+      }
+    }
+    std::chrono::duration<double> elapsed =
+        std::chrono::steady_clock::now() - start;
+    if (elapsed.count() > options.timeLimitSeconds) {
+      why = "the time limit of " +
+            llvm::formatv("{0}", options.timeLimitSeconds).str() +
+            " s passed";
+      return std::nullopt;
+    }
+    table = std::move(next);
+    frontier = std::move(nextFrontier);
+  }
+  // The frontier is empty: one state.
+  if (table.size() != 1 || std::isinf(table[0].time))
+    return std::nullopt;
+  std::vector<unsigned> choice(n, 0);
+  size_t state = 0;
+  for (unsigned p = n; p-- > 0;) {
+    auto [parent, strategy] = history[p][state];
+    choice[order.nodeAt[p]] = strategy;
+    state = parent;
+  }
+  return choice;
+}
+
+std::optional<std::vector<unsigned>>
+LayoutProblem::searchExact(Objective objective, const SolveOptions &options,
+                           std::string &why) const {
+  auto start = std::chrono::steady_clock::now();
+  const unsigned n = nodes.size();
+  const bool memory = objective == Objective::Peak || options.budget;
+  Order order = memoryOrder();
+
+  // A node's classes shrink as its later neighbours are decided: epoch j
+  // of node i is the time after its first j later neighbours (by position),
+  // when only the edges to the others still matter.
+  std::vector<std::vector<unsigned>> laterPositions(n);
+  for (unsigned i = 0; i < n; ++i) {
+    for (unsigned e : nodes[i].out)
+      laterPositions[i].push_back(order.pos[edges[e].to]);
+    std::sort(laterPositions[i].begin(), laterPositions[i].end());
+    laterPositions[i].erase(
+        std::unique(laterPositions[i].begin(), laterPositions[i].end()),
+        laterPositions[i].end());
+  }
+  // classOf[i][j][s] and representative[i][j][class].
+  std::vector<std::vector<std::vector<uint32_t>>> classOf(n);
+  std::vector<std::vector<std::vector<unsigned>>> representative(n);
+  for (unsigned i = 0; i < n; ++i) {
+    unsigned epochs = laterPositions[i].size() + 1;
+    classOf[i].resize(epochs);
+    representative[i].resize(epochs);
+    for (unsigned j = 0; j < epochs; ++j) {
+      std::map<std::vector<double>, uint32_t> classes;
+      for (unsigned s = 0; s < numStrategies(i); ++s) {
+        std::vector<double> signature;
+        for (unsigned e : nodes[i].out)
+          if (j == 0 || order.pos[edges[e].to] > laterPositions[i][j - 1])
+            signature.push_back(edges[e].fromLayout[s]);
+        if (memory && !nodes[i].spec.argument)
+          signature.push_back(nodes[i].bytes(s));
+        auto [it, inserted] = classes.try_emplace(signature, classes.size());
+        if (inserted)
+          representative[i][j].push_back(s);
+        classOf[i][j].push_back(it->second);
+      }
+    }
+  }
+
+  // Without memory a state holds one label, and the states of a step are
+  // few enough to index densely (mixed radix over the slots' class
+  // counts): no hashing.
+  if (!memory)
+    return searchDense(order, laterPositions, classOf, representative,
+                       options, start, why);
+
+  // history[p][entry] = {entry at p - 1, strategy of the node at p}.
+  std::vector<std::vector<std::pair<uint32_t, uint32_t>>> history(n);
+  std::vector<State> states(1);
+  states[0].labels.emplace_back();
+  // The decided nodes with a later neighbour, each at its epoch; a state
+  // holds one class per slot.
+  struct Slot {
+    unsigned node, epoch;
+  };
+  std::vector<Slot> frontier;
+
+  for (unsigned p = 0; p < n; ++p) {
+    unsigned k = order.nodeAt[p];
+    const Node &node = nodes[k];
+    // The slot each incoming edge's earlier end sits in.
+    std::vector<unsigned> fromSlot;
+    for (unsigned e : node.in) {
+      unsigned slot = 0;
+      while (frontier[slot].node != edges[e].from)
+        ++slot;
+      fromSlot.push_back(slot);
+    }
+    // The next frontier: the slots kept (one epoch on when they neighbour
+    // the new node), then the new node.
+    std::vector<Slot> nextFrontier;
+    std::vector<std::pair<unsigned, unsigned>> kept; // slot, next epoch
+    for (unsigned slot = 0; slot < frontier.size(); ++slot) {
+      auto [a, epoch] = frontier[slot];
+      if (order.lastPos[a] <= p)
+        continue;
+      unsigned nextEpoch = epoch;
+      if (reachesNextEpoch(laterPositions[a], epoch, p))
+        ++nextEpoch;
+      kept.push_back({slot, nextEpoch});
+      nextFrontier.push_back({a, nextEpoch});
+    }
+    bool keepNew = order.lastPos[k] > p;
+    if (keepNew)
+      nextFrontier.push_back({k, 0});
+
+    std::vector<State> next;
+    std::unordered_map<std::string, uint32_t> index;
+    size_t labelCount = 0;
+    std::vector<uint32_t> classes;
+    std::vector<unsigned> strategyOf(frontier.size());
+
+    for (const State &state : states) {
+      double liveFrontier = 0;
+      for (unsigned slot = 0; slot < frontier.size(); ++slot) {
+        auto [a, epoch] = frontier[slot];
+        strategyOf[slot] = representative[a][epoch][state.classes[slot]];
+        if (memory && !nodes[a].spec.argument)
+          liveFrontier += nodes[a].bytes(strategyOf[slot]);
+      }
+      std::vector<uint32_t> keptClasses;
+      for (auto [slot, nextEpoch] : kept)
+        keptClasses.push_back(
+            classOf[frontier[slot].node][nextEpoch][strategyOf[slot]]);
+      for (unsigned s = 0; s < numStrategies(k); ++s) {
+        Cost add = objective == Objective::Time ? node.unary(s) : Cost();
+        double moved = 0;
+        bool possible = true;
+        for (unsigned i = 0; i < node.in.size(); ++i) {
+          const Edge &edge = edges[node.in[i]];
+          unsigned sf = strategyOf[fromSlot[i]];
+          double cost = edge.cost(sf, s);
+          if (std::isinf(cost)) {
+            possible = false;
+            break;
+          }
+          if (objective == Objective::Time)
+            add.time += cost;
+          if (memory)
+            moved += edge.moved(sf, s);
+        }
+        if (!possible)
+          continue;
+        double argAdd = 0, live = 0;
+        if (memory) {
+          argAdd = node.spec.argument ? node.bytes(s) : 0;
+          live = liveFrontier + (node.spec.argument ? 0 : node.bytes(s)) +
+                 moved;
+        }
+        classes = keptClasses;
+        if (keepNew)
+          classes.push_back(classOf[k][0][s]);
+        auto [slotIt, fresh] = index.try_emplace(keyOf(classes), next.size());
+        if (fresh) {
+          if (next.size() >= options.maxStatesPerStep) {
+            why = "more than " + std::to_string(options.maxStatesPerStep) +
+                  " states at one op";
+            return std::nullopt;
+          }
+          next.push_back(State{classes, {}});
+        }
+        State &target = next[slotIt->second];
+        for (const Label &label : state.labels) {
+          Label candidate{label.cost + add, label.argBytes + argAdd,
+                          std::max(label.maxLive, live), 0};
+          if (options.budget && objective == Objective::Time &&
+              candidate.argBytes + candidate.maxLive >
+                  *options.budget * (1 + 1e-12))
+            continue;
+          if (std::isinf(candidate.cost.time))
+            continue;
+          bool beaten = false;
+          for (const Label &other : target.labels)
+            if (dominates(other, candidate)) {
+              beaten = true;
+              break;
+            }
+          if (beaten)
+            continue;
+          size_t before = target.labels.size();
+          target.labels.erase(
+              std::remove_if(target.labels.begin(), target.labels.end(),
+                             [&](const Label &other) {
+                               return dominates(candidate, other);
+                             }),
+              target.labels.end());
+          labelCount -= before - target.labels.size();
+          candidate.entry = history[p].size();
+          history[p].emplace_back(label.entry, s);
+          target.labels.push_back(candidate);
+          ++labelCount;
+        }
+      }
+    }
+    if (labelCount > 4 * options.maxStatesPerStep) {
+      why = "more than " + std::to_string(4 * options.maxStatesPerStep) +
+            " partial choices at one op";
+      return std::nullopt;
+    }
+    std::chrono::duration<double> elapsed =
+        std::chrono::steady_clock::now() - start;
+    if (elapsed.count() > options.timeLimitSeconds) {
+      why = "the time limit of " +
+            llvm::formatv("{0}", options.timeLimitSeconds).str() +
+            " s passed";
+      return std::nullopt;
+    }
+    // States no label reaches (all pruned by the budget) are dropped.
+    next.erase(std::remove_if(next.begin(), next.end(),
+                              [](const State &s) { return s.labels.empty(); }),
+               next.end());
+    if (next.empty())
+      return std::nullopt; // nothing fits the budget
+    states = std::move(next);
+    frontier = std::move(nextFrontier);
+  }
+
+  // The frontier is empty now: one state, whose best label is the optimum.
+  const Label *best = nullptr;
+  auto total = [&](const Label &label) {
+    return label.argBytes + label.maxLive;
+  };
+  for (const State &state : states)
+    for (const Label &label : state.labels)
+      if (!best ||
+          (objective == Objective::Time ? label.cost < best->cost
+                                        : total(label) < total(*best)))
+        best = &label;
+  if (!best)
+    return std::nullopt;
+  std::vector<unsigned> choice(n, 0);
+  uint32_t entry = best->entry;
+  for (unsigned p = n; p-- > 0;) {
+    auto [parent, strategy] = history[p][entry];
+    choice[order.nodeAt[p]] = strategy;
+    entry = parent;
+  }
+  return choice;
+}

@@ -1,0 +1,175 @@
+//===- LayoutSolverTest.cpp - the exact layout choice against brute force -===//
+//
+// Property tests: on random small problems (shared values, long-lived
+// nodes, impossible moves, arguments, memory), the exact search's choice
+// costs exactly what the best of every possible choice costs, under a
+// budget too, and the smallest feasible peak it reports is the true one.
+// Every choice enumerated is a "hand layout" the solver was offered, so
+// the answer is never worse than any of them.
+//
+//===----------------------------------------------------------------------===//
+
+#include "LayoutSolver.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <random>
+
+using namespace dist::partition;
+
+namespace {
+
+struct Random {
+  std::mt19937 engine;
+  explicit Random(unsigned seed) : engine(seed) {}
+  unsigned below(unsigned n) { return engine() % n; }
+  bool chance(double p) {
+    return std::uniform_real_distribution<double>(0, 1)(engine) < p;
+  }
+};
+
+LayoutProblem randomProblem(Random &rng, bool withMemory) {
+  LayoutProblem problem;
+  unsigned n = 2 + rng.below(7);
+  for (unsigned i = 0; i < n; ++i) {
+    NodeSpec spec;
+    unsigned strategies = 1 + rng.below(4);
+    for (unsigned s = 0; s < strategies; ++s) {
+      spec.work.push_back(rng.below(4));
+      spec.seconds.push_back(rng.chance(0.5) ? 0.0 : rng.below(3));
+      if (withMemory)
+        spec.bytes.push_back(1 + rng.below(8));
+    }
+    spec.argument = withMemory && i < 2 && rng.chance(0.5);
+    problem.addNode(std::move(spec));
+  }
+  for (unsigned from = 0; from < n; ++from)
+    for (unsigned to = from + 1; to < n; ++to) {
+      if (!rng.chance(to == from + 1 ? 0.8 : 0.3))
+        continue;
+      // Layouts: a few per side, shared by strategies.
+      unsigned fromLayouts = 1 + rng.below(3), toLayouts = 1 + rng.below(3);
+      std::vector<unsigned> fromLayout, toLayout;
+      for (unsigned s = 0; s < problem.numStrategies(from); ++s)
+        fromLayout.push_back(rng.below(fromLayouts));
+      for (unsigned s = 0; s < problem.numStrategies(to); ++s)
+        toLayout.push_back(rng.below(toLayouts));
+      std::vector<double> table;
+      for (unsigned i = 0; i < fromLayouts * toLayouts; ++i)
+        table.push_back(rng.chance(0.1)
+                            ? std::numeric_limits<double>::infinity()
+                            : rng.chance(0.3) ? 0.0 : 1 + rng.below(5));
+      std::vector<double> moved;
+      if (withMemory)
+        for (unsigned j = 0; j < toLayouts; ++j)
+          moved.push_back(rng.below(4));
+      problem.addEdge(from, to, fromLayout, toLayout, toLayouts, table,
+                      1 + rng.below(10), moved);
+    }
+  return problem;
+}
+
+/// The best of every choice (nullopt: none is possible within the budget).
+std::optional<Solution> bruteForce(const LayoutProblem &problem,
+                                   std::optional<double> budget,
+                                   double &leastPeak) {
+  std::vector<unsigned> choice(problem.numNodes(), 0);
+  std::optional<Solution> best;
+  leastPeak = std::numeric_limits<double>::infinity();
+  while (true) {
+    Solution s = problem.evaluate(choice);
+    if (!std::isinf(s.total.time)) {
+      leastPeak = std::min(leastPeak, s.peakBytes);
+      if ((!budget || s.peakBytes <= *budget) &&
+          (!best || s.total < best->total))
+        best = s;
+    }
+    unsigned i = 0;
+    while (i < choice.size() && ++choice[i] == problem.numStrategies(i))
+      choice[i++] = 0;
+    if (i == choice.size())
+      return best;
+  }
+}
+
+void expectSameCost(const Cost &a, const Cost &b) {
+  EXPECT_FALSE(a < b) << a.time << "/" << a.work << " vs " << b.time << "/"
+                      << b.work;
+  EXPECT_FALSE(b < a) << a.time << "/" << a.work << " vs " << b.time << "/"
+                      << b.work;
+}
+
+TEST(LayoutSolver, ExactEqualsBruteForce) {
+  unsigned baselineWorse = 0;
+  for (unsigned seed = 0; seed < 400; ++seed) {
+    Random rng(seed);
+    LayoutProblem problem = randomProblem(rng, /*withMemory=*/false);
+    double leastPeak;
+    std::optional<Solution> best = bruteForce(problem, std::nullopt, leastPeak);
+    Solution solution = problem.solve(SolveOptions());
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    if (!best) {
+      EXPECT_TRUE(solution.choice.empty() || std::isinf(solution.total.time));
+      continue;
+    }
+    EXPECT_TRUE(solution.optimal);
+    expectSameCost(solution.total, best->total);
+    EXPECT_EQ(solution.lowerBound, solution.total.time);
+    SolveOptions perOp;
+    perOp.chooser = Chooser::PerOp;
+    if (best->total < problem.solve(perOp).total)
+      ++baselineWorse;
+  }
+  // The problems are not trivial: deciding op by op often misses.
+  EXPECT_GT(baselineWorse, 40u);
+}
+
+TEST(LayoutSolver, ExactEqualsBruteForceUnderABudget) {
+  for (unsigned seed = 0; seed < 400; ++seed) {
+    Random rng(1000 + seed);
+    LayoutProblem problem = randomProblem(rng, /*withMemory=*/true);
+    double leastPeak;
+    bruteForce(problem, std::nullopt, leastPeak);
+    if (std::isinf(leastPeak))
+      continue;
+    SCOPED_TRACE("seed " + std::to_string(1000 + seed));
+    SolveOptions options;
+    bool exact = false;
+    EXPECT_EQ(problem.minimumPeakBytes(options, exact), leastPeak);
+    EXPECT_TRUE(exact);
+    // A budget between the least peak and a bit more, and one below it.
+    for (double budget : {leastPeak, leastPeak + rng.below(6), leastPeak - 1}) {
+      options.budget = budget;
+      double ignored;
+      std::optional<Solution> best = bruteForce(problem, budget, ignored);
+      Solution solution = problem.solve(options);
+      if (!best) {
+        EXPECT_FALSE(solution.fits);
+        continue;
+      }
+      EXPECT_TRUE(solution.fits);
+      EXPECT_TRUE(solution.optimal);
+      EXPECT_LE(solution.peakBytes, budget);
+      expectSameCost(solution.total, best->total);
+    }
+  }
+}
+
+TEST(LayoutSolver, FallsBackWithAGapPastItsLimits) {
+  Random rng(7);
+  LayoutProblem problem = randomProblem(rng, false);
+  SolveOptions options;
+  options.maxStatesPerStep = 1;
+  Solution solution = problem.solve(options);
+  double ignored;
+  std::optional<Solution> best = bruteForce(problem, std::nullopt, ignored);
+  ASSERT_TRUE(best);
+  EXPECT_FALSE(solution.optimal);
+  EXPECT_NE(solution.fallbackReason.find("states at one op"), std::string::npos);
+  EXPECT_LE(solution.lowerBound, best->total.time + 1e-12);
+  EXPECT_GE(solution.total.time, best->total.time - 1e-12);
+}
+
+} // namespace
