@@ -37,8 +37,16 @@ struct AxisCostParams {
 
 /// Per-axis parameters by axis name, from a topology file or the command
 /// line. Axes not listed use `defaults`.
+/// One device (semantics §3b): peak flop/s, memory bandwidth (bytes/s) and
+/// memory (bytes); 0 where the file leaves a field out.
+struct DeviceParams {
+  double flops = 0, memBandwidth = 0, memory = 0;
+};
+
 struct Topology {
   AxisCostParams defaults;
+  /// The device, when the file describes it (semantics §6a).
+  std::optional<DeviceParams> device;
   std::map<std::string, AxisCostParams> axes;
   /// The link between two meshes (semantics §3a), when given.
   std::optional<AxisCostParams> transfer;
@@ -49,7 +57,9 @@ struct Topology {
   /// Values must be finite and >= 0; unknown keys are errors (a typo must
   /// not silently fall back to defaults).
   /// An optional top-level "transfer": {"alpha": ..., "beta": ...} gives
-  /// the link between two meshes (cross-mesh reshards).
+  /// the link between two meshes (cross-mesh reshards). An optional
+  /// "device": {"flops": F, "mem_bw": B, "memory": BYTES} describes one
+  /// device (each field optional, finite and >= 0, flops and mem_bw > 0).
   static llvm::Expected<Topology> parseJSON(llvm::StringRef text);
   /// The axes of `mesh` only (a cross-mesh topology names the axes of both
   /// meshes); the defaults and the transfer link are kept.

@@ -63,6 +63,29 @@ static Error readParams(const llvm::json::Value &value, llvm::StringRef where,
   return Error::success();
 }
 
+static Error readDevice(const llvm::json::Value &value, DeviceParams &device) {
+  const llvm::json::Object *object = value.getAsObject();
+  if (!object)
+    return fail("topology: device must be an object with \"flops\", "
+                "\"mem_bw\" and/or \"memory\"");
+  for (const auto &[key, field] : *object) {
+    double *out = key == "flops"    ? &device.flops
+                  : key == "mem_bw" ? &device.memBandwidth
+                  : key == "memory" ? &device.memory
+                                    : nullptr;
+    if (!out)
+      return fail("topology: unknown key \"" + key.str() +
+                  "\" in device (expected \"flops\", \"mem_bw\" or "
+                  "\"memory\")");
+    if (Error e = readParam(field, "device." + key.str(), *out))
+      return e;
+    // A rate of 0 would make every op take forever.
+    if (*out == 0 && key != "memory")
+      return fail("topology: device." + key.str() + " must be > 0");
+  }
+  return Error::success();
+}
+
 Expected<Topology> Topology::parseJSON(llvm::StringRef text) {
   Expected<llvm::json::Value> root = parseBoundedJSON(text);
   if (!root)
@@ -86,9 +109,17 @@ Expected<Topology> Topology::parseJSON(llvm::StringRef text) {
       topology.transfer = transfer;
       continue;
     }
+    if (key == "device") {
+      DeviceParams device;
+      if (Error e = readDevice(value, device))
+        return std::move(e);
+      topology.device = device;
+      continue;
+    }
     if (key != "axes")
       return fail("topology: unknown key \"" + key.str() +
-                  "\" (expected \"axes\", \"default\" or \"transfer\")");
+                  "\" (expected \"axes\", \"default\", \"transfer\" or "
+                  "\"device\")");
     const llvm::json::Object *axes = value.getAsObject();
     if (!axes)
       return fail("topology: \"axes\" must be an object keyed by axis name");

@@ -51,6 +51,11 @@ public:
     return fileTopology ? fileTopology->transfer : std::nullopt;
   }
 
+  /// The device the topology file describes, if any (semantics §6a).
+  std::optional<planner::DeviceParams> device() const {
+    return fileTopology ? fileTopology->device : std::nullopt;
+  }
+
 private:
   std::string passName;
   std::optional<planner::Topology> fileTopology;

@@ -126,7 +126,16 @@ def DistPartition : Pass<"dist-partition", "::mlir::ModuleOp"> {
     cheapest (what an eager runtime such as DTensor does at dispatch); and
     `keep-larger` makes each op keep its largest operand's layout (the rule
     of Shardy's explicit-reshard insertion). The last two are baselines for
-    the benchmark.
+    the benchmark. `joint` is exact (docs/partitioning.md, "The exact
+    choice") unless its search passes its limits, and the remark says which.
+
+    The objective is the modelled time: every reshard's planned cost, plus,
+    when the topology file describes the device (`"device": {"flops": F,
+    "mem_bw": B, "memory": BYTES}`), every op's compute by a roofline. The
+    peak bytes per device (the arguments, plus the live intermediates at
+    their local padded size, semantics §6a) must fit `memory-budget`, else
+    the device's memory; a budget nothing fits is an error naming the
+    smallest one that does.
   }];
   let dependentDialects = [
     "::dist::DistDialect", "::mlir::linalg::LinalgDialect",
@@ -144,7 +153,10 @@ def DistPartition : Pass<"dist-partition", "::mlir::ModuleOp"> {
            "::dist::partitionStepOptionValues()">,
     Option<"remarks", "remarks", "bool", /*default=*/"false",
            "Report the chosen layouts and their modelled cost as remarks "
-           "(also -dist-remarks)">
+           "(also -dist-remarks)">,
+    Option<"memoryBudget", "memory-budget", "uint64_t", /*default=*/"0",
+           "Bytes one device may hold (0: the topology's device memory, "
+           "else unlimited)">
   ]);
 }
 

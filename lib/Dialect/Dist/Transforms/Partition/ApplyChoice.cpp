@@ -25,6 +25,8 @@ LogicalResult FunctionPartitioner::apply(const SolveOptions &options,
                                          unsigned &reshards,
                                          unsigned &computeOps) {
   solution = problem.solve(options);
+  if (!solution.fits)
+    return failure(); // the caller names the smallest budget that fits
   if (solution.choice.empty() || std::isinf(solution.total.time))
     return func.emitOpError("cannot be partitioned: no choice of layouts "
                             "reaches the declared ones (some reshard has no "

@@ -167,6 +167,38 @@ std::vector<double> FunctionPartitioner::liveBytes(unsigned index) {
   return bytes;
 }
 
+std::vector<double> FunctionPartitioner::computeSeconds(unsigned index) {
+  // The roofline of semantics §6a: the larger of the flops over the peak
+  // rate and the bytes touched (operands as placed, results) over the
+  // bandwidth, per run, times the runs per call. A linalg op does one flop
+  // per scalar op of its body per iteration; other ops (views, slices,
+  // concatenations) only move bytes.
+  const NodeInfo &info = infos[index];
+  if (!device || info.kind != NodeInfo::Compute)
+    return {};
+  double opsPerIteration = 0;
+  if (auto linalgOp = dyn_cast<linalg::LinalgOp>(info.op)) {
+    for (Operation &inner : linalgOp.getBlock()->without_terminator())
+      if (!isa<linalg::IndexOp>(inner))
+        ++opsPerIteration;
+  }
+  std::vector<double> seconds;
+  for (const PartitionStrategy &layouts : info.layouts) {
+    double bytes = 0;
+    for (OpOperand &operand : info.op->getOpOperands())
+      if (info.placed[operand.getOperandNumber()])
+        bytes += localBytesOf(operand.get().getType(),
+                              layouts.operands[operand.getOperandNumber()]);
+    for (OpResult result : info.op->getResults())
+      bytes +=
+          localBytesOf(result.getType(), layouts.results[result.getResultNumber()]);
+    double flops = layouts.localWork * opsPerIteration;
+    seconds.push_back(info.weight * std::max(flops / device->flops,
+                                             bytes / device->memBandwidth));
+  }
+  return seconds;
+}
+
 double FunctionPartitioner::weightOf(Value value) const {
   auto it = blockWeights.find(value.getParentBlock());
   return it == blockWeights.end() ? 1.0 : it->second;
@@ -214,6 +246,7 @@ void FunctionPartitioner::buildProblem() {
     for (const PartitionStrategy &layouts : infos[info].layouts)
       spec.work.push_back(layouts.localWork * infos[info].weight);
     spec.bytes = liveBytes(info);
+    spec.seconds = computeSeconds(info);
     spec.argument = infos[info].kind == NodeInfo::Source && !infos[info].op;
     nodeOfInfo[info] = problem.addNode(std::move(spec));
   };

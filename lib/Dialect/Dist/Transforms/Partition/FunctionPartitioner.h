@@ -15,6 +15,7 @@
 #include "dist/Dialect/Dist/Interfaces/PartitionableOpInterface.h"
 
 #include "dist/Dialect/Dist/IR/DistOps.h"
+#include "dist/Planner/CostModel.h"
 #include "dist/Planner/Layout.h"
 #include "dist/Planner/Mesh.h"
 
@@ -116,8 +117,18 @@ public:
       : func(func), mesh(mesh), plannerMesh(plannerMesh),
         reshardCost(reshardCost) {}
 
+  /// With a device model, every strategy's compute is priced by the
+  /// roofline (semantics §6a); without one compute is free.
+  void setDevice(std::optional<planner::DeviceParams> params) {
+    device = params;
+  }
   /// Describes every op (strategies, layouts) and every use.
   LogicalResult build();
+  /// The smallest peak bytes per device any choice of layouts needs, and
+  /// whether that is exact (semantics §6a).
+  double minimumPeakBytes(bool &exact) const {
+    return problem.minimumPeakBytes(SolveOptions(), exact);
+  }
   /// Solves and rewrites. Returns the solution and counts.
   LogicalResult apply(const SolveOptions &options, Solution &solution,
                       unsigned &reshards, unsigned &computeOps);
@@ -143,6 +154,8 @@ private:
   unsigned addSource(Operation *op, Value value, const planner::Layout &layout);
   /// What info `info` keeps live on a device, per strategy.
   std::vector<double> liveBytes(unsigned info);
+  /// Modelled compute seconds of info `info`, per strategy (empty: none).
+  std::vector<double> computeSeconds(unsigned info);
   /// Bytes of one device's buffer of `type` in `layout`.
   double localBytesOf(Type type, const planner::Layout &layout) const;
   unsigned addSink(Operation *op, const planner::Layout &layout);
@@ -173,6 +186,7 @@ private:
                             RankedTensorType)>
       reshardCost;
 
+  std::optional<planner::DeviceParams> device;
   LayoutProblem problem;
   std::vector<NodeInfo> infos;
   DenseMap<Value, Producer> producers;

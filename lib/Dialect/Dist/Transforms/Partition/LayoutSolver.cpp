@@ -320,7 +320,22 @@ Solution LayoutProblem::solve(const SolveOptions &options) const {
   case Chooser::KeepLarger:
     choice = keepLarger();
     break;
-  case Chooser::Joint:
+  case Chooser::Joint: {
+    // The optimum without the budget is the optimum with it when it fits
+    // (a relaxation's optimum that is feasible), and the search without
+    // memory is much smaller: try it first.
+    if (options.budget) {
+      SolveOptions unlimited = options;
+      unlimited.budget.reset();
+      std::string unlimitedWhy;
+      if (std::optional<std::vector<unsigned>> exact =
+              searchExact(Objective::Time, unlimited, unlimitedWhy);
+          exact && peakBytes(*exact) <= *options.budget * (1 + 1e-12)) {
+        choice = std::move(*exact);
+        optimal = true;
+        break;
+      }
+    }
     if (std::optional<std::vector<unsigned>> exact =
             searchExact(Objective::Time, options, why)) {
       choice = std::move(*exact);
@@ -334,6 +349,7 @@ Solution LayoutProblem::solve(const SolveOptions &options) const {
       choice = heuristic();
     }
     break;
+  }
   }
   Solution solution = evaluate(choice);
   solution.optimal = optimal;

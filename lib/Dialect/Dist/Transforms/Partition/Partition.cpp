@@ -92,6 +92,14 @@ void DistPartitionPass::runOnOperation() {
   MLIRContext *context = &getContext();
   planner::PlanCache &cache = getPlanCache(context, cacheDir);
 
+  // Semantics §6a: the pass option, else the device's memory, else none.
+  std::optional<double> budget;
+  if (memoryBudget)
+    budget = static_cast<double>(memoryBudget);
+  else if (std::optional<planner::DeviceParams> device = costModels.device();
+           device && device->memory > 0)
+    budget = device->memory;
+
   double totalCost = 0;
   unsigned totalReshards = 0, totalOps = 0;
   bool failedAny = false;
@@ -198,12 +206,28 @@ void DistPartitionPass::runOnOperation() {
     };
 
     FunctionPartitioner partitioner(func, mesh, *plannerMesh, reshardCost);
+    partitioner.setDevice(costModels.device());
     SolveOptions options;
     options.chooser = chooser;
+    options.budget = budget;
     Solution solution;
     unsigned reshards = 0, ops = 0;
-    if (failed(partitioner.build()) ||
-        failed(partitioner.apply(options, solution, reshards, ops))) {
+    if (failed(partitioner.build())) {
+      failedAny = true;
+      continue;
+    }
+    if (failed(partitioner.apply(options, solution, reshards, ops))) {
+      if (!solution.fits) {
+        bool exact = false;
+        double least = partitioner.minimumPeakBytes(exact);
+        func.emitOpError("cannot be partitioned within the memory budget of ")
+            << static_cast<uint64_t>(*budget)
+            << " B per device: the least any choice of layouts needs is "
+            << (exact ? "" : "about ")
+            << static_cast<uint64_t>(std::ceil(least))
+            << " B (semantics §6a); raise memory-budget or the device memory "
+               "to at least that";
+      }
       failedAny = true;
       continue;
     }
