@@ -144,6 +144,33 @@ LogicalResult FunctionPartitioner::apply(const SolveOptions &options,
     return success();
   };
 
+  // Free arguments and results (semantics §6a) take their chosen layouts,
+  // in the block and in the function type, before any use is placed.
+  freeBoundary.clear();
+  SmallVector<Type> inputs(func.getArgumentTypes()),
+      outputs(func.getResultTypes());
+  for (auto [i, info] : llvm::enumerate(freeArgumentInfo)) {
+    if (info < 0)
+      continue;
+    RankedTensorType type = withLayout(
+        cast<RankedTensorType>(inputs[i]),
+        infos[info].layouts[choice[nodeOfInfo[info]]].results[0]);
+    func.getArgument(i).setType(type);
+    inputs[i] = type;
+    freeBoundary.push_back({false, unsigned(i), type});
+  }
+  for (auto [i, info] : llvm::enumerate(freeResultInfo)) {
+    if (info < 0)
+      continue;
+    RankedTensorType type = withLayout(
+        cast<RankedTensorType>(outputs[i]),
+        infos[info].layouts[choice[nodeOfInfo[info]]].operands[0]);
+    outputs[i] = type;
+    freeBoundary.push_back({true, unsigned(i), type});
+  }
+  func.setFunctionType(
+      FunctionType::get(func.getContext(), inputs, outputs));
+
   std::function<LogicalResult(Block &)> applyBlock =
       [&](Block &block) -> LogicalResult {
     for (Operation &op : llvm::make_early_inc_range(block)) {

@@ -248,6 +248,18 @@ void FunctionPartitioner::buildProblem() {
     spec.bytes = liveBytes(info);
     spec.seconds = computeSeconds(info);
     spec.argument = infos[info].kind == NodeInfo::Source && !infos[info].op;
+    // Between equally fast choices, a free argument or result takes the
+    // layout that holds the fewest bytes (a split batch over a replica
+    // sliced locally).
+    bool freeBoundary = llvm::is_contained(freeArgumentInfo, int(info)) ||
+                        llvm::is_contained(freeResultInfo, int(info));
+    if (freeBoundary)
+      for (unsigned s = 0; s < spec.work.size(); ++s)
+        spec.work[s] += localBytesOf(
+            infos[info].value.getType(),
+            infos[info].kind == NodeInfo::Sink
+                ? infos[info].layouts[s].operands[0]
+                : infos[info].layouts[s].results[0]);
     nodeOfInfo[info] = problem.addNode(std::move(spec));
   };
   for (unsigned info = 0; info < numInfos; ++info) {
@@ -294,6 +306,32 @@ LogicalResult FunctionPartitioner::addFixedOp(Operation *op) {
     Type declared = operand.get().getType();
     if (auto ret = dyn_cast<func::ReturnOp>(op))
       declared = func.getFunctionType().getResult(operand.getOperandNumber());
+    if (isa<func::ReturnOp>(op) && isFree(declared)) {
+      // A free result: a sink whose candidates are the layouts its value
+      // may be produced in (never partial: a result is whole), and the
+      // replicated one.
+      std::vector<planner::Layout> candidates{planner::Layout::replicated(
+          cast<RankedTensorType>(declared).getRank())};
+      auto it = producers.find(operand.get());
+      if (it != producers.end())
+        for (const PartitionStrategy &layouts : infos[it->second.info].layouts)
+          if (it->second.result < layouts.results.size()) {
+            planner::Layout layout = layouts.results[it->second.result];
+            layout.partialAxes.clear();
+            if (!llvm::is_contained(candidates, layout))
+              candidates.push_back(layout);
+          }
+      NodeInfo sink{NodeInfo::Sink, op, {}, {}, {}, operand.get()};
+      for (planner::Layout &layout : candidates) {
+        sink.layouts.emplace_back();
+        sink.layouts.back().operands.push_back(std::move(layout));
+      }
+      infos.push_back(std::move(sink));
+      freeResultInfo[operand.getOperandNumber()] = infos.size() - 1;
+      if (failed(addUse(infos.size() - 1, 0, operand.get())))
+        return failure();
+      continue;
+    }
     if (!getSharding(declared))
       return op->emitOpError("cannot be partitioned: operand #")
              << operand.getOperandNumber()
@@ -386,10 +424,42 @@ LogicalResult FunctionPartitioner::addComputeUses(Operation *op,
   return success();
 }
 
+void FunctionPartitioner::addFreeArgumentCandidates(BlockArgument arg,
+                                                    unsigned info) {
+  std::vector<planner::Layout> candidates;
+  auto note = [&](const planner::Layout &layout) {
+    if (!llvm::is_contained(candidates, layout))
+      candidates.push_back(layout);
+  };
+  note(planner::Layout::replicated(
+      cast<RankedTensorType>(arg.getType()).getRank()));
+  for (const Use &use : uses)
+    if (use.value == arg)
+      for (const PartitionStrategy &layouts : infos[use.consumer].layouts) {
+        // An argument arrives whole: never as partial sums.
+        planner::Layout layout = layouts.operands[use.operand];
+        if (!layout.hasPartial())
+          note(layout);
+      }
+  for (planner::Layout &layout : candidates) {
+    infos[info].layouts.emplace_back();
+    infos[info].layouts.back().results.push_back(std::move(layout));
+  }
+}
+
 LogicalResult FunctionPartitioner::build() {
+  freeArgumentInfo.assign(func.getNumArguments(), -1);
+  freeResultInfo.assign(func.getNumResults(), -1);
   for (BlockArgument arg : func.getArguments()) {
     if (!isa<RankedTensorType>(arg.getType()))
       continue;
+    if (isFree(arg.getType())) {
+      // Its candidates are known once its uses are (below).
+      infos.push_back(NodeInfo{NodeInfo::Source, nullptr, {}, {}, {}, arg});
+      freeArgumentInfo[arg.getArgNumber()] = infos.size() - 1;
+      producers[arg] = {unsigned(infos.size() - 1), 0};
+      continue;
+    }
     if (!getSharding(arg.getType()))
       return func.emitOpError("cannot be partitioned: argument #")
              << arg.getArgNumber()
@@ -401,6 +471,9 @@ LogicalResult FunctionPartitioner::build() {
   }
   if (failed(buildBlock(func.getBody().front(), 1)))
     return failure();
+  for (BlockArgument arg : func.getArguments())
+    if (freeArgumentInfo[arg.getArgNumber()] >= 0)
+      addFreeArgumentCandidates(arg, freeArgumentInfo[arg.getArgNumber()]);
   buildProblem();
   return success();
 }

@@ -15,6 +15,7 @@
 #include "dist/Dialect/Dist/Interfaces/PartitionableOpInterface.h"
 
 #include "dist/Dialect/Dist/IR/DistOps.h"
+#include "dist/Dialect/Dist/IR/PlannerInterop.h"
 #include "dist/Planner/CostModel.h"
 #include "dist/Planner/Layout.h"
 #include "dist/Planner/Mesh.h"
@@ -132,6 +133,26 @@ public:
   /// Solves and rewrites. Returns the solution and counts.
   LogicalResult apply(const SolveOptions &options, Solution &solution,
                       unsigned &reshards, unsigned &computeOps);
+  /// Semantics §6a: in a function with `dist.auto`, arguments and results
+  /// without an encoding are free; build() gives them candidate layouts and
+  /// apply() writes the chosen ones into the function type.
+  void setAuto(bool isAuto) { autoSharded = isAuto; }
+  /// The free arguments and results with their chosen types, for remarks
+  /// (after apply): {is result, index, type}.
+  struct FreeBoundary {
+    bool result;
+    unsigned index;
+    RankedTensorType type;
+  };
+  const std::vector<FreeBoundary> &getFreeBoundary() const {
+    return freeBoundary;
+  }
+  /// Bytes of one device's buffer of a sharded tensor type.
+  double localBytes(RankedTensorType type) {
+    FailureOr<planner::Layout> layout = getPlannerLayout(
+        getSharding(type), mesh, [&] { return func.emitOpError(); });
+    return succeeded(layout) ? localBytesOf(type, *layout) : 0;
+  }
   /// Why some ops could not take some strategies (a loop that is not
   /// split, and why), for -dist-remarks.
   const std::vector<std::pair<Operation *, std::string>> &getNotes() const {
@@ -186,7 +207,18 @@ private:
                             RankedTensorType)>
       reshardCost;
 
+  /// Candidate layouts of a free argument: every layout a use of it needs,
+  /// and the replicated one.
+  void addFreeArgumentCandidates(mlir::BlockArgument arg, unsigned info);
+  bool isFree(Type type) const {
+    return autoSharded && llvm::isa<RankedTensorType>(type) && !getSharding(type);
+  }
+
   std::optional<planner::DeviceParams> device;
+  bool autoSharded = false;
+  /// Info of each free argument and free result sink (-1: not free).
+  llvm::SmallVector<int> freeArgumentInfo, freeResultInfo;
+  std::vector<FreeBoundary> freeBoundary;
   LayoutProblem problem;
   std::vector<NodeInfo> infos;
   DenseMap<Value, Producer> producers;

@@ -39,6 +39,9 @@ using namespace dist::partition;
 
 namespace {
 
+/// Semantics §6a: `func.func @f(...) attributes {dist.auto = @mesh}`.
+constexpr llvm::StringLiteral kAutoAttrName = "dist.auto";
+
 struct DistPartitionPass
     : public dist::impl::DistPartitionBase<DistPartitionPass> {
   using DistPartitionBase::DistPartitionBase;
@@ -119,9 +122,29 @@ void DistPartitionPass::runOnOperation() {
     }
     if (!hasCompute)
       continue;
-    // The one mesh of the function's sharded types.
+    // The one mesh of the function's sharded types (with dist.auto, the
+    // mesh it names, semantics §6a).
     MeshOp mesh;
     bool severalMeshes = false;
+    bool isAuto = false;
+    if (Attribute autoAttr = func->getAttr(kAutoAttrName)) {
+      auto name = dyn_cast<FlatSymbolRefAttr>(autoAttr);
+      if (!name) {
+        func.emitOpError("has '")
+            << kAutoAttrName << "' = " << autoAttr
+            << ", which does not name a dist.mesh (expected {"
+            << kAutoAttrName << " = @mesh})";
+        failedAny = true;
+        continue;
+      }
+      FailureOr<MeshOp> found = lookupMesh(func, name, symbols);
+      if (failed(found)) {
+        failedAny = true; // reported by lookupMesh
+        continue;
+      }
+      mesh = *found;
+      isAuto = true;
+    }
     auto noteType = [&](Type type) {
       ShardingAttr sharding = getSharding(type);
       if (!sharding)
@@ -207,6 +230,7 @@ void DistPartitionPass::runOnOperation() {
 
     FunctionPartitioner partitioner(func, mesh, *plannerMesh, reshardCost);
     partitioner.setDevice(costModels.device());
+    partitioner.setAuto(isAuto);
     SolveOptions options;
     options.chooser = chooser;
     options.budget = budget;
@@ -238,6 +262,15 @@ void DistPartitionPass::runOnOperation() {
       for (const auto &[op, note] : partitioner.getNotes())
         op->emitRemark("dist-partition: ") << note;
       emitChoiceRemark(func, solution, chooser);
+      for (const FunctionPartitioner::FreeBoundary &free :
+           partitioner.getFreeBoundary())
+        emitSummaryRemark(module)
+            << "dist-partition: @" << func.getSymName() << ": "
+            << (free.result ? "result #" : "argument #") << free.index
+            << " takes " << free.type.getEncoding() << " ("
+            << llvm::formatv("{0:e3}",
+                             partitioner.localBytes(free.type))
+            << " B per device)";
     }
   }
   if (failedAny)
