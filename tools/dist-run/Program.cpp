@@ -222,6 +222,16 @@ describe(func::FuncOp entry, llvm::StringRef what, unsigned index, Type type,
   auto tensor = dyn_cast<RankedTensorType>(type);
   auto sharding =
       tensor ? dyn_cast_or_null<ShardingAttr>(tensor.getEncoding()) : nullptr;
+  // Semantics §6a: in a dist.auto function a tensor without an encoding is
+  // free; until dist-partition chooses its layout it stands as replicated on
+  // the function's mesh (the most memory it can take).
+  if (!sharding && tensor)
+    if (auto meshName = entry->getAttrOfType<FlatSymbolRefAttr>("dist.auto"))
+      if (FailureOr<MeshOp> meshOp = lookupMesh(entry, meshName, symbols);
+          succeeded(meshOp))
+        sharding = getShardingAttr(
+            entry.getContext(), *meshOp,
+            planner::Layout::replicated(tensor.getRank()));
   if (!sharding)
     return makeError(where +
                      ", which is not a sharded tensor: every argument and "

@@ -734,8 +734,22 @@ int runFront(const char *argv0) {
                    "' failed (target " +
                        dist::stringifyRuntimeTarget(options.target) + ")");
   };
+  mlir::Operation *entry = module->lookupSymbol(signature->name);
+  bool autoSharded = entry && entry->hasAttr("dist.auto");
   if (mlir::failed(planProgram(*module, options)))
     return compileFailed();
+  // Semantics §6a: a dist.auto entry has its free layouts only now; the
+  // signature (and the program the ranks read it from) is the planned one.
+  std::string plannedProgram;
+  if (autoSharded) {
+    llvm::Expected<EntrySignature> planned =
+        readEntrySignature(*module, signature->name);
+    if (!planned)
+      return failure(llvm::toString(planned.takeError()));
+    signature = std::move(planned);
+    llvm::raw_string_ostream os(plannedProgram);
+    module->print(os);
+  }
   if (llvm::Error error = checkJobMemory(rankMemory(*signature, *module),
                                          numRanks, limit, limitSource))
     return failure(llvm::toString(std::move(error)));
@@ -780,6 +794,15 @@ int runFront(const char *argv0) {
   }
   llvm::SmallString<256> file(inputFile);
   llvm::sys::fs::make_absolute(file);
+  if (!plannedProgram.empty()) {
+    file = temp.path;
+    llvm::sys::path::append(file, "planned.mlir");
+    std::error_code ec;
+    llvm::raw_fd_ostream out(file, ec);
+    if (ec)
+      return failure("cannot write '" + file + "': " + ec.message());
+    out << plannedProgram;
+  }
 
   std::string self = llvm::sys::fs::getMainExecutable(
       argv0, reinterpret_cast<void *>(&runFront));

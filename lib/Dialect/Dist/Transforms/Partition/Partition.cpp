@@ -255,6 +255,10 @@ void DistPartitionPass::runOnOperation() {
       failedAny = true;
       continue;
     }
+    // The choice is in the function type now; the attribute goes, so that
+    // the mesh is not kept alive by it once the compute is lowered.
+    if (isAuto)
+      func->removeAttr(kAutoAttrName);
     totalCost += solution.comm;
     totalReshards += reshards;
     totalOps += ops;
