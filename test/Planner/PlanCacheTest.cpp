@@ -454,3 +454,53 @@ TEST(PlanCacheTest, EntryDearerThanGreedyIsRefused) {
               testing::HasSubstr("more than the greedy plan"));
 }
 } // namespace
+
+namespace {
+
+std::string costTablePath(const TempDir &dir) {
+  llvm::SmallString<128> path(dir.path());
+  llvm::sys::path::append(path, PlanCache::kCostTableName);
+  return std::string(path);
+}
+
+TEST(PlanCacheTest, CostsAreThePlansCostsAndSurviveANewCacheObject) {
+  TempDir dir;
+  PlanRequest a = request(R"([{"x"}, {}])", R"([{}, {"x", "y"}])");
+  PlanRequest b = request(R"([{"x"}, {"y"}])", R"([{"y"}, {"x"}])");
+  double costA, costB;
+  {
+    PlanCache cache({dir.path()});
+    costA = cache.getOrPlanCost(a);
+    costB = cache.getOrPlanCost(b);
+    llvm::Expected<Plan> plan = PlanCache({}).getOrPlan(a);
+    ASSERT_TRUE(!!plan);
+    EXPECT_EQ(costA, plan->cost);
+    // Costs alone write no plan file.
+    EXPECT_EQ(countEntries(dir.path()), 0u);
+  }
+  // Written when the cache went away; one line per request.
+  auto table = llvm::MemoryBuffer::getFile(costTablePath(dir));
+  ASSERT_TRUE(!!table);
+  EXPECT_EQ(llvm::StringRef((*table)->getBuffer()).count('\n'), 2u);
+  // Read back bit for bit by a new cache; damaged lines are skipped.
+  {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(costTablePath(dir), ec, llvm::sys::fs::OF_Append);
+    ASSERT_FALSE(ec);
+    os << "torn line without a cost\n" << "zz 1.0\n";
+  }
+  PlanCache again({dir.path()});
+  EXPECT_EQ(again.getOrPlanCost(a), costA);
+  EXPECT_EQ(again.getOrPlanCost(b), costB);
+}
+
+TEST(PlanCacheTest, ImpossibleRequestsCostInfinity) {
+  PlanCache cache({});
+  Mesh m = mesh(R"(<["x"=2]>)");
+  // Layouts of rank 1 for a tensor of rank 2: no plan, an infinite cost.
+  PlanRequest bad(m, {8}, 4, layout(m, R"([{"x"}])"), layout(m, R"([{}])"));
+  bad.globalShape = {8, 8};
+  EXPECT_TRUE(std::isinf(cache.getOrPlanCost(bad)));
+}
+
+} // namespace

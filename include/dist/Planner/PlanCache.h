@@ -58,6 +58,23 @@ public:
   llvm::Expected<Plan> getOrPlan(const PlanRequest &request,
                                  const WarningHandler &onWarning = nullptr);
 
+  /// The cost of the plan for `request` alone (what dist-partition prices
+  /// pairs of layouts with; infinity when there is no plan). Served from
+  /// memory, then from the directory's cost table (kCostTableName: one line
+  /// per request, a 128-bit hash of its key and the cost), else planned
+  /// (no plan file is written for it) and recorded. A cost read back is not replayed: a
+  /// damaged or forged line can make a layout choice worse, never a
+  /// program wrong, because every reshard a program keeps is planned (and
+  /// a cached plan replayed) by getOrPlan when it is lowered.
+  double getOrPlanCost(const PlanRequest &request);
+  /// Appends the costs computed since the last call to the cost table (also
+  /// done when the cache is destroyed).
+  void flushCosts();
+  ~PlanCache();
+  static constexpr llvm::StringLiteral kCostTableName = "reshard-costs-v1.txt";
+  /// A cost table bigger than this is not read (and is started afresh).
+  static constexpr uint64_t kMaxCostTableBytes = uint64_t(256) << 20;
+
   /// The format version written into every entry; entries of other versions
   /// are ignored and rewritten.
   static constexpr llvm::StringLiteral kFormat = "dist-plan-cache-v1";
@@ -95,6 +112,12 @@ private:
     std::list<std::string>::iterator position;
   };
   std::unordered_map<std::string, MemoryEntry> memory;
+  /// Costs by key hash (32 hex digits); lines not yet written.
+  std::unordered_map<std::string, double> costs;
+  bool costsLoaded = false;
+  std::string pendingCosts;
+  void loadCosts();
+
   // An estimate of the disk level's size, refreshed by a directory scan
   // when it passes a bound, so that inserts need not scan every time.
   size_t diskEntries = 0;

@@ -9,6 +9,12 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Support/xxhash.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <limits>
 
 #include <algorithm>
 #include <cerrno>
@@ -437,3 +443,126 @@ Expected<Plan> PlanCache::getOrPlan(const PlanRequest &request,
   storeMemory(key, *plan);
   return plan;
 }
+
+//===----------------------------------------------------------------------===//
+// The cost table
+//===----------------------------------------------------------------------===//
+
+static std::string costKeyHash(llvm::StringRef key) {
+  llvm::XXH128_hash_t hash = llvm::xxh3_128bits(llvm::arrayRefFromStringRef(key));
+  return llvm::formatv("{0:x-16}{1:x-16}", hash.high64, hash.low64).str();
+}
+
+void PlanCache::loadCosts() {
+  costsLoaded = true;
+  if (!persistent)
+    return;
+  llvm::SmallString<256> path(options.directory);
+  llvm::sys::path::append(path, kCostTableName);
+  uint64_t size = 0;
+  if (llvm::sys::fs::file_size(path, size))
+    return; // none yet
+  if (size > kMaxCostTableBytes) {
+    warn("plan cache: the cost table '" + path + "' is larger than " +
+         llvm::Twine(kMaxCostTableBytes) + " bytes; starting it afresh");
+    llvm::sys::fs::remove(path);
+    return;
+  }
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
+      llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
+  if (!buffer)
+    return;
+  llvm::SmallVector<llvm::StringRef> lines;
+  (*buffer)->getBuffer().split(lines, '\n', -1, /*KeepEmpty=*/false);
+  for (llvm::StringRef line : lines) {
+    // A line torn by a concurrent writer, or damaged, is skipped.
+    auto [hash, text] = line.split(' ');
+    if (hash.size() != 32 || !llvm::all_of(hash, llvm::isHexDigit))
+      continue;
+    std::string number = text.str();
+    char *end = nullptr;
+    double cost = std::strtod(number.c_str(), &end);
+    if (number.empty() || *end != '\0' || std::isnan(cost) || cost < 0)
+      continue;
+    costs[hash.str()] = cost;
+  }
+}
+
+double PlanCache::getOrPlanCost(const PlanRequest &request) {
+  std::string hash = costKeyHash(planCacheKey(request));
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (!costsLoaded)
+      loadCosts();
+    auto it = costs.find(hash);
+    if (it != costs.end())
+      return it->second;
+  }
+  // Planned directly: a plan made only for its cost is not worth a file,
+  // but it is kept in memory, where lowering the same reshard finds it.
+  Expected<Plan> plan = [&]() -> Expected<Plan> {
+    if (Error e = verifyRequest(request))
+      return std::move(e);
+    std::string key = planCacheKey(request);
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      if (std::optional<Plan> cached = lookupMemory(key))
+        return std::move(*cached);
+    }
+    Expected<Plan> planned = planReshard(request);
+    if (planned) {
+      std::lock_guard<std::mutex> lock(mutex);
+      storeMemory(key, *planned);
+    }
+    return planned;
+  }();
+  double cost = std::numeric_limits<double>::infinity();
+  if (plan)
+    cost = plan->cost;
+  else
+    llvm::consumeError(plan.takeError());
+  std::lock_guard<std::mutex> lock(mutex);
+  costs[hash] = cost;
+  if (persistent) {
+    // Hexadecimal floating point: read back bit for bit.
+    char text[64];
+    std::snprintf(text, sizeof(text), "%a", cost);
+    pendingCosts += hash + " " + text + "\n";
+  }
+  return cost;
+}
+
+void PlanCache::flushCosts() {
+  std::string lines;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    lines.swap(pendingCosts);
+  }
+  if (lines.empty() || !persistent)
+    return;
+  llvm::SmallString<256> path(options.directory);
+  llvm::sys::path::append(path, kCostTableName);
+  // One append of whole lines: concurrent writers interleave lines, and a
+  // torn one is skipped when read.
+  int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    warn("plan cache: cannot write the cost table '" + path +
+         "': " + std::strerror(errno));
+    return;
+  }
+  const char *data = lines.data();
+  size_t left = lines.size();
+  while (left > 0) {
+    ssize_t written = ::write(fd, data, left);
+    if (written <= 0) {
+      if (written < 0 && errno == EINTR)
+        continue;
+      break;
+    }
+    data += written;
+    left -= written;
+  }
+  ::close(fd);
+}
+
+PlanCache::~PlanCache() { flushCosts(); }

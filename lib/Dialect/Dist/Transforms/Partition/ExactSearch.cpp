@@ -86,6 +86,26 @@ std::optional<std::vector<unsigned>> LayoutProblem::searchDense(
   };
   std::vector<Slot> frontier;
   std::vector<Cost> table{Cost()};
+  // Branch and bound: a state whose cost plus a lower bound on what the
+  // undecided nodes must still add exceeds a known choice's cost cannot
+  // lead to the optimum. The bound: each undecided node's cheapest unary
+  // and each of its incoming edges' cheapest entry.
+  double upper = evaluate(heuristic()).total.time;
+  std::vector<double> toGo(n + 1, 0.0);
+  for (unsigned p = n; p-- > 0;) {
+    const Node &node = nodes[order.nodeAt[p]];
+    double cheapest = std::numeric_limits<double>::infinity();
+    for (unsigned s = 0; s < node.spec.work.size(); ++s)
+      cheapest = std::min(cheapest, node.unary(s).time);
+    for (unsigned e : node.in)
+      cheapest += *std::min_element(edges[e].table.begin(),
+                                    edges[e].table.end());
+    toGo[p] = toGo[p + 1] + cheapest;
+  }
+  auto hopeless = [&](double time, unsigned p) {
+    return !std::isinf(upper) &&
+           time + toGo[p] > upper * (1 + 1e-9) + 1e-300;
+  };
   // history[p][state] = {state at p - 1, strategy of the node at p}.
   std::vector<std::vector<std::pair<uint32_t, uint32_t>>> history(n);
   auto radix = [&](const Slot &slot) {
@@ -132,7 +152,7 @@ std::optional<std::vector<unsigned>> LayoutProblem::searchDense(
     back.assign(size, {0, 0});
     std::vector<unsigned> strategyOf(frontier.size());
     for (size_t state = 0; state < table.size(); ++state) {
-      if (std::isinf(table[state].time))
+      if (std::isinf(table[state].time) || hopeless(table[state].time, p))
         continue;
       size_t rest = state;
       for (unsigned slot = 0; slot < frontier.size(); ++slot) {

@@ -11,16 +11,6 @@
 
 using namespace dist::partition;
 
-bool Cost::operator<(const Cost &o) const {
-  if (std::isinf(time) || std::isinf(o.time))
-    return time < o.time;
-  // Sums of the same reshard costs in another order differ in the last
-  // bits; such plans are equally good, and work decides.
-  double tolerance = 1e-9 * std::max(std::fabs(time), std::fabs(o.time));
-  if (std::fabs(time - o.time) > tolerance)
-    return time < o.time;
-  return work < o.work;
-}
 
 unsigned LayoutProblem::addNode(NodeSpec spec) {
   assert(!spec.work.empty() && "a node needs a strategy");

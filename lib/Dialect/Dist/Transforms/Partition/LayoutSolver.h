@@ -40,7 +40,9 @@
 
 #include "dist/Dialect/Dist/Transforms/PassOptionValues.h"
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -58,8 +60,18 @@ struct Cost {
     return *this;
   }
   friend Cost operator+(Cost a, const Cost &b) { return a += b; }
-  /// Time first (equal within rounding), then work.
-  bool operator<(const Cost &o) const;
+  /// Time first (equal within rounding), then work. Inline: the exact
+  /// search compares costs in its innermost loop.
+  bool operator<(const Cost &o) const {
+    if (std::isinf(time) || std::isinf(o.time))
+      return time < o.time;
+    // Sums of the same reshard costs in another order differ in the last
+    // bits; such plans are equally good, and work decides.
+    double tolerance = 1e-9 * std::max(std::fabs(time), std::fabs(o.time));
+    if (std::fabs(time - o.time) > tolerance)
+      return time < o.time;
+    return work < o.work;
+  }
 };
 
 /// What one node's strategies cost and hold.

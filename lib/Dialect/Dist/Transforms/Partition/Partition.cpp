@@ -199,7 +199,6 @@ void DistPartitionPass::runOnOperation() {
     forgetConstantLayouts(func);
 
     // Reshard costs, priced once per distinct request.
-    std::map<std::string, double> prices;
     auto reshardCost = [&](const planner::Layout &src,
                            const planner::Layout &dst,
                            RankedTensorType type) -> double {
@@ -214,18 +213,9 @@ void DistPartitionPass::runOnOperation() {
       request.strategy = strategy;
       request.costModel = *model;
       request.moves = moves;
-      std::string key = planner::planCacheKey(request);
-      auto [it, inserted] = prices.try_emplace(key, 0.0);
-      if (!inserted)
-        return it->second;
-      llvm::Expected<planner::Plan> plan = cache.getOrPlan(request);
-      if (!plan) {
-        llvm::consumeError(plan.takeError());
-        it->second = std::numeric_limits<double>::infinity();
-      } else {
-        it->second = plan->cost;
-      }
-      return it->second;
+      // Costs only: served across functions, layers and runs by the
+      // cache's cost table (the plans themselves are made when lowered).
+      return cache.getOrPlanCost(request);
     };
 
     FunctionPartitioner partitioner(func, mesh, *plannerMesh, reshardCost);
@@ -277,6 +267,7 @@ void DistPartitionPass::runOnOperation() {
             << " B per device)";
     }
   }
+  cache.flushCosts();
   if (failedAny)
     return signalPassFailure();
   if (remarks || remarksRequested())
