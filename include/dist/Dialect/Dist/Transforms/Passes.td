@@ -156,7 +156,10 @@ def DistPartition : Pass<"dist-partition", "::mlir::ModuleOp"> {
            "(also -dist-remarks)">,
     Option<"memoryBudget", "memory-budget", "uint64_t", /*default=*/"0",
            "Bytes one device may hold (0: the topology's device memory, "
-           "else unlimited)">
+           "else unlimited)">,
+    Option<"timeLimit", "time-limit", "double", /*default=*/"5.0",
+           "Seconds the exact joint search may take per function before the "
+           "heuristic answers (the remark then gives its optimality gap)">
   ]);
 }
 

@@ -314,20 +314,30 @@ Solution LayoutProblem::solve(const SolveOptions &options) const {
     // The optimum without the budget is the optimum with it when it fits
     // (a relaxation's optimum that is feasible), and the search without
     // memory is much smaller: try it first.
+    SolveOptions memoryAware = options;
     if (options.budget) {
       SolveOptions unlimited = options;
       unlimited.budget.reset();
-      std::string unlimitedWhy;
-      if (std::optional<std::vector<unsigned>> exact =
-              searchExact(Objective::Time, unlimited, unlimitedWhy);
-          exact && peakBytes(*exact) <= *options.budget * (1 + 1e-12)) {
+      auto start = std::chrono::steady_clock::now();
+      std::optional<std::vector<unsigned>> exact =
+          searchExact(Objective::Time, unlimited, why);
+      if (exact && peakBytes(*exact) <= *options.budget * (1 + 1e-12)) {
         choice = std::move(*exact);
         optimal = true;
         break;
       }
+      if (!exact) {
+        // Past its limits without memory, so past them with memory too.
+        choice = heuristic();
+        break;
+      }
+      std::chrono::duration<double> spent =
+          std::chrono::steady_clock::now() - start;
+      memoryAware.timeLimitSeconds =
+          std::max(0.0, options.timeLimitSeconds - spent.count());
     }
     if (std::optional<std::vector<unsigned>> exact =
-            searchExact(Objective::Time, options, why)) {
+            searchExact(Objective::Time, memoryAware, why)) {
       choice = std::move(*exact);
       optimal = true;
     } else if (why.empty()) {

@@ -91,7 +91,7 @@ struct SolveOptions {
   /// Per-device memory budget in bytes (none: unlimited).
   std::optional<double> budget;
   /// Limits of the exact search; past either, the heuristic answers.
-  double timeLimitSeconds = 10;
+  double timeLimitSeconds = 5;
   size_t maxStatesPerStep = size_t(1) << 21;
 };
 

@@ -25,6 +25,7 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include <cmath>
 #include <limits>
 #include <map>
 
@@ -48,6 +49,10 @@ struct DistPartitionPass
 
   LogicalResult initialize(MLIRContext *context) override {
     auto emitError = [&] { return mlir::emitError(UnknownLoc::get(context)); };
+    if (!(timeLimit >= 0) || std::isinf(timeLimit))
+      return emitError() << "dist-partition: time-limit must be a finite "
+                            "number of seconds >= 0, got "
+                         << timeLimit;
     return costModels.initialize("dist-partition", topology, alpha, beta,
                                  emitError);
   }
@@ -224,6 +229,7 @@ void DistPartitionPass::runOnOperation() {
     SolveOptions options;
     options.chooser = chooser;
     options.budget = budget;
+    options.timeLimitSeconds = timeLimit;
     Solution solution;
     unsigned reshards = 0, ops = 0;
     if (failed(partitioner.build())) {
