@@ -42,6 +42,9 @@ python3 "$root/utils/bench/partition_quality.py" "$build" \
 echo "bench: partition + plan time of a 48-layer transformer"
 python3 "$root/utils/bench/partition_time.py" "$build" --repeat $compile_repeat \
   > "$work/partition-time.md"
+echo "bench: exact layout choice and auto-sharding"
+python3 "$root/utils/bench/layout_choice.py" "$build" --repeat $compile_repeat \
+  > "$work/layout-choice.md"
 echo "bench: compile time of dist-lower-reshard"
 python3 "$root/utils/bench/compile_time.py" "$build" --repeat $compile_repeat \
   > "$work/compile.md"
@@ -188,6 +191,16 @@ Partition + plan time (\`python3 utils/bench/partition_time.py build\`, the whol
 \`dist-opt\` process):
 
 $(cat "$work/partition-time.md")
+
+## Exact layout choice and auto-sharding
+
+\`python3 utils/bench/layout_choice.py build\` — \`dist-opt --dist-partition\` on realistic
+Llama stacks with a device model (docs/partitioning.md, "The exact choice"), cold (empty
+\`--cache-dir\`) and warm (the cost table the cold run wrote), the whole process; then
+auto-sharding (\`dist.auto\`) of a 2-layer MLP for a sweep of token counts and memory
+budgets, against the best of the classic hand layouts that fits.
+
+$(cat "$work/layout-choice.md")
 
 ## Planner speed
 
