@@ -70,7 +70,63 @@ bool reachesNextEpoch(const std::vector<unsigned> &laterPositions,
   return epoch < laterPositions.size() && laterPositions[epoch] == p;
 }
 
+/// Whether the search has run past its time limit (saying so in `why`).
+bool pastTimeLimit(std::chrono::steady_clock::time_point start,
+                   const SolveOptions &options, std::string &why) {
+  std::chrono::duration<double> elapsed =
+      std::chrono::steady_clock::now() - start;
+  if (elapsed.count() <= options.timeLimitSeconds)
+    return false;
+  why = "the time limit of " +
+        llvm::formatv("{0}", options.timeLimitSeconds).str() + " s passed";
+  return true;
+}
+
 } // namespace
+
+/// A decided node with a later neighbour, at its epoch; a state holds one
+/// class per slot.
+struct LayoutProblem::Slot {
+  unsigned node, epoch;
+};
+
+/// How deciding the node at position p reshapes the frontier.
+struct LayoutProblem::Step {
+  /// The slot each incoming edge's earlier end sits in.
+  std::vector<unsigned> fromSlot;
+  /// The slots kept, with their next epoch (one on when they neighbour the
+  /// new node), in the next frontier's order.
+  std::vector<std::pair<unsigned, unsigned>> kept;
+  /// Whether the new node joins the frontier (last).
+  bool keepNew = false;
+  std::vector<Slot> nextFrontier;
+};
+
+LayoutProblem::Step LayoutProblem::planStep(const std::vector<Slot> &frontier, unsigned k,
+                             unsigned p, const Order &order,
+                             const std::vector<std::vector<unsigned>>
+                                 &laterPositions) const {
+  Step step;
+  for (unsigned e : nodes[k].in) {
+    unsigned slot = 0;
+    while (frontier[slot].node != edges[e].from)
+      ++slot;
+    step.fromSlot.push_back(slot);
+  }
+  for (unsigned slot = 0; slot < frontier.size(); ++slot) {
+    auto [a, epoch] = frontier[slot];
+    if (order.lastPos[a] <= p)
+      continue;
+    unsigned nextEpoch =
+        epoch + reachesNextEpoch(laterPositions[a], epoch, p);
+    step.kept.push_back({slot, nextEpoch});
+    step.nextFrontier.push_back({a, nextEpoch});
+  }
+  step.keepNew = order.lastPos[k] > p;
+  if (step.keepNew)
+    step.nextFrontier.push_back({k, 0});
+  return step;
+}
 
 std::optional<std::vector<unsigned>> LayoutProblem::searchDense(
     const Order &order,
@@ -81,9 +137,6 @@ std::optional<std::vector<unsigned>> LayoutProblem::searchDense(
     std::chrono::steady_clock::time_point start, std::string &why) const {
   const unsigned n = nodes.size();
   const Cost unreached{std::numeric_limits<double>::infinity(), 0};
-  struct Slot {
-    unsigned node, epoch;
-  };
   std::vector<Slot> frontier;
   std::vector<Cost> table{Cost()};
   // Branch and bound: a state whose cost plus a lower bound on what the
@@ -115,26 +168,11 @@ std::optional<std::vector<unsigned>> LayoutProblem::searchDense(
   for (unsigned p = 0; p < n; ++p) {
     unsigned k = order.nodeAt[p];
     const Node &node = nodes[k];
-    std::vector<unsigned> fromSlot;
-    for (unsigned e : node.in) {
-      unsigned slot = 0;
-      while (frontier[slot].node != edges[e].from)
-        ++slot;
-      fromSlot.push_back(slot);
-    }
-    std::vector<Slot> nextFrontier;
-    std::vector<std::pair<unsigned, unsigned>> kept; // slot, next epoch
-    for (unsigned slot = 0; slot < frontier.size(); ++slot) {
-      auto [a, epoch] = frontier[slot];
-      if (order.lastPos[a] <= p)
-        continue;
-      unsigned nextEpoch = epoch + reachesNextEpoch(laterPositions[a], epoch, p);
-      kept.push_back({slot, nextEpoch});
-      nextFrontier.push_back({a, nextEpoch});
-    }
-    bool keepNew = order.lastPos[k] > p;
-    if (keepNew)
-      nextFrontier.push_back({k, 0});
+    Step step = planStep(frontier, k, p, order, laterPositions);
+    const std::vector<unsigned> &fromSlot = step.fromSlot;
+    const auto &kept = step.kept;
+    bool keepNew = step.keepNew;
+    std::vector<Slot> &nextFrontier = step.nextFrontier;
     // Strides: the first slot varies fastest.
     std::vector<size_t> nextStride(nextFrontier.size());
     size_t size = 1;
@@ -183,14 +221,8 @@ std::optional<std::vector<unsigned>> LayoutProblem::searchDense(
         }
       }
     }
-    std::chrono::duration<double> elapsed =
-        std::chrono::steady_clock::now() - start;
-    if (elapsed.count() > options.timeLimitSeconds) {
-      why = "the time limit of " +
-            llvm::formatv("{0}", options.timeLimitSeconds).str() +
-            " s passed";
+    if (pastTimeLimit(start, options, why))
       return std::nullopt;
-    }
     table = std::move(next);
     frontier = std::move(nextFrontier);
   }
@@ -262,41 +294,16 @@ LayoutProblem::searchExact(Objective objective, const SolveOptions &options,
   std::vector<std::vector<std::pair<uint32_t, uint32_t>>> history(n);
   std::vector<State> states(1);
   states[0].labels.emplace_back();
-  // The decided nodes with a later neighbour, each at its epoch; a state
-  // holds one class per slot.
-  struct Slot {
-    unsigned node, epoch;
-  };
   std::vector<Slot> frontier;
 
   for (unsigned p = 0; p < n; ++p) {
     unsigned k = order.nodeAt[p];
     const Node &node = nodes[k];
-    // The slot each incoming edge's earlier end sits in.
-    std::vector<unsigned> fromSlot;
-    for (unsigned e : node.in) {
-      unsigned slot = 0;
-      while (frontier[slot].node != edges[e].from)
-        ++slot;
-      fromSlot.push_back(slot);
-    }
-    // The next frontier: the slots kept (one epoch on when they neighbour
-    // the new node), then the new node.
-    std::vector<Slot> nextFrontier;
-    std::vector<std::pair<unsigned, unsigned>> kept; // slot, next epoch
-    for (unsigned slot = 0; slot < frontier.size(); ++slot) {
-      auto [a, epoch] = frontier[slot];
-      if (order.lastPos[a] <= p)
-        continue;
-      unsigned nextEpoch = epoch;
-      if (reachesNextEpoch(laterPositions[a], epoch, p))
-        ++nextEpoch;
-      kept.push_back({slot, nextEpoch});
-      nextFrontier.push_back({a, nextEpoch});
-    }
-    bool keepNew = order.lastPos[k] > p;
-    if (keepNew)
-      nextFrontier.push_back({k, 0});
+    Step step = planStep(frontier, k, p, order, laterPositions);
+    const std::vector<unsigned> &fromSlot = step.fromSlot;
+    const auto &kept = step.kept;
+    bool keepNew = step.keepNew;
+    std::vector<Slot> &nextFrontier = step.nextFrontier;
 
     std::vector<State> next;
     std::unordered_map<std::string, uint32_t> index;
@@ -391,14 +398,8 @@ LayoutProblem::searchExact(Objective objective, const SolveOptions &options,
             " partial choices at one op";
       return std::nullopt;
     }
-    std::chrono::duration<double> elapsed =
-        std::chrono::steady_clock::now() - start;
-    if (elapsed.count() > options.timeLimitSeconds) {
-      why = "the time limit of " +
-            llvm::formatv("{0}", options.timeLimitSeconds).str() +
-            " s passed";
+    if (pastTimeLimit(start, options, why))
       return std::nullopt;
-    }
     // States no label reaches (all pruned by the budget) are dropped.
     next.erase(std::remove_if(next.begin(), next.end(),
                               [](const State &s) { return s.labels.empty(); }),

@@ -183,6 +183,13 @@ private:
   std::optional<std::vector<unsigned>>
   searchExact(Objective objective, const SolveOptions &options,
               std::string &why) const;
+  /// The exact search's frontier slots and steps (ExactSearch.cpp).
+  struct Slot;
+  struct Step;
+  /// How deciding node k at position p reshapes the frontier.
+  Step planStep(const std::vector<Slot> &frontier, unsigned k, unsigned p,
+                const Order &order,
+                const std::vector<std::vector<unsigned>> &laterPositions) const;
   /// The exact search without memory: one label per state, dense tables.
   std::optional<std::vector<unsigned>> searchDense(
       const Order &order,
