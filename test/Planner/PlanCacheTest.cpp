@@ -504,3 +504,24 @@ TEST(PlanCacheTest, ImpossibleRequestsCostInfinity) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(PlanCacheTest, APricedPlanAProgramUsesGetsItsFile) {
+  TempDir dir;
+  PlanRequest req = request(R"([{"x"}, {}])", R"([{}, {"x", "y"}])");
+  {
+    PlanCache cache({dir.path()});
+    cache.getOrPlanCost(req);
+    EXPECT_EQ(countEntries(dir.path()), 0u);
+    llvm::Expected<Plan> plan = cache.getOrPlan(req);
+    ASSERT_TRUE(!!plan);
+    EXPECT_EQ(plan->cache, CacheStatus::Hit); // from memory
+    EXPECT_EQ(countEntries(dir.path()), 1u);
+  }
+  llvm::Expected<Plan> again = PlanCache({dir.path()}).getOrPlan(req);
+  ASSERT_TRUE(!!again);
+  EXPECT_EQ(again->cache, CacheStatus::Hit);
+}
+
+} // namespace

@@ -61,7 +61,7 @@ def main():
             seconds, summary = compile_once()
             warm.append(seconds)
     ops = next((l.split("remark: ")[1] for l in summary.splitlines()
-                if "dist-partition:" in l), "?")
+                if "dist-partition:" in l and "ops partitioned" in l), "?")
     lowered = next((l.split("remark: ")[1] for l in summary.splitlines()
                     if "dist-lower-reshard:" in l), "?")
     print("| module | cold (median) | warm (median) | target |")

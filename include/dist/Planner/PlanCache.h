@@ -33,6 +33,7 @@
 #include <mutex>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace dist::planner {
 
@@ -115,6 +116,8 @@ private:
   /// Costs by key hash (32 hex digits); lines not yet written.
   std::unordered_map<std::string, double> costs;
   bool costsLoaded = false;
+  /// Plans in memory made only for their cost (no file written yet).
+  std::unordered_set<std::string> pricedOnly;
   std::string pendingCosts;
   void loadCosts();
 

@@ -413,12 +413,21 @@ Expected<Plan> PlanCache::getOrPlan(const PlanRequest &request,
   if (Error e = verifyRequest(request))
     return std::move(e);
   std::string key = planCacheKey(request);
+  std::optional<Plan> pricedPlan;
   {
     std::lock_guard<std::mutex> lock(mutex);
     if (std::optional<Plan> plan = lookupMemory(key)) {
       plan->cache = CacheStatus::Hit;
-      return std::move(*plan);
+      // A plan made only to price a layout pair has no file yet; now that
+      // a program uses it, it gets one, so the next compilation finds it.
+      if (!(persistent && pricedOnly.erase(key)))
+        return std::move(*plan);
+      pricedPlan = std::move(plan);
     }
+  }
+  if (pricedPlan) {
+    storeDisk(key, request, *pricedPlan, handler);
+    return std::move(*pricedPlan);
   }
   bool usingDisk;
   {
@@ -513,6 +522,7 @@ double PlanCache::getOrPlanCost(const PlanRequest &request) {
     if (planned) {
       std::lock_guard<std::mutex> lock(mutex);
       storeMemory(key, *planned);
+      pricedOnly.insert(key);
     }
     return planned;
   }();
