@@ -723,9 +723,15 @@ int runFront(const char *argv0) {
   const uint64_t limit = memoryLimit ? uint64_t(memoryLimit) : machineMemory();
   const char *limitSource = memoryLimit ? "that --memory-limit allows"
                                         : "of memory this machine has";
-  if (llvm::Error error = checkJobMemory(rankMemory(*signature, nullptr),
-                                         numRanks, limit, limitSource))
-    return failure(llvm::toString(std::move(error)));
+  // A dist.auto entry's free tensors stand as replicated until planned: an
+  // upper bound, not what the ranks will hold, so only the check after
+  // planning applies to it.
+  mlir::Operation *entry = module->lookupSymbol(signature->name);
+  bool autoSharded = entry && entry->hasAttr("dist.auto");
+  if (!autoSharded)
+    if (llvm::Error error = checkJobMemory(rankMemory(*signature, nullptr),
+                                           numRanks, limit, limitSource))
+      return failure(llvm::toString(std::move(error)));
   if (injectCompileHang)
     while (true)
       std::this_thread::sleep_for(std::chrono::hours(1));
@@ -734,8 +740,6 @@ int runFront(const char *argv0) {
                    "' failed (target " +
                        dist::stringifyRuntimeTarget(options.target) + ")");
   };
-  mlir::Operation *entry = module->lookupSymbol(signature->name);
-  bool autoSharded = entry && entry->hasAttr("dist.auto");
   if (mlir::failed(planProgram(*module, options)))
     return compileFailed();
   // Semantics §6a: a dist.auto entry has its free layouts only now; the
