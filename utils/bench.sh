@@ -198,7 +198,8 @@ $(cat "$work/partition-time.md")
 Llama stacks with a device model (docs/partitioning.md, "The exact choice"), cold (empty
 \`--cache-dir\`) and warm (the cost table the cold run wrote), the whole process; then
 auto-sharding (\`dist.auto\`) of a 2-layer MLP for a sweep of token counts and memory
-budgets, against the best of the classic hand layouts that fits.
+budgets, against the best of the classic hand layouts that fits; then a small MLP run on 8
+MPI ranks under the auto plan and the hand layouts.
 
 $(cat "$work/layout-choice.md")
 
