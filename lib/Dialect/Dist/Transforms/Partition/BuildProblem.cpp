@@ -13,6 +13,7 @@
 #include "dist/Dialect/Dist/IR/PlannerInterop.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/Threading.h"
 
 using namespace mlir;
 using namespace dist;
@@ -99,12 +100,19 @@ void FunctionPartitioner::addEdge(
   auto price = [&](const planner::Layout &src, const planner::Layout &dst) {
     return weight == 0 ? 0.0 : weight * reshardCost(src, dst, type);
   };
-  std::vector<double> table;
-  table.reserve(fromLayouts.size() * toLayouts.size());
-  if (nodeOfInfo[from] < nodeOfInfo[to]) {
-    for (const planner::Layout &src : fromLayouts)
-      for (const planner::Layout &dst : toLayouts)
-        table.push_back(price(src, dst));
+  // Every pair is priced independently (the plan cache is thread-safe):
+  // spread them over the context's threads.
+  // A row per layout of the problem edge's earlier end: the producer's, or
+  // for a value flowing back to a carry, the carry's.
+  bool forward = nodeOfInfo[from] < nodeOfInfo[to];
+  size_t columns = forward ? toLayouts.size() : fromLayouts.size();
+  std::vector<double> table(fromLayouts.size() * toLayouts.size());
+  mlir::parallelFor(func.getContext(), 0, table.size(), [&](size_t index) {
+    size_t row = index / columns, column = index % columns;
+    table[index] = forward ? price(fromLayouts[row], toLayouts[column])
+                           : price(fromLayouts[column], toLayouts[row]);
+  });
+  if (forward) {
     // The copy a move creates is live at its consumer; a hub's or a carry's
     // copy is that node's own, and so is a binding result's (its source's).
     bool ownCopy = infos[to].kind == NodeInfo::Hub ||
@@ -121,9 +129,6 @@ void FunctionPartitioner::addEdge(
   }
   // The value flows back to an earlier node (a carry): the problem's edge
   // goes forward, with the table indexed the other way round.
-  for (const planner::Layout &dst : toLayouts)
-    for (const planner::Layout &src : fromLayouts)
-      table.push_back(price(src, dst));
   problem.addEdge(nodeOfInfo[to], nodeOfInfo[from], std::move(toIndex),
                   std::move(fromIndex), fromLayouts.size(), std::move(table),
                   bytes);
