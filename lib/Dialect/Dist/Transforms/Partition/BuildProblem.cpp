@@ -27,6 +27,8 @@ namespace {
 /// bounds the planner calls per edge.
 constexpr size_t kAssignmentBudget = 160;
 constexpr size_t kMaxStrategies = 1024;
+/// Edges with at least this many layout pairs are priced on several threads.
+constexpr size_t kParallelPricingPairs = 64;
 } // namespace
 
 FailureOr<planner::Layout> FunctionPartitioner::layoutOfType(Type type,
@@ -107,11 +109,18 @@ void FunctionPartitioner::addEdge(
   bool forward = nodeOfInfo[from] < nodeOfInfo[to];
   size_t columns = forward ? toLayouts.size() : fromLayouts.size();
   std::vector<double> table(fromLayouts.size() * toLayouts.size());
-  mlir::parallelFor(func.getContext(), 0, table.size(), [&](size_t index) {
+  auto priceEntry = [&](size_t index) {
     size_t row = index / columns, column = index % columns;
     table[index] = forward ? price(fromLayouts[row], toLayouts[column])
                            : price(fromLayouts[column], toLayouts[row]);
-  });
+  };
+  // Small tables (most, and mostly served from the cache) are not worth
+  // the threads' hand-off.
+  if (table.size() >= kParallelPricingPairs)
+    mlir::parallelFor(func.getContext(), 0, table.size(), priceEntry);
+  else
+    for (size_t index = 0; index < table.size(); ++index)
+      priceEntry(index);
   if (forward) {
     // The copy a move creates is live at its consumer; a hub's or a carry's
     // copy is that node's own, and so is a binding result's (its source's).
