@@ -113,6 +113,31 @@ TEST(CostModel, TopologyJSON) {
               HasSubstr("top level must be an object"));
 }
 
+// Semantics §3b's device: read when given, every field checked.
+TEST(CostModel, TopologyDevice) {
+  Topology none = cantFail(Topology::parseJSON(R"({"axes": {}})"));
+  EXPECT_FALSE(none.device.has_value());
+  Topology t = cantFail(Topology::parseJSON(
+      R"({"device": {"flops": 1e15, "mem_bw": 3e12, "memory": 8e10}})"));
+  ASSERT_TRUE(t.device.has_value());
+  EXPECT_EQ(t.device->flops, 1e15);
+  EXPECT_EQ(t.device->memBandwidth, 3e12);
+  EXPECT_EQ(t.device->memory, 8e10);
+  Topology partial =
+      cantFail(Topology::parseJSON(R"({"device": {"memory": 1e9}})"));
+  EXPECT_EQ(partial.device->memory, 1e9);
+  EXPECT_THAT(errorOf(Topology::parseJSON(R"({"device": {"flop": 1}})")),
+              HasSubstr("unknown key \"flop\" in device"));
+  EXPECT_THAT(errorOf(Topology::parseJSON(R"({"device": {"memory": -1}})")),
+              HasSubstr("device.memory must be finite and >= 0"));
+  EXPECT_THAT(errorOf(Topology::parseJSON(R"({"device": {"flops": 0}})")),
+              HasSubstr("device.flops must be > 0"));
+  EXPECT_THAT(errorOf(Topology::parseJSON(R"({"device": {"mem_bw": "x"}})")),
+              HasSubstr("device.mem_bw must be a number"));
+  EXPECT_THAT(errorOf(Topology::parseJSON(R"({"device": 3})")),
+              HasSubstr("device must be an object"));
+}
+
 // 60k levels of nesting overflowed the recursive JSON parser's
 // stack (SIGSEGV in dist-plan, dist-opt and Python).
 TEST(CostModel, DeeplyNestedTopologyIsAnError) {

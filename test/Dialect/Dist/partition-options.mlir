@@ -2,6 +2,10 @@
 // RUN: not dist-opt %s --dist-partition="strategy=fastest" 2>&1 | FileCheck %s --check-prefix=STRATEGY
 // RUN: not dist-opt %s --dist-partition="moves=p2p" 2>&1 | FileCheck %s --check-prefix=MOVES
 // RUN: not dist-opt %s --dist-partition="alpha=q=1e-5" 2>&1 | FileCheck %s --check-prefix=UNKNOWN-AXIS
+// RUN: not dist-opt %s --dist-partition="time-limit=-1" 2>&1 | FileCheck %s --check-prefix=TIME-LIMIT
+// RUN: not dist-opt %s --dist-partition="memory-budget=lots" 2>&1 | FileCheck %s --check-prefix=BUDGET
+// RUN: echo '{"device": {"flops": 0}}' > %t.device.json
+// RUN: not dist-opt %s --dist-partition="topology=%t.device.json" 2>&1 | FileCheck %s --check-prefix=DEVICE
 // The baselines and the joint chooser on a program where they differ (the
 // transformer block of docs/tutorial-transformer.md): deciding op by op
 // costs two more collectives.
@@ -18,6 +22,9 @@
 // STRATEGY: for the --strategy option: Cannot find option named 'fastest'!
 // MOVES: for the --moves option: Cannot find option named 'p2p'!
 // UNKNOWN-AXIS: dist-partition: option 'alpha' names axis "q", which no mesh in this module has
+// TIME-LIMIT: error: dist-partition: time-limit must be a finite number of seconds >= 0, got -1
+// BUDGET: for the --memory-budget option: 'lots' value invalid for
+// DEVICE: error: dist-partition: {{.*}}device.flops must be > 0
 
 // JOINT: transformer-block.mlir:0:0: remark: dist-partition: @transformer: proven optimal; modelled compute 0.000e+00 s, communication 1.200e-04 s, peak memory {{.*}} B per device
 // JOINT: transformer-block.mlir:0:0: remark: dist-partition: 15 ops partitioned (chooser joint), 6 reshards inserted, modelled cost 1.200e-04 s
