@@ -294,6 +294,28 @@ def generate(a):
     return "\n".join(out) + "\n"
 
 
+def auto_sharded(text):
+    """The same program with every #dist.sharding encoding removed and the
+    function marked dist.auto on its mesh: the parallel plan is left to
+    dist-partition."""
+    out, i, key = [], 0, ", #dist.sharding<"
+    while True:
+        j = text.find(key, i)
+        if j < 0:
+            out.append(text[i:])
+            break
+        out.append(text[i:j])
+        k, depth = j + len(key), 1
+        while depth:
+            depth += {"<": 1, ">": -1}.get(text[k], 0)
+            k += 1
+        i = k
+    text = "".join(out)
+    return re.sub(r"(func\.func @llama\(.*?\)\s*->\s*tensor<[^>]*>)\s*\{",
+                  r"\1 attributes {dist.auto = @mesh} {", text, count=1,
+                  flags=re.S)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--layers", type=int, default=1)
@@ -313,6 +335,9 @@ def main():
                     help="x split by tokens over the tp axis")
     ap.add_argument("--element", default="f32", choices=["f32", "bf16", "f64"])
     ap.add_argument("--expect", action="store_true")
+    ap.add_argument("--auto", action="store_true",
+                    help="no layout anywhere: dist-partition chooses them all "
+                         "(dist.auto, semantics §6a)")
     ap.add_argument("-o", "--output")
     a = ap.parse_args()
     a.argv = sys.argv[1:]
@@ -326,6 +351,8 @@ def main():
         if not re.match(r'^[A-Za-z_][\w.-]*$', axis):
             ap.error(f"bad axis name {axis!r}")
     text = generate(a)
+    if a.auto:
+        text = auto_sharded(text)
     if a.output:
         with open(a.output, "w") as f:
             f.write(text)

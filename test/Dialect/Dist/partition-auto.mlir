@@ -56,7 +56,9 @@ func.func @small_batch(%x: tensor<8192x4096xbf16>, %w1: tensor<4096x16384xbf16>,
 
 // LARGE-LABEL: dist-partition: @large_batch: proven optimal; modelled compute 8.796e-03 s, communication 1.010e-02 s, peak memory 1.778e+09 B per device
 // LARGE: @large_batch: argument #0 takes #dist.sharding<@m, [{"x"}, {}]>
-// LARGE: @large_batch: argument #1 takes #dist.sharding<@m, [{}, {"x"}]>
+// w1 is stored split and gathered whole before use: any split of it is as
+// good (same bytes, same gather), so either dim is accepted.
+// LARGE: @large_batch: argument #1 takes #dist.sharding<@m, [{{.*}}"x"{{.*}}]> (3.355e+07 B per device)
 // LARGE: @large_batch: argument #2 takes #dist.sharding<@m, [{}, {}]>
 // LARGE: @large_batch: result #0 takes #dist.sharding<@m, [{"x"}, {}]>
 dist.mesh @m = <["x"=4]>

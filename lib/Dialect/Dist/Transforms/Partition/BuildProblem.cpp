@@ -27,6 +27,10 @@ namespace {
 /// bounds the planner calls per edge.
 constexpr size_t kAssignmentBudget = 160;
 constexpr size_t kMaxStrategies = 1024;
+/// At most this many whole-axis layouts are offered for a free argument
+/// before its uses add theirs (every one on meshes of up to 3 axes of size
+/// > 1 and tensors of up to 4 dims).
+constexpr size_t kMaxSeededArgumentLayouts = 125;
 /// Edges with at least this many layout pairs are priced on several threads.
 constexpr size_t kParallelPricingPairs = 64;
 } // namespace
@@ -438,26 +442,50 @@ LogicalResult FunctionPartitioner::addComputeUses(Operation *op,
   return success();
 }
 
-void FunctionPartitioner::addFreeArgumentCandidates(BlockArgument arg,
-                                                    unsigned info) {
-  std::vector<planner::Layout> candidates;
-  auto note = [&](const planner::Layout &layout) {
-    if (!llvm::is_contained(candidates, layout))
-      candidates.push_back(layout);
-  };
-  note(planner::Layout::replicated(
-      cast<RankedTensorType>(arg.getType()).getRank()));
-  for (const Use &use : uses)
-    if (use.value == arg)
-      for (const PartitionStrategy &layouts : infos[use.consumer].layouts) {
-        // An argument arrives whole: never as partial sums.
-        planner::Layout layout = layouts.operands[use.operand];
-        if (!layout.hasPartial())
-          note(layout);
-      }
-  for (planner::Layout &layout : candidates) {
+void FunctionPartitioner::seedFreeArgument(BlockArgument arg, unsigned info) {
+  // Before its uses are described, a free argument offers every way of
+  // splitting its dims by whole mesh axes (each axis of size > 1 splits one
+  // dim or none; several on one dim in mesh order), so that its consumers
+  // propose strategies that read it split, not only replicated.
+  unsigned rank = cast<RankedTensorType>(arg.getType()).getRank();
+  std::vector<unsigned> axes;
+  for (unsigned a = 0; a < plannerMesh.getNumAxes(); ++a)
+    if (plannerMesh.getAxis(a).size > 1)
+      axes.push_back(a);
+  std::vector<unsigned> dimOf(axes.size(), 0); // 0: none, d + 1: dim d
+  while (infos[info].layouts.size() < kMaxSeededArgumentLayouts) {
+    planner::Layout layout = planner::Layout::replicated(rank);
+    for (unsigned i = 0; i < axes.size(); ++i)
+      if (dimOf[i] > 0)
+        layout.dimAxes[dimOf[i] - 1].push_back(axes[i]);
     infos[info].layouts.emplace_back();
     infos[info].layouts.back().results.push_back(std::move(layout));
+    unsigned i = 0;
+    while (i < axes.size() && ++dimOf[i] == rank + 1)
+      dimOf[i++] = 0;
+    if (i == axes.size())
+      break;
+  }
+}
+
+void FunctionPartitioner::addFreeArgumentCandidates(BlockArgument arg,
+                                                    unsigned info) {
+  // Every layout a use of it needs joins the seeded ones.
+  std::vector<PartitionStrategy> &layouts = infos[info].layouts;
+  for (const Use &use : uses) {
+    if (use.value != arg)
+      continue;
+    for (const PartitionStrategy &strategy : infos[use.consumer].layouts) {
+      // An argument arrives whole: never as partial sums.
+      const planner::Layout &layout = strategy.operands[use.operand];
+      if (layout.hasPartial() ||
+          llvm::any_of(layouts, [&](const PartitionStrategy &known) {
+            return known.results[0] == layout;
+          }))
+        continue;
+      layouts.emplace_back();
+      layouts.back().results.push_back(layout);
+    }
   }
 }
 
@@ -472,6 +500,7 @@ LogicalResult FunctionPartitioner::build() {
       infos.push_back(NodeInfo{NodeInfo::Source, nullptr, {}, {}, {}, arg});
       freeArgumentInfo[arg.getArgNumber()] = infos.size() - 1;
       producers[arg] = {unsigned(infos.size() - 1), 0};
+      seedFreeArgument(arg, infos.size() - 1);
       continue;
     }
     if (!getSharding(arg.getType()))

@@ -207,8 +207,10 @@ private:
                             RankedTensorType)>
       reshardCost;
 
-  /// Candidate layouts of a free argument: every layout a use of it needs,
-  /// and the replicated one.
+  /// Candidate layouts of a free argument: every split by whole mesh axes
+  /// (seeded before its uses are described), then every layout a use of it
+  /// needs.
+  void seedFreeArgument(mlir::BlockArgument arg, unsigned info);
   void addFreeArgumentCandidates(mlir::BlockArgument arg, unsigned info);
   bool isFree(Type type) const {
     return autoSharded && llvm::isa<RankedTensorType>(type) && !getSharding(type);
