@@ -149,25 +149,24 @@ LogicalResult FunctionPartitioner::apply(const SolveOptions &options,
   freeBoundary.clear();
   SmallVector<Type> inputs(func.getArgumentTypes()),
       outputs(func.getResultTypes());
-  for (auto [i, info] : llvm::enumerate(freeArgumentInfo)) {
-    if (info < 0)
-      continue;
-    RankedTensorType type = withLayout(
-        cast<RankedTensorType>(inputs[i]),
-        infos[info].layouts[choice[nodeOfInfo[info]]].results[0]);
-    func.getArgument(i).setType(type);
-    inputs[i] = type;
-    freeBoundary.push_back({false, unsigned(i), type});
-  }
-  for (auto [i, info] : llvm::enumerate(freeResultInfo)) {
-    if (info < 0)
-      continue;
-    RankedTensorType type = withLayout(
-        cast<RankedTensorType>(outputs[i]),
-        infos[info].layouts[choice[nodeOfInfo[info]]].operands[0]);
-    outputs[i] = type;
-    freeBoundary.push_back({true, unsigned(i), type});
-  }
+  // A free argument's node gives its layout; a free result's sink needs it.
+  auto chooseFree = [&](ArrayRef<int> infoOf, SmallVector<Type> &types,
+                        bool result) {
+    for (auto [i, info] : llvm::enumerate(infoOf)) {
+      if (info < 0)
+        continue;
+      const PartitionStrategy &chosen =
+          infos[info].layouts[choice[nodeOfInfo[info]]];
+      types[i] = withLayout(cast<RankedTensorType>(types[i]),
+                            result ? chosen.operands[0] : chosen.results[0]);
+      freeBoundary.push_back(
+          {result, unsigned(i), cast<RankedTensorType>(types[i])});
+    }
+  };
+  chooseFree(freeArgumentInfo, inputs, /*result=*/false);
+  chooseFree(freeResultInfo, outputs, /*result=*/true);
+  for (auto [arg, type] : llvm::zip(func.getArguments(), inputs))
+    arg.setType(type);
   func.setFunctionType(
       FunctionType::get(func.getContext(), inputs, outputs));
 

@@ -27,7 +27,6 @@
 
 #include <cmath>
 #include <limits>
-#include <map>
 
 namespace dist {
 #define GEN_PASS_DEF_DISTPARTITION
