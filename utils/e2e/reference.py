@@ -67,3 +67,29 @@ def llama(x, g1, wqkv, wo, g2, wg, wu, wd, heads, kv_heads, eps=1.0e-5):
         x = llama_layer(x, g1[layer], wqkv[layer], wo[layer], g2[layer],
                         wg[layer], wu[layer], wd[layer], heads, kv_heads, eps)
     return x
+
+
+def mlp_train_step(x, weights, dy, lr, residual=False):
+    """One SGD step of N chained FFN blocks y = relu(x @ w1) @ w2 (+ x with
+    `residual`), weights = [w1_0, w2_0, ..., w1_N-1, w2_N-1], dy the gradient
+    of the last block's output. Backward by hand (relu' is 1 where the
+    pre-activation is > 0), then w <- w - lr * dw. Returns [y, w1_0',
+    w2_0', ...] (utils/bench/gen_train_step.py's results)."""
+    pairs = list(zip(weights[0::2], weights[1::2]))
+    saved = []
+    for w1, w2 in pairs:
+        pre = x @ w1
+        h = np.maximum(pre, 0)
+        y = h @ w2 + (x if residual else 0)
+        saved.append((x, pre, h))
+        x = y
+    new, g = [None] * len(weights), dy
+    for layer in reversed(range(len(pairs))):
+        xl, pre, h = saved[layer]
+        w1, w2 = pairs[layer]
+        dw2 = h.T @ g
+        dpre = np.where(pre > 0, g @ w2.T, 0.0)
+        dw1 = xl.T @ dpre
+        g = dpre @ w1.T + (g if residual else 0)
+        new[2 * layer], new[2 * layer + 1] = w1 - lr * dw1, w2 - lr * dw2
+    return [x] + new
