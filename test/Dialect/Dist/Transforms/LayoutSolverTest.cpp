@@ -162,14 +162,88 @@ TEST(LayoutSolver, FallsBackWithAGapPastItsLimits) {
   LayoutProblem problem = randomProblem(rng, false);
   SolveOptions options;
   options.maxStatesPerStep = 1;
+  options.relaxedStatesPerStep = 1;
+  options.beamWidth = 1;
   Solution solution = problem.solve(options);
   double ignored;
   std::optional<Solution> best = bruteForce(problem, std::nullopt, ignored);
   ASSERT_TRUE(best);
   EXPECT_FALSE(solution.optimal);
+  EXPECT_LT(solution.lowerBound, solution.total.time);
   EXPECT_NE(solution.fallbackReason.find("states at one op"), std::string::npos);
   EXPECT_LE(solution.lowerBound, best->total.time + 1e-12);
   EXPECT_GE(solution.total.time, best->total.time - 1e-12);
+}
+
+TEST(LayoutSolver, FallbackBoundsTheOptimumFromBothSides) {
+  unsigned provenByRelaxation = 0, droppedBelow = 0;
+  for (unsigned seed = 0; seed < 400; ++seed) {
+    Random rng(2000 + seed);
+    LayoutProblem problem = randomProblem(rng, /*withMemory=*/false);
+    double ignored;
+    std::optional<Solution> best = bruteForce(problem, std::nullopt, ignored);
+    if (!best)
+      continue;
+    SCOPED_TRACE("seed " + std::to_string(2000 + seed));
+    // The exact search stops at once; the relaxation drops nodes from its
+    // state (1 or 2 states per op), or none (a relaxation that is exact).
+    for (size_t relaxed : {size_t(1), size_t(2), size_t(1) << 20}) {
+      SolveOptions options;
+      options.maxStatesPerStep = 1;
+      options.relaxedStatesPerStep = relaxed;
+      options.beamWidth = 1 + rng.below(4);
+      Solution solution = problem.solve(options);
+      EXPECT_NE(solution.fallbackReason.empty(), !solution.optimal);
+      EXPECT_LE(solution.lowerBound, best->total.time * (1 + 1e-9));
+      EXPECT_GE(solution.total.time, best->total.time * (1 - 1e-9));
+      if (relaxed == size_t(1) << 20) {
+        // Nothing dropped: the bound is the optimum, and the relaxed
+        // search's choice reaches it.
+        EXPECT_TRUE(solution.optimal);
+        expectSameCost(solution.total, best->total);
+        ++provenByRelaxation;
+      } else if (solution.lowerBound < best->total.time * (1 - 1e-9)) {
+        ++droppedBelow;
+      }
+    }
+  }
+  EXPECT_GT(provenByRelaxation, 300u);
+  // Dropping nodes does relax: the bound is sometimes below the optimum.
+  EXPECT_GT(droppedBelow, 20u);
+}
+
+TEST(LayoutSolver, BeamHonoursTheBudget) {
+  unsigned found = 0;
+  for (unsigned seed = 0; seed < 400; ++seed) {
+    Random rng(3000 + seed);
+    LayoutProblem problem = randomProblem(rng, /*withMemory=*/true);
+    double leastPeak;
+    bruteForce(problem, std::nullopt, leastPeak);
+    if (std::isinf(leastPeak))
+      continue;
+    SCOPED_TRACE("seed " + std::to_string(3000 + seed));
+    double budget = leastPeak + rng.below(4), ignored;
+    std::optional<Solution> best = bruteForce(problem, budget, ignored);
+    for (size_t width : {size_t(1), size_t(3), size_t(1) << 20}) {
+      SolveOptions options;
+      options.budget = budget;
+      options.maxStatesPerStep = 1;
+      options.beamWidth = width;
+      Solution solution = problem.solve(options);
+      // A fallback choice said to fit fits, and is never better than the
+      // optimum; a beam as wide as the search is the exact search.
+      if (solution.fits)
+        EXPECT_LE(solution.peakBytes, budget);
+      if (solution.fits && best)
+        EXPECT_FALSE(solution.total < best->total);
+      if (width == size_t(1) << 20 && best) {
+        EXPECT_TRUE(solution.fits);
+        expectSameCost(solution.total, best->total);
+        ++found;
+      }
+    }
+  }
+  EXPECT_GT(found, 300u);
 }
 
 } // namespace

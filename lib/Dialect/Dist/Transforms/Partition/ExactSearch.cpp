@@ -20,6 +20,16 @@
 // beats on cost, argument bytes and peak (a Pareto set; a single label when
 // memory does not count).
 //
+// Past its limits the same search serves the fallback in two ways (see
+// LayoutProblem::fallback): as a beam, keeping only the cheapest (and the
+// leanest) partial choices per op, and relaxed: when the states of an op
+// would pass a limit, the longest-lived frontier node leaves the state and
+// its edges to later nodes are priced at their cheapest entry for the
+// later node's strategy, as if each such edge could pick the node's
+// strategy on its own. Every choice keeps its cost or gets cheaper under
+// that relaxation, so its optimum, found exactly, bounds the true optimum
+// from below.
+//
 //===----------------------------------------------------------------------===//
 
 #include "LayoutSolver.h"
@@ -37,6 +47,9 @@
 using namespace dist::partition;
 
 namespace {
+
+/// An incoming edge whose earlier end the relaxation dropped.
+constexpr unsigned kNoSlot = ~0u;
 
 struct Label {
   Cost cost;
@@ -71,18 +84,66 @@ bool reachesNextEpoch(const std::vector<unsigned> &laterPositions,
 }
 
 /// Whether the search has run past its time limit (saying so in `why`).
+/// The beam: keeps `width` labels over all states, the cheapest and, when
+/// `lean`, half of them the ones holding the fewest bytes (so that a later
+/// budget can still be met).
+void keepBest(std::vector<State> &states, size_t width, bool lean) {
+  struct Ref {
+    uint32_t state, label;
+  };
+  std::vector<Ref> refs;
+  for (uint32_t s = 0; s < states.size(); ++s)
+    for (uint32_t l = 0; l < states[s].labels.size(); ++l)
+      refs.push_back({s, l});
+  if (refs.size() <= width)
+    return;
+  auto label = [&](Ref r) -> const Label & {
+    return states[r.state].labels[r.label];
+  };
+  // Plain lexicographic keys: the algorithms need a strict weak order.
+  auto byCost = [&](Ref a, Ref b) {
+    return std::make_pair(label(a).cost.time, label(a).cost.work) <
+           std::make_pair(label(b).cost.time, label(b).cost.work);
+  };
+  auto byBytes = [&](Ref a, Ref b) {
+    return std::make_pair(label(a).argBytes + label(a).maxLive,
+                          label(a).cost.time) <
+           std::make_pair(label(b).argBytes + label(b).maxLive,
+                          label(b).cost.time);
+  };
+  size_t cheapest = lean ? (width + 1) / 2 : width;
+  std::nth_element(refs.begin(), refs.begin() + cheapest, refs.end(), byCost);
+  if (lean && width > cheapest)
+    std::nth_element(refs.begin() + cheapest,
+                     refs.begin() + std::min(refs.size(), width), refs.end(),
+                     byBytes);
+  refs.resize(std::min(refs.size(), width));
+  std::vector<std::vector<Label>> kept(states.size());
+  for (Ref r : refs)
+    kept[r.state].push_back(label(r));
+  for (uint32_t s = 0; s < states.size(); ++s)
+    states[s].labels = std::move(kept[s]);
+  states.erase(std::remove_if(states.begin(), states.end(),
+                              [](const State &s) { return s.labels.empty(); }),
+               states.end());
+}
+
 bool pastTimeLimit(std::chrono::steady_clock::time_point start,
                    const SolveOptions &options, std::string &why) {
   std::chrono::duration<double> elapsed =
       std::chrono::steady_clock::now() - start;
   if (elapsed.count() <= options.timeLimitSeconds)
     return false;
-  why = "the time limit of " +
-        llvm::formatv("{0}", options.timeLimitSeconds).str() + " s passed";
+  why = timeLimitPassed(options.timeLimitSeconds);
   return true;
 }
 
 } // namespace
+
+std::string dist::partition::timeLimitPassed(double seconds) {
+  return "the time limit of " + llvm::formatv("{0}", seconds).str() +
+         " s passed";
+}
 
 /// A decided node with a later neighbour, at its epoch; a state holds one
 /// class per slot.
@@ -102,12 +163,17 @@ struct LayoutProblem::Step {
   std::vector<Slot> nextFrontier;
 };
 
-LayoutProblem::Step LayoutProblem::planStep(const std::vector<Slot> &frontier, unsigned k,
-                             unsigned p, const Order &order,
-                             const std::vector<std::vector<unsigned>>
-                                 &laterPositions) const {
+LayoutProblem::Step
+LayoutProblem::planStep(const std::vector<Slot> &frontier, unsigned k,
+                        unsigned p, const Order &order,
+                        const std::vector<std::vector<unsigned>> &laterPositions,
+                        const std::vector<bool> &dropped) const {
   Step step;
   for (unsigned e : nodes[k].in) {
+    if (dropped[edges[e].from]) {
+      step.fromSlot.push_back(kNoSlot);
+      continue;
+    }
     unsigned slot = 0;
     while (frontier[slot].node != edges[e].from)
       ++slot;
@@ -128,22 +194,8 @@ LayoutProblem::Step LayoutProblem::planStep(const std::vector<Slot> &frontier, u
   return step;
 }
 
-std::optional<std::vector<unsigned>> LayoutProblem::searchDense(
-    const Order &order,
-    const std::vector<std::vector<unsigned>> &laterPositions,
-    const std::vector<std::vector<std::vector<uint32_t>>> &classOf,
-    const std::vector<std::vector<std::vector<unsigned>>> &representative,
-    const SolveOptions &options,
-    std::chrono::steady_clock::time_point start, std::string &why) const {
+std::vector<double> LayoutProblem::costToGo(const Order &order) const {
   const unsigned n = nodes.size();
-  const Cost unreached{std::numeric_limits<double>::infinity(), 0};
-  std::vector<Slot> frontier;
-  std::vector<Cost> table{Cost()};
-  // Branch and bound: a state whose cost plus a lower bound on what the
-  // undecided nodes must still add exceeds a known choice's cost cannot
-  // lead to the optimum. The bound: each undecided node's cheapest unary
-  // and each of its incoming edges' cheapest entry.
-  double upper = evaluate(heuristic()).total.time;
   std::vector<double> toGo(n + 1, 0.0);
   for (unsigned p = n; p-- > 0;) {
     const Node &node = nodes[order.nodeAt[p]];
@@ -155,6 +207,43 @@ std::optional<std::vector<unsigned>> LayoutProblem::searchDense(
                                     edges[e].table.end());
     toGo[p] = toGo[p + 1] + cheapest;
   }
+  return toGo;
+}
+
+std::optional<std::vector<unsigned>> LayoutProblem::searchDense(
+    const Order &order,
+    const std::vector<std::vector<unsigned>> &laterPositions,
+    const std::vector<std::vector<std::vector<uint32_t>>> &classOf,
+    const std::vector<std::vector<std::vector<unsigned>>> &representative,
+    const SolveOptions &options, bool relaxed,
+    std::chrono::steady_clock::time_point start, std::string &why,
+    SearchReport *report, double known) const {
+  const unsigned n = nodes.size();
+  const Cost unreached{std::numeric_limits<double>::infinity(), 0};
+  std::vector<Slot> frontier;
+  std::vector<Cost> table{Cost()};
+  // Branch and bound: a state whose cost plus a lower bound on what the
+  // undecided nodes must still add exceeds a known choice's cost cannot
+  // lead to the optimum. The bound: each undecided node's cheapest unary
+  // and each of its incoming edges' cheapest entry (a bound under the
+  // relaxation too, whose optimum is at most the known choice's cost).
+  double upper = std::min(known, evaluate(heuristic()).total.time);
+  // The relaxation: nodes dropped from the state, and per edge from one
+  // of them its cheapest entry for each strategy of its later end.
+  std::vector<bool> dropped(n, false);
+  std::vector<std::vector<double>> cheapestFrom(edges.size());
+  auto drop = [&](unsigned node) {
+    dropped[node] = true;
+    for (unsigned e : nodes[node].out) {
+      const Edge &edge = edges[e];
+      cheapestFrom[e].assign(numStrategies(edge.to),
+                             std::numeric_limits<double>::infinity());
+      for (unsigned st = 0; st < numStrategies(edge.to); ++st)
+        for (unsigned sf = 0; sf < numStrategies(node); ++sf)
+          cheapestFrom[e][st] = std::min(cheapestFrom[e][st], edge.cost(sf, st));
+    }
+  };
+  std::vector<double> toGo = costToGo(order);
   auto hopeless = [&](double time, unsigned p) {
     return !std::isinf(upper) &&
            time + toGo[p] > upper * (1 + 1e-9) + 1e-300;
@@ -168,20 +257,45 @@ std::optional<std::vector<unsigned>> LayoutProblem::searchDense(
   for (unsigned p = 0; p < n; ++p) {
     unsigned k = order.nodeAt[p];
     const Node &node = nodes[k];
-    Step step = planStep(frontier, k, p, order, laterPositions);
+    Step step = planStep(frontier, k, p, order, laterPositions, dropped);
+    if (relaxed) {
+      // Drop the longest-lived slots (the larger first among equals) until
+      // the states fit.
+      auto states = [&] {
+        double size = 1;
+        for (const Slot &slot : step.nextFrontier)
+          size *= radix(slot);
+        return size;
+      };
+      while (states() > options.relaxedStatesPerStep) {
+        unsigned victim = 0;
+        for (unsigned i = 1; i < step.nextFrontier.size(); ++i) {
+          const Slot &a = step.nextFrontier[i], &b = step.nextFrontier[victim];
+          if (std::make_pair(order.lastPos[a.node], radix(a)) >
+              std::make_pair(order.lastPos[b.node], radix(b)))
+            victim = i;
+        }
+        drop(step.nextFrontier[victim].node);
+        if (step.keepNew && victim + 1 == step.nextFrontier.size())
+          step.keepNew = false;
+        else
+          step.kept.erase(step.kept.begin() + victim);
+        step.nextFrontier.erase(step.nextFrontier.begin() + victim);
+      }
+    }
     const std::vector<unsigned> &fromSlot = step.fromSlot;
     const auto &kept = step.kept;
     bool keepNew = step.keepNew;
     std::vector<Slot> &nextFrontier = step.nextFrontier;
     // Strides: the first slot varies fastest.
     std::vector<size_t> nextStride(nextFrontier.size());
-    size_t size = 1;
+    size_t size = 1, limit = relaxed ? options.relaxedStatesPerStep
+                                     : options.maxStatesPerStep;
     for (unsigned i = 0; i < nextFrontier.size(); ++i) {
       nextStride[i] = size;
       size *= radix(nextFrontier[i]);
-      if (size > options.maxStatesPerStep) {
-        why = "more than " + std::to_string(options.maxStatesPerStep) +
-              " states at one op";
+      if (size > limit) {
+        why = "more than " + std::to_string(limit) + " states at one op";
         return std::nullopt;
       }
     }
@@ -190,6 +304,9 @@ std::optional<std::vector<unsigned>> LayoutProblem::searchDense(
     back.assign(size, {0, 0});
     std::vector<unsigned> strategyOf(frontier.size());
     for (size_t state = 0; state < table.size(); ++state) {
+      // One op's states can take long: look at the clock within it too.
+      if (state % 65536 == 65535 && pastTimeLimit(start, options, why))
+        return std::nullopt;
       if (std::isinf(table[state].time) || hopeless(table[state].time, p))
         continue;
       size_t rest = state;
@@ -209,7 +326,9 @@ std::optional<std::vector<unsigned>> LayoutProblem::searchDense(
       for (unsigned s = 0; s < numStrategies(k); ++s) {
         Cost cost = table[state] + node.unary(s);
         for (unsigned i = 0; i < node.in.size(); ++i)
-          cost.time += edges[node.in[i]].cost(strategyOf[fromSlot[i]], s);
+          cost.time += fromSlot[i] == kNoSlot
+                           ? cheapestFrom[node.in[i]][s]
+                           : edges[node.in[i]].cost(strategyOf[fromSlot[i]], s);
         if (std::isinf(cost.time))
           continue;
         size_t to = base;
@@ -229,6 +348,8 @@ std::optional<std::vector<unsigned>> LayoutProblem::searchDense(
   // The frontier is empty: one state.
   if (table.size() != 1 || std::isinf(table[0].time))
     return std::nullopt;
+  if (report)
+    report->value = table[0].time;
   std::vector<unsigned> choice(n, 0);
   size_t state = 0;
   for (unsigned p = n; p-- > 0;) {
@@ -241,7 +362,8 @@ std::optional<std::vector<unsigned>> LayoutProblem::searchDense(
 
 std::optional<std::vector<unsigned>>
 LayoutProblem::searchExact(Objective objective, const SolveOptions &options,
-                           std::string &why) const {
+                           std::string &why, Search search,
+                           SearchReport *report, double upper) const {
   auto start = std::chrono::steady_clock::now();
   const unsigned n = nodes.size();
   const bool memory = objective == Objective::Peak || options.budget;
@@ -286,9 +408,21 @@ LayoutProblem::searchExact(Objective objective, const SolveOptions &options,
   // Without memory a state holds one label, and the states of a step are
   // few enough to index densely (mixed radix over the slots' class
   // counts): no hashing.
-  if (!memory)
+  if (search == Search::Relaxed || (!memory && search == Search::Exact))
     return searchDense(order, laterPositions, classOf, representative,
-                       options, start, why);
+                       options, search == Search::Relaxed, start, why, report,
+                       upper);
+  const bool beam = search == Search::Beam;
+  // Branch and bound on time, as in the dense search: the known choice's
+  // own partial choices always pass, so the search never ends empty
+  // because of it.
+  std::vector<double> toGo;
+  if (objective == Objective::Time && !std::isinf(upper))
+    toGo = costToGo(order);
+  auto hopeless = [&](double time, unsigned p) {
+    return !toGo.empty() && time + toGo[p + 1] > upper * (1 + 1e-9) + 1e-300;
+  };
+  const std::vector<bool> noneDropped(n, false);
 
   // history[p][entry] = {entry at p - 1, strategy of the node at p}.
   std::vector<std::vector<std::pair<uint32_t, uint32_t>>> history(n);
@@ -299,7 +433,7 @@ LayoutProblem::searchExact(Objective objective, const SolveOptions &options,
   for (unsigned p = 0; p < n; ++p) {
     unsigned k = order.nodeAt[p];
     const Node &node = nodes[k];
-    Step step = planStep(frontier, k, p, order, laterPositions);
+    Step step = planStep(frontier, k, p, order, laterPositions, noneDropped);
     const std::vector<unsigned> &fromSlot = step.fromSlot;
     const auto &kept = step.kept;
     bool keepNew = step.keepNew;
@@ -312,6 +446,9 @@ LayoutProblem::searchExact(Objective objective, const SolveOptions &options,
     std::vector<unsigned> strategyOf(frontier.size());
 
     for (const State &state : states) {
+      if ((&state - states.data()) % 4096 == 4095 &&
+          pastTimeLimit(start, options, why))
+        return std::nullopt;
       double liveFrontier = 0;
       for (unsigned slot = 0; slot < frontier.size(); ++slot) {
         auto [a, epoch] = frontier[slot];
@@ -353,7 +490,7 @@ LayoutProblem::searchExact(Objective objective, const SolveOptions &options,
           classes.push_back(classOf[k][0][s]);
         auto [slotIt, fresh] = index.try_emplace(keyOf(classes), next.size());
         if (fresh) {
-          if (next.size() >= options.maxStatesPerStep) {
+          if (!beam && next.size() >= options.maxStatesPerStep) {
             why = "more than " + std::to_string(options.maxStatesPerStep) +
                   " states at one op";
             return std::nullopt;
@@ -368,7 +505,8 @@ LayoutProblem::searchExact(Objective objective, const SolveOptions &options,
               candidate.argBytes + candidate.maxLive >
                   *options.budget * (1 + 1e-12))
             continue;
-          if (std::isinf(candidate.cost.time))
+          if (std::isinf(candidate.cost.time) ||
+              hopeless(candidate.cost.time, p))
             continue;
           bool beaten = false;
           for (const Label &other : target.labels)
@@ -393,7 +531,7 @@ LayoutProblem::searchExact(Objective objective, const SolveOptions &options,
         }
       }
     }
-    if (labelCount > 4 * options.maxStatesPerStep) {
+    if (!beam && labelCount > 4 * options.maxStatesPerStep) {
       why = "more than " + std::to_string(4 * options.maxStatesPerStep) +
             " partial choices at one op";
       return std::nullopt;
@@ -406,6 +544,21 @@ LayoutProblem::searchExact(Objective objective, const SolveOptions &options,
                next.end());
     if (next.empty())
       return std::nullopt; // nothing fits the budget
+    if (report)
+      report->made += labelCount;
+    if (beam && labelCount > options.beamWidth) {
+      keepBest(next, options.beamWidth, /*lean=*/bool(options.budget));
+      if (report)
+        report->pruned = true;
+    }
+    // Only the surviving labels' history is needed to decode the choice.
+    std::vector<std::pair<uint32_t, uint32_t>> surviving;
+    for (State &state : next)
+      for (Label &label : state.labels) {
+        surviving.push_back(history[p][label.entry]);
+        label.entry = surviving.size() - 1;
+      }
+    history[p] = std::move(surviving);
     states = std::move(next);
     frontier = std::move(nextFrontier);
   }

@@ -263,6 +263,8 @@ void LayoutProblem::improve(std::vector<unsigned> &choice) const {
 }
 
 std::vector<unsigned> LayoutProblem::heuristic() const {
+  if (heuristicChoice)
+    return *heuristicChoice;
   std::vector<std::vector<unsigned>> candidates{dynamicProgramming(), perOp(),
                                                 keepLarger()};
   std::vector<unsigned> choice;
@@ -275,6 +277,7 @@ std::vector<unsigned> LayoutProblem::heuristic() const {
       choice = candidate;
     }
   }
+  heuristicChoice = choice;
   return choice;
 }
 
@@ -299,10 +302,81 @@ double LayoutProblem::lowerBound() const {
   return bound;
 }
 
+std::vector<std::vector<unsigned>>
+LayoutProblem::beams(const SolveOptions &options) const {
+  // Doubling widths while the next, about twice the last one's work, keeps
+  // within the work allowed (counting work rather than time gives the same
+  // choice from run to run; the time limit only guards). A beam that never
+  // had to leave a partial choice out was the exact search: a wider one
+  // adds nothing.
+  std::vector<std::vector<unsigned>> found;
+  auto start = std::chrono::steady_clock::now();
+  size_t made = 0;
+  for (size_t width = std::min<size_t>(16, options.beamWidth);; width *= 2) {
+    std::chrono::duration<double> spent =
+        std::chrono::steady_clock::now() - start;
+    SolveOptions beamOptions = options;
+    beamOptions.beamWidth = width;
+    beamOptions.timeLimitSeconds = options.timeLimitSeconds - spent.count();
+    SearchReport report;
+    std::string why;
+    if (std::optional<std::vector<unsigned>> beam = searchExact(
+            Objective::Time, beamOptions, why, Search::Beam, &report))
+      found.push_back(std::move(*beam));
+    else if (!why.empty())
+      break; // out of time
+    made += report.made;
+    if (!report.pruned || width >= options.beamWidth ||
+        made + 2 * report.made > options.beamWork)
+      break;
+  }
+  return found;
+}
+
+std::vector<unsigned>
+LayoutProblem::fallback(const SolveOptions &options,
+                        std::vector<std::vector<unsigned>> candidates,
+                        double &bound) const {
+  candidates.push_back(heuristic());
+  // The relaxation ignores memory: its optimum bounds the optimum under a
+  // budget too. It gets half the exact search's time.
+  SolveOptions relaxation = options;
+  relaxation.budget.reset();
+  relaxation.timeLimitSeconds = options.timeLimitSeconds / 2;
+  double relaxed = -std::numeric_limits<double>::infinity();
+  SearchReport report;
+  std::string why;
+  if (std::optional<std::vector<unsigned>> possible = searchExact(
+          Objective::Time, relaxation, why, Search::Relaxed, &report)) {
+    candidates.push_back(std::move(*possible));
+    relaxed = report.value;
+  }
+  bound = std::max(lowerBound(), relaxed);
+
+  std::optional<Solution> best;
+  for (const std::vector<unsigned> &candidate : candidates) {
+    Solution s = evaluate(candidate);
+    if (options.budget && s.peakBytes > *options.budget * (1 + 1e-12))
+      continue;
+    if (!best || s.total < best->total)
+      best = std::move(s);
+  }
+  if (best)
+    return best->choice;
+  // None fits: the leanest choice the search finds, which may.
+  SolveOptions lean = options;
+  lean.timeLimitSeconds = options.timeLimitSeconds / 2;
+  if (std::optional<std::vector<unsigned>> least =
+          searchExact(Objective::Peak, lean, why))
+    return *least;
+  return candidates.back();
+}
+
 Solution LayoutProblem::solve(const SolveOptions &options) const {
   std::vector<unsigned> choice;
   std::string why;
   bool optimal = false;
+  std::optional<double> bound;
   switch (options.chooser) {
   case Chooser::PerOp:
     choice = perOp();
@@ -311,52 +385,81 @@ Solution LayoutProblem::solve(const SolveOptions &options) const {
     choice = keepLarger();
     break;
   case Chooser::Joint: {
+    auto start = std::chrono::steady_clock::now();
+    auto left = [&] {
+      std::chrono::duration<double> spent =
+          std::chrono::steady_clock::now() - start;
+      return std::max(0.0, options.timeLimitSeconds - spent.count());
+    };
     // The optimum without the budget is the optimum with it when it fits
     // (a relaxation's optimum that is feasible), and the search without
-    // memory is much smaller: try it first.
-    SolveOptions memoryAware = options;
-    if (options.budget) {
-      SolveOptions unlimited = options;
-      unlimited.budget.reset();
-      auto start = std::chrono::steady_clock::now();
-      std::optional<std::vector<unsigned>> exact =
-          searchExact(Objective::Time, unlimited, why);
-      if (exact && peakBytes(*exact) <= *options.budget * (1 + 1e-12)) {
+    // memory is much smaller: try it first. Past its limits, the search
+    // with memory would be past them too.
+    SolveOptions unlimited = options;
+    unlimited.budget.reset();
+    std::optional<std::vector<unsigned>> exact =
+        searchExact(Objective::Time, unlimited, why);
+    bool fits = exact && (!options.budget ||
+                          peakBytes(*exact) <= *options.budget * (1 + 1e-12));
+    if (fits || !exact) {
+      if (exact) {
         choice = std::move(*exact);
         optimal = true;
         break;
       }
-      if (!exact) {
-        // Past its limits without memory, so past them with memory too.
-        choice = heuristic();
-        break;
-      }
-      std::chrono::duration<double> spent =
-          std::chrono::steady_clock::now() - start;
-      memoryAware.timeLimitSeconds =
-          std::max(0.0, options.timeLimitSeconds - spent.count());
+      std::vector<std::vector<unsigned>> candidates;
+      if (options.budget)
+        candidates = beams(options);
+      double lower = 0;
+      choice = fallback(options, std::move(candidates), lower);
+      bound = lower;
+      break;
     }
-    if (std::optional<std::vector<unsigned>> exact =
-            searchExact(Objective::Time, memoryAware, why)) {
+    // Under the budget: beams first (half the time), whose best choice
+    // that fits lets the exact search drop every partial choice that
+    // cannot beat it.
+    SolveOptions beamOptions = options;
+    beamOptions.timeLimitSeconds = left() / 2;
+    std::vector<std::vector<unsigned>> candidates = beams(beamOptions);
+    double upper = std::numeric_limits<double>::infinity();
+    for (const std::vector<unsigned> &candidate : candidates)
+      upper = std::min(upper, evaluate(candidate).total.time);
+    SolveOptions memoryAware = options;
+    memoryAware.timeLimitSeconds = left();
+    if (std::optional<std::vector<unsigned>> exact = searchExact(
+            Objective::Time, memoryAware, why, Search::Exact, nullptr, upper)) {
       choice = std::move(*exact);
       optimal = true;
-    } else if (why.empty()) {
-      // Nothing fits the budget: the caller reports the smallest that does.
+      break;
+    }
+    if (why.empty()) {
+      // Nothing fits the budget (so no beam found anything either): the
+      // caller reports the smallest that does.
       Solution none;
       none.fits = false;
       return none;
-    } else {
-      choice = heuristic();
     }
+    // The memory-aware search had what the others left of the time.
+    if (why == timeLimitPassed(memoryAware.timeLimitSeconds))
+      why = timeLimitPassed(options.timeLimitSeconds);
+    double lower = 0;
+    choice = fallback(options, std::move(candidates), lower);
+    bound = lower;
     break;
   }
   }
   Solution solution = evaluate(choice);
-  solution.optimal = optimal;
-  solution.fallbackReason = why;
-  solution.lowerBound = optimal ? solution.total.time : lowerBound();
   solution.fits = !options.budget ||
                   solution.peakBytes <= *options.budget * (1 + 1e-12);
+  solution.lowerBound = bound ? *bound : lowerBound();
+  // A fallback choice that meets the lower bound is optimal after all.
+  solution.optimal =
+      optimal || (bound && solution.fits &&
+                  solution.total.time <= *bound * (1 + 1e-9) + 1e-300);
+  if (solution.optimal)
+    solution.lowerBound = solution.total.time;
+  else
+    solution.fallbackReason = why;
   return solution;
 }
 

@@ -22,12 +22,17 @@
 //  - Joint: the exact search (ExactSearch.cpp): dynamic programming over
 //    the program order whose state is the layouts of the values still live;
 //    it honours a memory budget exactly. When the search space is too large
-//    or the time limit passes, the heuristic below is used and the remark
-//    gives its distance to a lower bound.
-//  - Heuristic (the fallback): dynamic programming along the use-def graph
-//    (exact on trees), decoded backwards, then improved node by node
-//    (iterated conditional modes); the two baselines, improved the same
-//    way, are also tried and the cheapest kept.
+//    or the time limit passes, the fallback answers and the remark gives
+//    its distance to a lower bound.
+//  - The fallback: the cheapest of three choices that fits the budget: the
+//    same search as a beam (the cheapest and the leanest partial choices
+//    kept per op, so it honours the budget too), the same search relaxed
+//    (a long-lived node leaves the state when it grows too large, and its
+//    later edges are priced at their cheapest; its value is the lower
+//    bound), and the heuristic: dynamic programming along the use-def
+//    graph (exact on trees), decoded backwards, then improved node by node
+//    (iterated conditional modes), with the two baselines improved the
+//    same way.
 //  - PerOp: in program order, each op takes the strategy cheapest given its
 //    operands' already chosen layouts (an eager runtime's dispatch).
 //  - KeepLarger: each op keeps the layout of its largest operand when some
@@ -44,6 +49,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -90,9 +96,17 @@ struct SolveOptions {
   Chooser chooser = Chooser::Joint;
   /// Per-device memory budget in bytes (none: unlimited).
   std::optional<double> budget;
-  /// Limits of the exact search; past either, the heuristic answers.
+  /// Limits of the exact search; past either, the fallback answers.
   double timeLimitSeconds = 5;
   size_t maxStatesPerStep = size_t(1) << 21;
+  /// The fallback: the partial choices the widest beam keeps per op, and
+  /// the partial choices all beams together may make (the beam starts
+  /// narrow and doubles within both; counting work rather than time keeps
+  /// the choice the same from run to run); the states per op of the
+  /// relaxed search that bounds the optimum from below.
+  size_t beamWidth = size_t(1) << 14;
+  size_t beamWork = size_t(1) << 24;
+  size_t relaxedStatesPerStep = size_t(1) << 16;
 };
 
 struct Solution {
@@ -109,6 +123,9 @@ struct Solution {
   /// Under a budget: whether the choice fits it.
   bool fits = true;
 };
+
+/// Why a search stopped when it ran out of time.
+std::string timeLimitPassed(double seconds);
 
 class LayoutProblem {
 public:
@@ -168,6 +185,9 @@ private:
   };
   std::vector<Node> nodes;
   std::vector<Edge> edges;
+  /// The heuristic's choice, once computed (the exact search bounds with
+  /// it, and the fallback offers it).
+  mutable std::optional<std::vector<unsigned>> heuristicChoice;
 
   /// The order memory is measured in (and the exact search runs in):
   /// program order, each argument placed right before its first use.
@@ -178,26 +198,60 @@ private:
   double peakBytes(const std::vector<unsigned> &choice) const;
 
   enum class Objective { Time, Peak };
-  /// The exact search; nullopt (with `why`) past its limits or when no
-  /// choice fits the budget (`why` empty then).
+  /// Exact: the optimum. Beam: keeps options.beamWidth partial choices per
+  /// op (the cheapest, and under a budget also the leanest). Relaxed
+  /// (time, no memory): the optimum of a relaxation, a lower bound.
+  enum class Search { Exact, Beam, Relaxed };
+  /// What a beam or relaxed search found out besides its choice.
+  struct SearchReport {
+    /// Relaxed: the relaxation's optimum (the choice is merely possible).
+    double value = 0;
+    /// Beam: whether some partial choice was left out (else the beam was
+    /// the exact search).
+    bool pruned = false;
+    /// Beam: the partial choices made (over all ops).
+    size_t made = 0;
+  };
+  /// The search; nullopt (with `why`) past its limits or when no choice
+  /// fits the budget (`why` empty then). `upper`: the time of a choice
+  /// known to fit; a partial choice that cannot beat it is dropped.
   std::optional<std::vector<unsigned>>
   searchExact(Objective objective, const SolveOptions &options,
-              std::string &why) const;
+              std::string &why, Search search = Search::Exact,
+              SearchReport *report = nullptr,
+              double upper = std::numeric_limits<double>::infinity()) const;
+  /// Per position of `order`: a lower bound on what the nodes from there
+  /// on add (each one's cheapest strategy and incoming edges).
+  std::vector<double> costToGo(const Order &order) const;
+  /// Beams of doubling width under the budget (LayoutSolver.cpp).
+  std::vector<std::vector<unsigned>> beams(const SolveOptions &options) const;
+  /// The fallback past the exact search's limits: the cheapest choice that
+  /// fits the budget among `candidates`, the heuristic's and the relaxed
+  /// search's (the cheapest in memory when none fits), and a lower bound
+  /// on the optimum.
+  std::vector<unsigned>
+  fallback(const SolveOptions &options,
+           std::vector<std::vector<unsigned>> candidates,
+           double &bound) const;
   /// The exact search's frontier slots and steps (ExactSearch.cpp).
   struct Slot;
   struct Step;
   /// How deciding node k at position p reshapes the frontier.
+  /// An incoming edge from a node the relaxation dropped has no slot.
   Step planStep(const std::vector<Slot> &frontier, unsigned k, unsigned p,
                 const Order &order,
-                const std::vector<std::vector<unsigned>> &laterPositions) const;
-  /// The exact search without memory: one label per state, dense tables.
+                const std::vector<std::vector<unsigned>> &laterPositions,
+                const std::vector<bool> &dropped) const;
+  /// The search without memory (exact or relaxed): one label per state,
+  /// dense tables.
   std::optional<std::vector<unsigned>> searchDense(
       const Order &order,
       const std::vector<std::vector<unsigned>> &laterPositions,
       const std::vector<std::vector<std::vector<uint32_t>>> &classOf,
       const std::vector<std::vector<std::vector<unsigned>>> &representative,
-      const SolveOptions &options,
-      std::chrono::steady_clock::time_point start, std::string &why) const;
+      const SolveOptions &options, bool relaxed,
+      std::chrono::steady_clock::time_point start, std::string &why,
+      SearchReport *report, double upper) const;
   std::vector<unsigned> heuristic() const;
   double lowerBound() const;
 
