@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Exact layout choice and auto-sharding: solve time, proof, chosen plans.
 
-    layout_choice.py BUILD [--repeat 3]
+    layout_choice.py BUILD [--repeat 3] [--tables 1,2,3,4]
 
-Two tables (Markdown on stdout), every number measured here:
+Four tables (Markdown on stdout; the fourth under its own heading), every
+number measured here, with the tools of BUILD/bin:
 
 1. Realistic Llama stacks (bf16, S = D = 4096, 32/8 heads of 128,
    F = 11008) partitioned by `dist-opt --dist-partition` under a device
@@ -19,6 +20,20 @@ Two tables (Markdown on stdout), every number measured here:
 3. The same MLP, small (512 tokens, 256 -> 1024 -> 256, f32) on 8 MPI ranks:
    the measured time (`dist-run`, slowest rank, median over --repeat) of the
    auto plan against the hand layouts.
+4. A training step written with explicit backward ops
+   (utils/bench/gen_train_step.py: 2 FFN blocks, 4096 -> 16384 -> 4096,
+   bf16, forward, backward, SGD update) auto-sharded on the devices of table
+   2, for token counts x memory budgets: the layouts chosen for the
+   arguments (`argument #i takes` remarks), whether the updated weights come
+   back in the weights' layouts, the modelled time (and whether the exact
+   search proved it optimal), the best of the hand layouts (gen_train_step.py
+   --hand dp, megatron, fsdp) priced by the same pass under the same budget,
+   and the solve time (one dist-opt process, wall). Every row is printed;
+   then the script fails (exit status 1, naming the rows) if the auto plan
+   is slower than a hand plan that fits, or finds none where a hand plan
+   fits.
+
+--tables picks which tables run (default 1,2,3,4).
 """
 
 import argparse
@@ -220,17 +235,145 @@ def measured(a, tmp):
           "modelled times above are the comparison that holds.")
 
 
+# Table 4: the training step at realistic sizes, and the budgets swept (the
+# same for every token count; 0: unlimited). Replicated weights and their
+# replicated updates need 1.07 GB; the activations kept for the backward
+# grow with the tokens (131072 tokens: about 7 GB per device even with
+# everything split), so the regimes differ by token count.
+TRAIN = ["--hidden", "4096", "--ffn", "16384", "--element", "bf16", "--mesh", "x=4",
+         "--layers", "2"]
+TRAIN_TOKENS = (2048, 8192, 131072)
+TRAIN_BUDGETS = (0, 6_900_000_000, 1_000_000_000, 450_000_000)
+TRAIN_HAND = {"dp": "data parallel", "megatron": "Megatron TP+SP", "fsdp": "FSDP-style"}
+TRAIN_ARGS = ["x", "w1_0", "w2_0", "w1_1", "w2_1", "dy"]
+SHORT = {'[{"x"}, {}]': "rows", '[{}, {"x"}]': "cols", "[{}, {}]": "repl"}
+
+
+def reads_as(plan):
+    """A name for a plan of the training step ({argument: rows/cols/repl})."""
+    weights = [plan[w] for w in TRAIN_ARGS[1:5]]
+    sp = plan["x"] == "rows" and plan["dy"] == "rows"
+    if all(w == "repl" for w in weights):
+        if sp:
+            return "data parallel"
+        if plan["x"] == "repl" and plan["dy"] == "repl":
+            return "replicated"
+    if weights == ["cols", "rows"] * 2:
+        return "Megatron TP+SP" if sp else "Megatron TP"
+    if sp and all(w != "repl" for w in weights):
+        return "FSDP-style"
+    return "mixed"
+
+
+def train_step(a, tmp):
+    dist_opt = os.path.join(a.build, "bin", "dist-opt")
+    topo = os.path.join(tmp, "device.json")
+    gen = os.path.join(ROOT, "utils/bench/gen_train_step.py")
+
+    def partition(mode, tokens, budget):
+        path = os.path.join(tmp, "train.mlir")
+        subprocess.run([sys.executable, gen, *TRAIN, "--tokens", str(tokens), *mode,
+                        "-o", path], check=True)
+        seconds, p = run([dist_opt, path,
+                          f"--dist-partition=topology={topo} memory-budget={budget}",
+                          "-dist-remarks", "-o", os.devnull])
+        return CHOICE.search(p.stderr), p.stderr, seconds
+
+    print("### A training step with explicit backward ops")
+    print()
+    print("`python3 utils/bench/layout_choice.py build --tables 4` — one SGD step of two FFN "
+          "blocks (4096 -> 16384 -> 4096, bf16) written as a user writes it: forward, backward "
+          "with explicit transposed matmuls and relu', update (`utils/bench/gen_train_step.py`), "
+          "auto-sharded on 4 devices for token counts x memory budgets, against the best of "
+          "the hand layouts (data parallel, Megatron TP with sequence parallelism, FSDP-style) "
+          "that fits the same budget, priced by the same pass.")
+    print()
+    print("| tokens | budget per device | auto plan (x, w1_0, w2_0, w1_1, w2_1, dy) | reads as "
+          "| updated weights | auto time | best hand plan that fits | its time | solve time |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    problems = []
+    for tokens in TRAIN_TOKENS:
+        for budget in TRAIN_BUDGETS:
+            budget_text = "unlimited" if budget == 0 else f"{budget / 1e6:.0f} MB"
+            m, err, seconds = partition(["--auto"], tokens, budget)
+            best = None
+            for plan, name in TRAIN_HAND.items():
+                hm, _, _ = partition(["--hand", plan], tokens, budget)
+                if hm:
+                    t = float(hm.group(3)) + float(hm.group(4))
+                    if best and abs(t - best[1]) <= best[1] * 1e-9:
+                        best = (f"{best[0]} = {name}", best[1])
+                    elif best is None or t < best[1]:
+                        best = (name, t)
+            hand = best[0] if best else "none fits"
+            hand_time = f"{best[1] * 1e3:.3f} ms" if best else ""
+            where = f"{tokens} tokens, {budget_text}"
+            if not m:
+                least = re.search(r"needs is (about )?(\d+) B", err)
+                if not least:
+                    sys.exit(f"layout_choice: dist-opt failed on the training step ({where}):\n{err}")
+                print(f"| {tokens} | {budget_text} | none fits (least {least.group(1) or ''}"
+                      f"{int(least.group(2)) / 1e6:.0f} MB) | | | | {hand} | {hand_time} "
+                      f"| {seconds:.2f} s |")
+                if best:
+                    problems.append(f"{where}: auto found no plan, {best[0]} fits")
+                continue
+            args = dict(re.findall(r"argument #(\d) takes #dist.sharding<@m, (\[[^\]]*\])>", err))
+            results = dict(re.findall(r"result #(\d) takes #dist.sharding<@m, (\[[^\]]*\])>", err))
+            plan = {name: SHORT.get(args.get(str(i), "?"), args.get(str(i), "?"))
+                    for i, name in enumerate(TRAIN_ARGS)}
+            same = all(results.get(str(i)) == args.get(str(i)) for i in range(1, 5))
+            updated = "as the weights" if same else ", ".join(
+                SHORT.get(results.get(str(i), "?"), "?") for i in range(1, 5))
+            t = float(m.group(3)) + float(m.group(4))
+            proof = "optimal" if m.group(1) == "proven optimal" else f"heuristic, gap <= {m.group(2)}%"
+            if best and t > best[1] * (1 + 1e-9):
+                problems.append(f"{where}: auto {t * 1e3:.3f} ms, slower than {best[0]} "
+                                f"{best[1] * 1e3:.3f} ms")
+            print(f"| {tokens} | {budget_text} | {', '.join(plan.values())} | {reads_as(plan)} "
+                  f"| {updated} | {t * 1e3:.3f} ms ({proof}) | {hand} | {hand_time} "
+                  f"| {seconds:.2f} s |")
+    print()
+    print("Times are modelled (compute by the roofline + communication) on the 4 devices of "
+          "the auto-sharding table above (1 Pflop/s, 3 TB/s, 10 µs + 0.1 ns/B links). A plan is the layouts of the arguments: rows (split by the first dim), "
+          "cols (by the second), repl (replicated); the updated weights are results, and "
+          "dist.auto chooses their layouts on their own (\"as the weights\", or theirs in the "
+          "order w1_0, w2_0, w1_1, w2_1). The hand plans fix x, dy, y by rows and the weights "
+          "and their updates as gen_train_step.py --hand says; the pass chooses the rest "
+          "within the same budget. The script fails if the auto plan is slower than a hand "
+          "plan that fits, or finds none where one fits.")
+    if problems:
+        print()
+        print("**The script fails here**: " + "; ".join(problems) + ".")
+    return problems
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("build")
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--tables", default="1,2,3,4",
+                    help="the tables to run, comma-separated (default 1,2,3,4)")
     a = ap.parse_args()
+    tables = set(a.tables.split(","))
+    if not tables <= {"1", "2", "3", "4"}:
+        ap.error("--tables takes numbers among 1, 2, 3, 4")
+    problems = []
     with tempfile.TemporaryDirectory() as tmp:
-        stacks(a, tmp)
-        print()
-        auto(a, tmp)
-        print()
-        measured(a, tmp)
+        with open(os.path.join(tmp, "device.json"), "w") as f:
+            f.write(DEVICE)
+        steps = [("1", stacks), ("2", auto), ("3", measured), ("4", train_step)]
+        first = True
+        for number, table in steps:
+            if number not in tables:
+                continue
+            if not first:
+                print()
+            first = False
+            problems += table(a, tmp) or []
+    if problems:
+        sys.exit("layout_choice: the auto plan of the training step lost to a hand plan:\n  "
+                 + "\n  ".join(problems))
 
 
 if __name__ == "__main__":
