@@ -31,6 +31,7 @@
 #include <functional>
 #include <list>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -68,6 +69,9 @@ public:
   /// program wrong, because every reshard a program keeps is planned (and
   /// a cached plan replayed) by getOrPlan when it is lowered.
   double getOrPlanCost(const PlanRequest &request);
+  /// The cost getOrPlanCost would serve without planning (from memory or
+  /// the cost table), else nullopt.
+  std::optional<double> lookupCost(const PlanRequest &request);
   /// Appends the costs computed since the last call to the cost table (also
   /// done when the cache is destroyed).
   void flushCosts();

@@ -497,6 +497,17 @@ void PlanCache::loadCosts() {
   }
 }
 
+std::optional<double> PlanCache::lookupCost(const PlanRequest &request) {
+  std::string hash = costKeyHash(planCacheKey(request));
+  std::lock_guard<std::mutex> lock(mutex);
+  if (!costsLoaded)
+    loadCosts();
+  auto it = costs.find(hash);
+  if (it == costs.end())
+    return std::nullopt;
+  return it->second;
+}
+
 double PlanCache::getOrPlanCost(const PlanRequest &request) {
   std::string hash = costKeyHash(planCacheKey(request));
   {

@@ -53,25 +53,23 @@ FEATURES = {
     "div": "division: floats by |x| + 1 or a non-zero splat, integers by a non-zero splat",
     "math": "more math ops (expm1, exp2, atan, erf, cbrt, log1p, floor, ceil)",
     "segments": "segments [...] on split dims",
-    "segments-3d": "segments on 3-D meshes too (dist-partition is slow there)",
+    "segments-3d": "segments on 3-D meshes too",
     "mesh3d": "3-D meshes",
     "size1-axes": "mesh axes of size 1",
     "devices": "devices = [...]: permuted ranks, meshes not starting at rank 0",
     "rank0": "rank-0 tensors (full reductions)",
+    "reshape-3d": "expand_shape/collapse_shape on 3-D meshes",
     # isolations of known bugs (off by default)
     "transpose-of-broadcast": "linalg.transpose reading a linalg.broadcast result",
-    "reshape-3d": "expand_shape/collapse_shape on 3-D meshes (tens of seconds in dist-partition)",
     "return-twice": "one value returned as two results",
 }
 # Known compiler bugs (docs/fuzzing.md) keep these off unless asked for.
-DEFAULT_OFF = {"reshape-3d"}
+DEFAULT_OFF = set()
 DEFAULT = [f for f in FEATURES if f not in DEFAULT_OFF]
 # Named sets: "ci" is what test/e2e/program-fuzzer.test runs: the default
 # less what still fails today (test/e2e/fuzz-regressions/PENDING.md). Put a
 # feature back once its bug is fixed.
-CI_OFF = {
-    "segments-3d",  # tens of seconds in dist-partition (pricing every pair of segmented layouts)
-}
+CI_OFF = set()
 PRESETS = {
     "default": DEFAULT,
     "all": list(FEATURES),

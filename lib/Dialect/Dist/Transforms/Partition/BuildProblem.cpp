@@ -33,6 +33,13 @@ constexpr size_t kMaxStrategies = 1024;
 constexpr size_t kMaxSeededArgumentLayouts = 125;
 /// Edges with at least this many layout pairs are priced on several threads.
 constexpr size_t kParallelPricingPairs = 64;
+/// Edges with at least this many layout pairs are priced lazily: a lower
+/// bound for each pair whose cost is not known yet, the exact cost when a
+/// choice uses it (LayoutSolver.h). Planning every pair of such a table
+/// (thousands on a 3-axis mesh) costs seconds, and a choice uses one pair
+/// per edge; smaller tables (a Llama layer's) are priced at once, which
+/// spares the solver rounds.
+constexpr size_t kLazyPricingPairs = 64;
 } // namespace
 
 FailureOr<planner::Layout> FunctionPartitioner::layoutOfType(Type type,
@@ -102,29 +109,49 @@ void FunctionPartitioner::addEdge(
   double bytes = static_cast<double>(type.getNumElements()) *
                  std::max<int64_t>(
                      1, (type.getElementTypeBitWidth() + 7) / 8);
-  // A move that never runs (a loop of no iterations) costs nothing.
-  auto price = [&](const planner::Layout &src, const planner::Layout &dst) {
-    return weight == 0 ? 0.0 : weight * reshardCost(src, dst, type);
-  };
-  // Every pair is priced independently (the plan cache is thread-safe):
-  // spread them over the context's threads.
   // A row per layout of the problem edge's earlier end: the producer's, or
   // for a value flowing back to a carry, the carry's.
   bool forward = nodeOfInfo[from] < nodeOfInfo[to];
   size_t columns = forward ? toLayouts.size() : fromLayouts.size();
   std::vector<double> table(fromLayouts.size() * toLayouts.size());
-  auto priceEntry = [&](size_t index) {
+  bool lazy = table.size() >= kLazyPricingPairs;
+  std::vector<uint8_t> bounded(lazy ? table.size() : 0, 0);
+  // Entry `index`, exactly or (lazily) as a bound unless known. A move
+  // that never runs (a loop of no iterations) costs nothing.
+  auto price = [pricing = pricing, fromLayouts, toLayouts, type, weight,
+                forward, columns](size_t index, bool *exact) {
+    if (weight == 0) {
+      if (exact)
+        *exact = true;
+      return 0.0;
+    }
     size_t row = index / columns, column = index % columns;
-    table[index] = forward ? price(fromLayouts[row], toLayouts[column])
-                           : price(fromLayouts[column], toLayouts[row]);
+    const planner::Layout &src = forward ? fromLayouts[row] : fromLayouts[column];
+    const planner::Layout &dst = forward ? toLayouts[column] : toLayouts[row];
+    if (!exact)
+      return weight * pricing.cost(src, dst, type);
+    return weight * pricing.boundOrKnown(src, dst, type, *exact);
   };
-  // Small tables (most, and mostly served from the cache) are not worth
-  // the threads' hand-off.
+  auto priceEntry = [&](size_t index) {
+    if (!lazy) {
+      table[index] = price(index, nullptr);
+      return;
+    }
+    bool exact = false;
+    table[index] = price(index, &exact);
+    bounded[index] = !exact;
+  };
+  // Every pair is priced independently (the plan cache is thread-safe):
+  // spread them over the context's threads. Small tables (most, and mostly
+  // served from the cache) are not worth the threads' hand-off.
   if (table.size() >= kParallelPricingPairs)
     mlir::parallelFor(func.getContext(), 0, table.size(), priceEntry);
   else
     for (size_t index = 0; index < table.size(); ++index)
       priceEntry(index);
+  std::function<double(size_t)> exactly;
+  if (lazy)
+    exactly = [price](size_t index) { return price(index, nullptr); };
   if (forward) {
     // The copy a move creates is live at its consumer; a hub's or a carry's
     // copy is that node's own, and so is a binding result's (its source's).
@@ -137,14 +164,15 @@ void FunctionPartitioner::addEdge(
         movedBytes.push_back(localBytesOf(type, dst));
     problem.addEdge(nodeOfInfo[from], nodeOfInfo[to], std::move(fromIndex),
                     std::move(toIndex), toLayouts.size(), std::move(table),
-                    bytes, std::move(movedBytes));
+                    bytes, std::move(movedBytes), std::move(bounded),
+                    std::move(exactly));
     return;
   }
   // The value flows back to an earlier node (a carry): the problem's edge
   // goes forward, with the table indexed the other way round.
   problem.addEdge(nodeOfInfo[to], nodeOfInfo[from], std::move(toIndex),
                   std::move(fromIndex), fromLayouts.size(), std::move(table),
-                  bytes);
+                  bytes, {}, std::move(bounded), std::move(exactly));
 }
 
 double FunctionPartitioner::localBytesOf(Type type,
@@ -490,6 +518,13 @@ void FunctionPartitioner::addFreeArgumentCandidates(BlockArgument arg,
 }
 
 LogicalResult FunctionPartitioner::build() {
+  // Lazily priced entries are planned on the context's threads when the
+  // solver wants them all.
+  problem.setParallelFor([context = func.getContext()](
+                             size_t count,
+                             const std::function<void(size_t)> &body) {
+    mlir::parallelFor(context, 0, count, body);
+  });
   freeArgumentInfo.assign(func.getNumArguments(), -1);
   freeResultInfo.assign(func.getNumResults(), -1);
   for (BlockArgument arg : func.getArguments()) {

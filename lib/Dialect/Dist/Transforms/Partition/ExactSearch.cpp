@@ -215,10 +215,11 @@ std::optional<std::vector<unsigned>> LayoutProblem::searchDense(
     const std::vector<std::vector<unsigned>> &laterPositions,
     const std::vector<std::vector<std::vector<uint32_t>>> &classOf,
     const std::vector<std::vector<std::vector<unsigned>>> &representative,
-    const SolveOptions &options, bool relaxed,
+    const SolveOptions &options, Search search,
     std::chrono::steady_clock::time_point start, std::string &why,
     SearchReport *report, double known) const {
   const unsigned n = nodes.size();
+  const bool relaxed = search == Search::Relaxed;
   const Cost unreached{std::numeric_limits<double>::infinity(), 0};
   std::vector<Slot> frontier;
   std::vector<Cost> table{Cost()};
@@ -244,6 +245,27 @@ std::optional<std::vector<unsigned>> LayoutProblem::searchDense(
     }
   };
   std::vector<double> toGo = costToGo(order);
+  // The exact search's table sizes follow from the classes alone: when one
+  // passes the limit, say so before any work.
+  if (!relaxed) {
+    std::vector<Slot> slots;
+    std::vector<bool> none(n, false);
+    for (unsigned p = 0; p < n; ++p) {
+      Step step = planStep(slots, order.nodeAt[p], p, order, laterPositions,
+                           none);
+      double size = 1;
+      for (const Slot &slot : step.nextFrontier)
+        size *= representative[slot.node][slot.epoch].size();
+      if (size > options.maxStatesPerStep) {
+        why = "more than " + std::to_string(options.maxStatesPerStep) +
+              " states at one op";
+        return std::nullopt;
+      }
+      slots = std::move(step.nextFrontier);
+    }
+    if (search == Search::Sizes)
+      return std::vector<unsigned>();
+  }
   auto hopeless = [&](double time, unsigned p) {
     return !std::isinf(upper) &&
            time + toGo[p] > upper * (1 + 1e-9) + 1e-300;
@@ -408,10 +430,10 @@ LayoutProblem::searchExact(Objective objective, const SolveOptions &options,
   // Without memory a state holds one label, and the states of a step are
   // few enough to index densely (mixed radix over the slots' class
   // counts): no hashing.
-  if (search == Search::Relaxed || (!memory && search == Search::Exact))
+  if (search == Search::Relaxed || search == Search::Sizes ||
+      (!memory && search == Search::Exact))
     return searchDense(order, laterPositions, classOf, representative,
-                       options, search == Search::Relaxed, start, why, report,
-                       upper);
+                       options, search, start, why, report, upper);
   const bool beam = search == Search::Beam;
   // Branch and bound on time, as in the dense search: the known choice's
   // own partial choices always pass, so the search never ends empty

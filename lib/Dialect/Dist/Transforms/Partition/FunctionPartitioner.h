@@ -57,6 +57,20 @@ inline bool isConstantFill(mlir::Operation *op) {
          fill.getOutputs()[0].getDefiningOp<tensor::EmptyOp>();
 }
 
+/// How the modelled cost of moving a tensor between two layouts is known.
+struct ReshardPricing {
+  using Pricer = llvm::function_ref<double(
+      const planner::Layout &, const planner::Layout &, RankedTensorType)>;
+  /// The exact cost (the planner's, planning when needed).
+  Pricer cost;
+  /// The exact cost when known without planning (the same layout, a cached
+  /// cost), else a lower bound (the planner's admissible one); `exact`
+  /// says which.
+  llvm::function_ref<double(const planner::Layout &, const planner::Layout &,
+                            RankedTensorType, bool &exact)>
+      boundOrKnown;
+};
+
 inline bool isFreeSource(mlir::Operation *op) {
   return llvm::isa_and_nonnull<tensor::EmptyOp>(op) || isConstantFill(op);
 }
@@ -111,12 +125,8 @@ class FunctionPartitioner {
 public:
   FunctionPartitioner(func::FuncOp func, MeshOp mesh,
                       const planner::Mesh &plannerMesh,
-                      llvm::function_ref<double(const planner::Layout &,
-                                                const planner::Layout &,
-                                                RankedTensorType)>
-                          reshardCost)
-      : func(func), mesh(mesh), plannerMesh(plannerMesh),
-        reshardCost(reshardCost) {}
+                      ReshardPricing pricing)
+      : func(func), mesh(mesh), plannerMesh(plannerMesh), pricing(pricing) {}
 
   /// With a device model, every strategy's compute is priced by the
   /// roofline (semantics §6a); without one compute is free.
@@ -203,9 +213,7 @@ private:
   func::FuncOp func;
   MeshOp mesh;
   const planner::Mesh &plannerMesh;
-  llvm::function_ref<double(const planner::Layout &, const planner::Layout &,
-                            RankedTensorType)>
-      reshardCost;
+  ReshardPricing pricing;
 
   /// Candidate layouts of a free argument: every split by whole mesh axes
   /// (seeded before its uses are described), then every layout a use of it

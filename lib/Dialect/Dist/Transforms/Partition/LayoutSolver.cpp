@@ -24,12 +24,17 @@ void LayoutProblem::addEdge(unsigned from, unsigned to,
                             std::vector<unsigned> fromLayout,
                             std::vector<unsigned> toLayout,
                             unsigned numToLayouts, std::vector<double> table,
-                            double bytes, std::vector<double> movedBytes) {
+                            double bytes, std::vector<double> movedBytes,
+                            std::vector<uint8_t> bounded,
+                            std::function<double(size_t)> price) {
   assert(from < to && "edges follow program order");
   assert(movedBytes.empty() || movedBytes.size() == numToLayouts);
+  assert((bounded.empty() || (bounded.size() == table.size() && price)) &&
+         "a bounded entry needs its exact price");
   edges.push_back(Edge{from, to, std::move(fromLayout), std::move(toLayout),
                        numToLayouts, std::move(table), bytes,
-                       std::move(movedBytes)});
+                       std::move(movedBytes), std::move(bounded),
+                       std::move(price)});
   nodes[from].out.push_back(edges.size() - 1);
   nodes[to].in.push_back(edges.size() - 1);
 }
@@ -372,7 +377,129 @@ LayoutProblem::fallback(const SolveOptions &options,
   return candidates.back();
 }
 
-Solution LayoutProblem::solve(const SolveOptions &options) const {
+bool LayoutProblem::priceExactly(const std::vector<unsigned> &choice) {
+  bool changed = false;
+  for (Edge &edge : edges) {
+    if (edge.bounded.empty())
+      continue;
+    size_t i = edge.index(choice[edge.from], choice[edge.to]);
+    if (!edge.bounded[i])
+      continue;
+    edge.bounded[i] = 0;
+    double exact = edge.price(i);
+    if (exact != edge.table[i]) {
+      edge.table[i] = exact;
+      changed = true;
+    }
+  }
+  if (changed)
+    heuristicChoice.reset();
+  return changed;
+}
+
+bool LayoutProblem::priceAll() {
+  std::vector<std::pair<unsigned, size_t>> entries;
+  for (unsigned e = 0; e < edges.size(); ++e)
+    for (size_t i = 0; i < edges[e].bounded.size(); ++i)
+      if (edges[e].bounded[i])
+        entries.push_back({e, i});
+  std::vector<double> exact(entries.size());
+  auto body = [&](size_t k) {
+    exact[k] = edges[entries[k].first].price(entries[k].second);
+  };
+  if (parallelFor)
+    parallelFor(entries.size(), body);
+  else
+    for (size_t k = 0; k < entries.size(); ++k)
+      body(k);
+  bool changed = false;
+  for (size_t k = 0; k < entries.size(); ++k) {
+    auto [e, i] = entries[k];
+    edges[e].bounded[i] = 0;
+    changed |= exact[k] != edges[e].table[i];
+    edges[e].table[i] = exact[k];
+  }
+  if (changed)
+    heuristicChoice.reset();
+  return changed;
+}
+
+Solution LayoutProblem::solve(const SolveOptions &options) {
+  // Rounds of lazy pricing share the time limit (pricing itself, the
+  // planner's work, does not count); the last round's choice, priced
+  // exactly, is the answer, optimal when its round proved it on tables
+  // whose entries it uses are all exact. A round that cannot prove its
+  // choice optimal would only repeat the expensive fallback: then every
+  // entry is priced, and one last round answers (keeping the earlier
+  // choice when it is still the better one).
+  using Clock = std::chrono::steady_clock;
+  Clock::time_point start = Clock::now();
+  Clock::duration pricing{};
+  auto timed = [&](auto &&price) {
+    Clock::time_point begin = Clock::now();
+    bool changed = price();
+    pricing += Clock::now() - begin;
+    return changed;
+  };
+  auto timeLeft = [&] {
+    std::chrono::duration<double> spent = Clock::now() - start - pricing;
+    return std::max(0.0, options.timeLimitSeconds - spent.count());
+  };
+  auto fits = [&](const Solution &s) {
+    return !options.budget || s.peakBytes <= *options.budget * (1 + 1e-12);
+  };
+  // When the exact search cannot finish, no round can prove anything: price
+  // everything before the one round.
+  if (options.chooser == Chooser::Joint) {
+    SolveOptions sizes = options;
+    sizes.budget.reset();
+    std::string why;
+    if (!searchExact(Objective::Time, sizes, why, Search::Sizes))
+      timed([&] { return priceAll(); });
+  }
+  Solution solution;
+  while (true) {
+    SolveOptions round = options;
+    round.timeLimitSeconds = timeLeft();
+    solution = solveOnce(round);
+    if (!solution.fits || solution.choice.empty())
+      break;
+    if (!solution.optimal) {
+      if (!timed([&] { return priceAll(); }))
+        break;
+      // The last round gets at least half the limit.
+      round.timeLimitSeconds =
+          std::max(timeLeft(), options.timeLimitSeconds / 2);
+      Solution last = solveOnce(round);
+      Solution earlier = evaluate(solution.choice);
+      earlier.fits = fits(earlier);
+      earlier.lowerBound = last.lowerBound;
+      earlier.fallbackReason = solution.fallbackReason;
+      solution = (last.fits && (!earlier.fits || !(earlier.total < last.total)))
+                     ? std::move(last)
+                     : std::move(earlier);
+      break;
+    }
+    if (!timed([&] { return priceExactly(solution.choice); }))
+      break;
+    if (timeLeft() <= 0) {
+      // Out of time for another round: the choice at its exact cost.
+      Solution exact = evaluate(solution.choice);
+      exact.fits = fits(exact);
+      exact.lowerBound = std::min(solution.lowerBound, exact.total.time);
+      solution = std::move(exact);
+      solution.fallbackReason = timeLimitPassed(options.timeLimitSeconds);
+      return solution;
+    }
+  }
+  // A round had what the earlier ones left of the time.
+  if (!solution.optimal &&
+      solution.fallbackReason.rfind("the time limit of", 0) == 0)
+    solution.fallbackReason = timeLimitPassed(options.timeLimitSeconds);
+  return solution;
+}
+
+Solution LayoutProblem::solveOnce(const SolveOptions &options) const {
   std::vector<unsigned> choice;
   std::string why;
   bool optimal = false;
@@ -439,9 +566,6 @@ Solution LayoutProblem::solve(const SolveOptions &options) const {
       none.fits = false;
       return none;
     }
-    // The memory-aware search had what the others left of the time.
-    if (why == timeLimitPassed(memoryAware.timeLimitSeconds))
-      why = timeLimitPassed(options.timeLimitSeconds);
     double lower = 0;
     choice = fallback(options, std::move(candidates), lower);
     bound = lower;

@@ -49,6 +49,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <optional>
 #include <string>
@@ -136,10 +137,27 @@ public:
   /// possible). `bytes` is the value's global size, for KeepLarger;
   /// `movedBytes[j]` (empty: none) what the moved copy in layout j holds
   /// on a device, live at `to`.
+  ///
+  /// Lazy pricing: entries with `bounded[i]` set hold only a lower bound,
+  /// and `price(i)` gives entry i's exact cost. solve() prices exactly the
+  /// entries its choice uses and solves again until the choice uses exact
+  /// entries only; that choice is then optimal for the exact tables too
+  /// (it costs exactly what its tables say, and every other choice at
+  /// least what they say).
   void addEdge(unsigned from, unsigned to, std::vector<unsigned> fromLayout,
                std::vector<unsigned> toLayout, unsigned numToLayouts,
                std::vector<double> table, double bytes,
-               std::vector<double> movedBytes = {});
+               std::vector<double> movedBytes = {},
+               std::vector<uint8_t> bounded = {},
+               std::function<double(size_t)> price = nullptr);
+
+  /// Runs body(0..count-1), possibly on several threads (lazy entries
+  /// priced all at once; default: in turn).
+  using ParallelFor =
+      std::function<void(size_t count, const std::function<void(size_t)> &body)>;
+  void setParallelFor(ParallelFor parallel) {
+    parallelFor = std::move(parallel);
+  }
 
   unsigned numNodes() const { return nodes.size(); }
   unsigned numStrategies(unsigned node) const {
@@ -147,7 +165,8 @@ public:
   }
 
   /// One strategy per node, with its cost, peak memory and proof status.
-  Solution solve(const SolveOptions &options) const;
+  /// Not const: lazily priced entries become exact.
+  Solution solve(const SolveOptions &options);
   /// The smallest peak bytes any choice needs (exact when `exact` is set on
   /// return; otherwise the peak of the least-memory strategy per node).
   double minimumPeakBytes(const SolveOptions &options, bool &exact) const;
@@ -162,9 +181,12 @@ private:
     std::vector<double> table;
     double bytes;
     std::vector<double> movedBytes;
-    double cost(unsigned sf, unsigned st) const {
-      return table[fromLayout[sf] * numToLayouts + toLayout[st]];
+    std::vector<uint8_t> bounded;
+    std::function<double(size_t)> price;
+    size_t index(unsigned sf, unsigned st) const {
+      return fromLayout[sf] * numToLayouts + toLayout[st];
     }
+    double cost(unsigned sf, unsigned st) const { return table[index(sf, st)]; }
     /// The bytes the move into strategy st of `to` creates (0: none, or a
     /// free one: the same layout, or a local slice).
     double moved(unsigned sf, unsigned st) const {
@@ -185,6 +207,14 @@ private:
   };
   std::vector<Node> nodes;
   std::vector<Edge> edges;
+  /// One solve on the tables as they are (solve() refines them).
+  Solution solveOnce(const SolveOptions &options) const;
+  /// Prices exactly the bounded entries `choice` uses; whether any entry
+  /// changed.
+  bool priceExactly(const std::vector<unsigned> &choice);
+  /// Prices exactly every bounded entry; whether any changed.
+  bool priceAll();
+  ParallelFor parallelFor;
   /// The heuristic's choice, once computed (the exact search bounds with
   /// it, and the fallback offers it).
   mutable std::optional<std::vector<unsigned>> heuristicChoice;
@@ -201,7 +231,9 @@ private:
   /// Exact: the optimum. Beam: keeps options.beamWidth partial choices per
   /// op (the cheapest, and under a budget also the leanest). Relaxed
   /// (time, no memory): the optimum of a relaxation, a lower bound.
-  enum class Search { Exact, Beam, Relaxed };
+  /// Sizes (no memory): only whether the exact search's states per op stay
+  /// within the limit (an empty choice when they do).
+  enum class Search { Exact, Beam, Relaxed, Sizes };
   /// What a beam or relaxed search found out besides its choice.
   struct SearchReport {
     /// Relaxed: the relaxation's optimum (the choice is merely possible).
@@ -249,7 +281,7 @@ private:
       const std::vector<std::vector<unsigned>> &laterPositions,
       const std::vector<std::vector<std::vector<uint32_t>>> &classOf,
       const std::vector<std::vector<std::vector<unsigned>>> &representative,
-      const SolveOptions &options, bool relaxed,
+      const SolveOptions &options, Search search,
       std::chrono::steady_clock::time_point start, std::string &why,
       SearchReport *report, double upper) const;
   std::vector<unsigned> heuristic() const;

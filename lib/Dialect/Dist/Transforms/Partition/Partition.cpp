@@ -203,26 +203,56 @@ void DistPartitionPass::runOnOperation() {
     forgetConstantLayouts(func);
 
     // Reshard costs, priced once per distinct request.
-    auto reshardCost = [&](const planner::Layout &src,
-                           const planner::Layout &dst,
-                           RankedTensorType type) -> double {
-      if (src == dst)
-        return 0;
+    auto requestFor = [&](const planner::Layout &src,
+                          const planner::Layout &dst,
+                          RankedTensorType type)
+        -> std::optional<planner::PlanRequest> {
       std::optional<int64_t> bytes = getElementBytes(type.getElementType());
       if (!bytes)
-        return std::numeric_limits<double>::infinity();
+        return std::nullopt;
       planner::PlanRequest request(*plannerMesh,
                                    std::vector<int64_t>(type.getShape()),
                                    *bytes, src, dst);
       request.strategy = strategy;
       request.costModel = *model;
       request.moves = moves;
+      return request;
+    };
+    auto reshardCost = [&](const planner::Layout &src,
+                           const planner::Layout &dst,
+                           RankedTensorType type) -> double {
+      if (src == dst)
+        return 0;
+      std::optional<planner::PlanRequest> request = requestFor(src, dst, type);
+      if (!request)
+        return std::numeric_limits<double>::infinity();
       // Costs only: served across functions, layers and runs by the
       // cache's cost table (the plans themselves are made when lowered).
-      return cache.getOrPlanCost(request);
+      return cache.getOrPlanCost(*request);
+    };
+    auto boundOrKnown = [&](const planner::Layout &src,
+                            const planner::Layout &dst, RankedTensorType type,
+                            bool &exact) -> double {
+      exact = true;
+      if (src == dst)
+        return 0;
+      std::optional<planner::PlanRequest> request = requestFor(src, dst, type);
+      if (!request)
+        return std::numeric_limits<double>::infinity();
+      if (std::optional<double> known = cache.lookupCost(*request))
+        return *known;
+      llvm::Expected<double> bound = planner::planLowerBound(*request);
+      if (!bound) {
+        // An invalid request has no plan either.
+        llvm::consumeError(bound.takeError());
+        return std::numeric_limits<double>::infinity();
+      }
+      exact = false;
+      return *bound;
     };
 
-    FunctionPartitioner partitioner(func, mesh, *plannerMesh, reshardCost);
+    FunctionPartitioner partitioner(func, mesh, *plannerMesh,
+                                    ReshardPricing{reshardCost, boundOrKnown});
     partitioner.setDevice(costModels.device());
     partitioner.setAuto(isAuto);
     SolveOptions options;
