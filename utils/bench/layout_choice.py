@@ -181,8 +181,9 @@ def auto(a, tmp):
                         best is None or priced[0] < best[1]):
                     best = (name, priced[0])
             if result is None:
-                least = re.search(r"needs is (\d+) B", err)
-                print(f"| {tokens} | {budget_text} | none fits (least {int(least.group(1)) / 1e6:.0f} MB) "
+                least = re.search(r"(needs is|needs less than) (\d+) B", err)
+                bound = "least" if least.group(1) == "needs is" else "none found below"
+                print(f"| {tokens} | {budget_text} | none fits ({bound} {int(least.group(2)) / 1e6:.0f} MB) "
                       f"| | {best[0] if best else 'none fits'} | | {seconds:.2f} s |")
                 if best:
                     sys.exit("layout_choice: a hand plan fits where auto found none")
@@ -309,10 +310,10 @@ def train_step(a, tmp):
             hand_time = f"{best[1] * 1e3:.3f} ms" if best else ""
             where = f"{tokens} tokens, {budget_text}"
             if not m:
-                least = re.search(r"needs is (about )?(\d+) B", err)
+                least = re.search(r"(needs is|needs less than) (\d+) B", err)
                 if not least:
                     sys.exit(f"layout_choice: dist-opt failed on the training step ({where}):\n{err}")
-                print(f"| {tokens} | {budget_text} | none fits (least {least.group(1) or ''}"
+                print(f"| {tokens} | {budget_text} | none fits ({'least' if least.group(1) == 'needs is' else 'none found below'} "
                       f"{int(least.group(2)) / 1e6:.0f} MB) | | | | {hand} | {hand_time} "
                       f"| {seconds:.2f} s |")
                 if best:

@@ -86,8 +86,10 @@ bool reachesNextEpoch(const std::vector<unsigned> &laterPositions,
 /// Whether the search has run past its time limit (saying so in `why`).
 /// The beam: keeps `width` labels over all states, the cheapest and, when
 /// `lean`, half of them the ones holding the fewest bytes (so that a later
-/// budget can still be met).
-void keepBest(std::vector<State> &states, size_t width, bool lean) {
+/// budget can still be met); all of them by bytes when `onlyLean` (the
+/// least-memory search).
+void keepBest(std::vector<State> &states, size_t width, bool lean,
+              bool onlyLean) {
   struct Ref {
     uint32_t state, label;
   };
@@ -111,9 +113,9 @@ void keepBest(std::vector<State> &states, size_t width, bool lean) {
            std::make_pair(label(b).argBytes + label(b).maxLive,
                           label(b).cost.time);
   };
-  size_t cheapest = lean ? (width + 1) / 2 : width;
+  size_t cheapest = onlyLean ? 0 : lean ? (width + 1) / 2 : width;
   std::nth_element(refs.begin(), refs.begin() + cheapest, refs.end(), byCost);
-  if (lean && width > cheapest)
+  if ((lean || onlyLean) && width > cheapest)
     std::nth_element(refs.begin() + cheapest,
                      refs.begin() + std::min(refs.size(), width), refs.end(),
                      byBytes);
@@ -346,6 +348,8 @@ std::optional<std::vector<unsigned>> LayoutProblem::searchDense(
                 classOf[frontier[slot].node][nextEpoch][strategyOf[slot]];
       }
       for (unsigned s = 0; s < numStrategies(k); ++s) {
+        if (!allowed(k, s))
+          continue;
         Cost cost = table[state] + node.unary(s);
         for (unsigned i = 0; i < node.in.size(); ++i)
           cost.time += fromSlot[i] == kNoSlot
@@ -413,6 +417,10 @@ LayoutProblem::searchExact(Objective objective, const SolveOptions &options,
     for (unsigned j = 0; j < epochs; ++j) {
       std::map<std::vector<double>, uint32_t> classes;
       for (unsigned s = 0; s < numStrategies(i); ++s) {
+        if (!allowed(i, s)) {
+          classOf[i][j].push_back(0); // never asked for
+          continue;
+        }
         std::vector<double> signature;
         for (unsigned e : nodes[i].out)
           if (j == 0 || order.pos[edges[e].to] > laterPositions[i][j - 1])
@@ -483,6 +491,8 @@ LayoutProblem::searchExact(Objective objective, const SolveOptions &options,
         keptClasses.push_back(
             classOf[frontier[slot].node][nextEpoch][strategyOf[slot]]);
       for (unsigned s = 0; s < numStrategies(k); ++s) {
+        if (!allowed(k, s))
+          continue;
         Cost add = objective == Objective::Time ? node.unary(s) : Cost();
         double moved = 0;
         bool possible = true;
@@ -569,7 +579,8 @@ LayoutProblem::searchExact(Objective objective, const SolveOptions &options,
     if (report)
       report->made += labelCount;
     if (beam && labelCount > options.beamWidth) {
-      keepBest(next, options.beamWidth, /*lean=*/bool(options.budget));
+      keepBest(next, options.beamWidth, /*lean=*/bool(options.budget),
+               /*onlyLean=*/objective == Objective::Peak);
       if (report)
         report->pruned = true;
     }

@@ -308,7 +308,7 @@ double LayoutProblem::lowerBound() const {
 }
 
 std::vector<std::vector<unsigned>>
-LayoutProblem::beams(const SolveOptions &options) const {
+LayoutProblem::beams(const SolveOptions &options, Objective objective) const {
   // Doubling widths while the next, about twice the last one's work, keeps
   // within the work allowed (counting work rather than time gives the same
   // choice from run to run; the time limit only guards). A beam that never
@@ -326,7 +326,7 @@ LayoutProblem::beams(const SolveOptions &options) const {
     SearchReport report;
     std::string why;
     if (std::optional<std::vector<unsigned>> beam = searchExact(
-            Objective::Time, beamOptions, why, Search::Beam, &report))
+            objective, beamOptions, why, Search::Beam, &report))
       found.push_back(std::move(*beam));
     else if (!why.empty())
       break; // out of time
@@ -358,23 +358,92 @@ LayoutProblem::fallback(const SolveOptions &options,
   }
   bound = std::max(lowerBound(), relaxed);
 
+  auto fits = [&](const Solution &s) {
+    return !options.budget || s.peakBytes <= *options.budget * (1 + 1e-12);
+  };
+  // None fits: the leanest choices the searches find, which may.
+  SolveOptions lean = options;
+  lean.budget.reset();
+  lean.timeLimitSeconds = options.timeLimitSeconds / 2;
+  if (options.budget &&
+      llvm::none_of(candidates, [&](const std::vector<unsigned> &c) {
+        return fits(evaluate(c));
+      })) {
+    if (std::optional<std::vector<unsigned>> least =
+            searchExact(Objective::Peak, lean, why))
+      candidates.push_back(std::move(*least));
+    else
+      for (std::vector<unsigned> &least : beams(lean, Objective::Peak))
+        candidates.push_back(std::move(least));
+  }
   std::optional<Solution> best;
   for (const std::vector<unsigned> &candidate : candidates) {
     Solution s = evaluate(candidate);
-    if (options.budget && s.peakBytes > *options.budget * (1 + 1e-12))
+    if (!fits(s))
       continue;
     if (!best || s.total < best->total)
       best = std::move(s);
   }
-  if (best)
-    return best->choice;
-  // None fits: the leanest choice the search finds, which may.
-  SolveOptions lean = options;
-  lean.timeLimitSeconds = options.timeLimitSeconds / 2;
-  if (std::optional<std::vector<unsigned>> least =
-          searchExact(Objective::Peak, lean, why))
-    return *least;
-  return candidates.back();
+  if (!best)
+    return candidates.back();
+  // A second look: with the arguments' layouts fixed as chosen (a free
+  // argument is what multiplies the states: it lives through the whole
+  // function), the rest is often small enough to solve exactly.
+  fixed.assign(nodes.size(), -1);
+  for (unsigned n = 0; n < nodes.size(); ++n)
+    if (nodes[n].spec.argument)
+      fixed[n] = best->choice[n];
+  SolveOptions second = options;
+  second.timeLimitSeconds = options.timeLimitSeconds / 2;
+  std::optional<std::vector<unsigned>> rest =
+      searchExact(Objective::Time, second, why);
+  fixed.clear();
+  if (rest) {
+    Solution s = evaluate(*rest);
+    if (fits(s) && s.total < best->total)
+      best = std::move(s);
+  }
+  // Local improvement that keeps the choice within the budget.
+  if (options.budget)
+    improveWithin(best->choice, *options.budget,
+                  options.timeLimitSeconds / 2);
+  return best->choice;
+}
+
+void LayoutProblem::improveWithin(std::vector<unsigned> &choice,
+                                  double budget,
+                                  double timeLimitSeconds) const {
+  // As improve(), accepting a change only when the peak stays within the
+  // budget (each check replays the liveness: the time limit bounds it).
+  auto start = std::chrono::steady_clock::now();
+  for (int pass = 0; pass < 32; ++pass) {
+    bool changed = false;
+    for (unsigned n = 0; n < nodes.size(); ++n) {
+      std::chrono::duration<double> spent =
+          std::chrono::steady_clock::now() - start;
+      if (spent.count() > timeLimitSeconds)
+        return;
+      if (numStrategies(n) < 2)
+        continue;
+      Cost current = localCost(n, choice[n], choice, false);
+      unsigned was = choice[n];
+      for (unsigned s = 0; s < numStrategies(n); ++s) {
+        Cost cost = localCost(n, s, choice, false);
+        if (!(cost < current))
+          continue;
+        unsigned before = choice[n];
+        choice[n] = s;
+        if (peakBytes(choice) <= budget * (1 + 1e-12)) {
+          current = cost;
+          continue;
+        }
+        choice[n] = before;
+      }
+      changed |= choice[n] != was;
+    }
+    if (!changed)
+      return;
+  }
 }
 
 bool LayoutProblem::priceExactly(const std::vector<unsigned> &choice) {
@@ -596,10 +665,15 @@ double LayoutProblem::minimumPeakBytes(const SolveOptions &options,
     return peakBytes(*least);
   }
   exact = false;
+  // Past the limits: the leanest of the least-bytes strategy per node and
+  // the least-memory beams (a choice that needs that much exists).
   std::vector<unsigned> least(nodes.size(), 0);
   for (unsigned n = 0; n < nodes.size(); ++n)
     for (unsigned s = 1; s < numStrategies(n); ++s)
       if (nodes[n].bytes(s) < nodes[n].bytes(least[n]))
         least[n] = s;
-  return peakBytes(least);
+  double peak = peakBytes(least);
+  for (const std::vector<unsigned> &lean : beams(options, Objective::Peak))
+    peak = std::min(peak, peakBytes(lean));
+  return peak;
 }

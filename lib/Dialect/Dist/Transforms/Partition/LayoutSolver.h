@@ -207,6 +207,12 @@ private:
   };
   std::vector<Node> nodes;
   std::vector<Edge> edges;
+  /// While set, the searches consider only strategy fixed[n] of each node
+  /// with fixed[n] >= 0 (the fallback's second look, LayoutSolver.cpp).
+  mutable std::vector<int> fixed;
+  bool allowed(unsigned node, unsigned s) const {
+    return fixed.empty() || fixed[node] < 0 || unsigned(fixed[node]) == s;
+  }
   /// One solve on the tables as they are (solve() refines them).
   Solution solveOnce(const SolveOptions &options) const;
   /// Prices exactly the bounded entries `choice` uses; whether any entry
@@ -255,8 +261,14 @@ private:
   /// Per position of `order`: a lower bound on what the nodes from there
   /// on add (each one's cheapest strategy and incoming edges).
   std::vector<double> costToGo(const Order &order) const;
-  /// Beams of doubling width under the budget (LayoutSolver.cpp).
-  std::vector<std::vector<unsigned>> beams(const SolveOptions &options) const;
+  /// Beams of doubling width (LayoutSolver.cpp): the cheapest choices that
+  /// fit the budget (Time), or the leanest (Peak).
+  std::vector<std::vector<unsigned>>
+  beams(const SolveOptions &options,
+        Objective objective = Objective::Time) const;
+  /// Iterated conditional modes that keep the choice within the budget.
+  void improveWithin(std::vector<unsigned> &choice, double budget,
+                     double timeLimitSeconds) const;
   /// The fallback past the exact search's limits: the cheapest choice that
   /// fits the budget among `candidates`, the heuristic's and the relaxed
   /// search's (the cheapest in memory when none fits), and a lower bound

@@ -269,13 +269,23 @@ void DistPartitionPass::runOnOperation() {
       if (!solution.fits) {
         bool exact = false;
         double least = partitioner.minimumPeakBytes(exact);
-        func.emitOpError("cannot be partitioned within the memory budget of ")
-            << static_cast<uint64_t>(*budget)
-            << " B per device: the least any choice of layouts needs is "
-            << (exact ? "" : "about ")
-            << static_cast<uint64_t>(std::ceil(least))
-            << " B (semantics §6a); raise memory-budget or the device memory "
-               "to at least that";
+        InFlightDiagnostic error =
+            func.emitOpError("cannot be partitioned within the memory budget "
+                             "of ")
+            << static_cast<uint64_t>(*budget) << " B per device: ";
+        if (exact)
+          error << "the least any choice of layouts needs is "
+                << static_cast<uint64_t>(std::ceil(least))
+                << " B (semantics §6a); raise memory-budget or the device "
+                   "memory to at least that";
+        else
+          // Past the search's limits: a choice needing `least` exists, and
+          // one within the budget may exist that the search did not find.
+          error << "no choice of layouts found needs less than "
+                << static_cast<uint64_t>(std::ceil(least))
+                << " B (semantics §6a; the search passed its limits, so a "
+                   "leaner one may exist: raise time-limit, memory-budget or "
+                   "the device memory)";
       }
       failedAny = true;
       continue;
