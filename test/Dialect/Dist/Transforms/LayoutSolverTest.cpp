@@ -304,10 +304,12 @@ TEST(LayoutSolver, BeamHonoursTheBudget) {
       Solution solution = problem.solve(options);
       // A fallback choice said to fit fits, and is never better than the
       // optimum; a beam as wide as the search is the exact search.
-      if (solution.fits)
+      if (solution.fits) {
         EXPECT_LE(solution.peakBytes, budget);
-      if (solution.fits && best)
+      }
+      if (solution.fits && best) {
         EXPECT_FALSE(solution.total < best->total);
+      }
       if (width == size_t(1) << 20 && best) {
         EXPECT_TRUE(solution.fits);
         expectSameCost(solution.total, best->total);
