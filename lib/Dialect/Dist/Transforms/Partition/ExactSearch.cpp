@@ -219,7 +219,7 @@ std::optional<std::vector<unsigned>> LayoutProblem::searchDense(
     const std::vector<std::vector<std::vector<unsigned>>> &representative,
     const SolveOptions &options, Search search,
     std::chrono::steady_clock::time_point start, std::string &why,
-    SearchReport *report, double known) const {
+    SearchReport *report, double upper) const {
   const unsigned n = nodes.size();
   const bool relaxed = search == Search::Relaxed;
   const Cost unreached{std::numeric_limits<double>::infinity(), 0};
@@ -230,7 +230,7 @@ std::optional<std::vector<unsigned>> LayoutProblem::searchDense(
   // lead to the optimum. The bound: each undecided node's cheapest unary
   // and each of its incoming edges' cheapest entry (a bound under the
   // relaxation too, whose optimum is at most the known choice's cost).
-  double upper = std::min(known, evaluate(heuristic()).total.time);
+  upper = std::min(upper, evaluate(heuristic()).total.time);
   // The relaxation: nodes dropped from the state, and per edge from one
   // of them its cheapest entry for each strategy of its later end.
   std::vector<bool> dropped(n, false);

@@ -137,8 +137,10 @@ public:
   LogicalResult build();
   /// The smallest peak bytes per device any choice of layouts needs, and
   /// whether that is exact (semantics §6a).
-  double minimumPeakBytes(bool &exact) const {
-    return problem.minimumPeakBytes(SolveOptions(), exact);
+  double minimumPeakBytes(const SolveOptions &options, bool &exact) const {
+    SolveOptions unbudgeted = options;
+    unbudgeted.budget.reset();
+    return problem.minimumPeakBytes(unbudgeted, exact);
   }
   /// Solves and rewrites. Returns the solution and counts.
   LogicalResult apply(const SolveOptions &options, Solution &solution,

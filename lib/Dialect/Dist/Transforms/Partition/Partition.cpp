@@ -268,7 +268,7 @@ void DistPartitionPass::runOnOperation() {
     if (failed(partitioner.apply(options, solution, reshards, ops))) {
       if (!solution.fits) {
         bool exact = false;
-        double least = partitioner.minimumPeakBytes(exact);
+        double least = partitioner.minimumPeakBytes(options, exact);
         InFlightDiagnostic error =
             func.emitOpError("cannot be partitioned within the memory budget "
                              "of ")
