@@ -1,7 +1,7 @@
 //===- LayoutSolverTest.cpp - the exact layout choice against brute force -===//
 //
 // Property tests: on random small problems (shared values, long-lived
-// nodes, impossible moves, arguments, memory), the exact search's choice
+// nodes, impossible moves, arguments, returned copies, memory), the exact search's choice
 // costs exactly what the best of every possible choice costs, under a
 // budget too, and the smallest feasible peak it reports is the true one.
 // Every choice enumerated is a "hand layout" the solver was offered, so
@@ -47,6 +47,7 @@ LayoutProblem randomProblem(Random &rng, bool withMemory,
                             std::shared_ptr<LazyCounts> calls) {
   LayoutProblem problem;
   unsigned n = 2 + rng.below(7);
+  std::vector<bool> held;
   for (unsigned i = 0; i < n; ++i) {
     NodeSpec spec;
     unsigned strategies = 1 + rng.below(4);
@@ -57,11 +58,15 @@ LayoutProblem randomProblem(Random &rng, bool withMemory,
         spec.bytes.push_back(1 + rng.below(8));
     }
     spec.argument = withMemory && i < 2 && rng.chance(0.5);
+    // A returned copy anywhere after the arguments: it reads, and nothing
+    // reads it.
+    spec.heldToEnd = withMemory && i >= 2 && rng.chance(0.25);
+    held.push_back(spec.heldToEnd);
     problem.addNode(std::move(spec));
   }
   for (unsigned from = 0; from < n; ++from)
     for (unsigned to = from + 1; to < n; ++to) {
-      if (!rng.chance(to == from + 1 ? 0.8 : 0.3))
+      if (held[from] || !rng.chance(to == from + 1 ? 0.8 : 0.3))
         continue;
       // Layouts: a few per side, shared by strategies.
       unsigned fromLayouts = 1 + rng.below(3), toLayouts = 1 + rng.below(3);

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "FunctionPartitioner.h"
+#include "FunctionError.h"
 
 #include "dist/Dialect/Dist/IR/PlannerInterop.h"
 
@@ -28,7 +29,7 @@ LogicalResult FunctionPartitioner::apply(const SolveOptions &options,
   if (!solution.fits)
     return failure(); // the caller names the smallest budget that fits
   if (solution.choice.empty() || std::isinf(solution.total.time))
-    return func.emitOpError("cannot be partitioned: no choice of layouts "
+    return emitFunctionError(func, "cannot be partitioned: no choice of layouts "
                             "reaches the declared ones (some reshard has no "
                             "plan)");
   const std::vector<unsigned> &choice = solution.choice;
@@ -45,10 +46,12 @@ LogicalResult FunctionPartitioner::apply(const SolveOptions &options,
     }
     return withLayout(like, layout);
   };
-  // Moves `value` into `target` before `user` (reusing an equal move).
+  // Moves `value` into `target` before `user` (reusing an equal move), or
+  // right after the value is produced with `early` (a result only the
+  // return reads, as the problem placed it: BuildProblem.cpp).
   DenseMap<std::pair<Value, Type>, Value> moved;
-  auto moveTo = [&](Value value, RankedTensorType target,
-                    Operation *user) -> FailureOr<Value> {
+  auto moveTo = [&](Value value, RankedTensorType target, Operation *user,
+                    bool early = false) -> FailureOr<Value> {
     auto type = cast<RankedTensorType>(value.getType());
     if (auto empty = value.getDefiningOp<tensor::EmptyOp>()) {
       // Nothing to move: the empty tensor takes the layout.
@@ -91,6 +94,12 @@ LogicalResult FunctionPartitioner::apply(const SolveOptions &options,
     if (cached && cached.getDefiningOp()->isBeforeInBlock(anchor))
       return cached;
     OpBuilder b(anchor);
+    if (early) {
+      if (Operation *producer = value.getDefiningOp())
+        b.setInsertionPointAfter(producer);
+      else
+        b.setInsertionPointToStart(value.getParentBlock());
+    }
     cached = ReshardOp::create(b, user->getLoc(), target, value);
     // Equal layouts written differently need no move, only the type.
     if (*current != *wanted)
@@ -276,8 +285,10 @@ LogicalResult FunctionPartitioner::apply(const SolveOptions &options,
             source(operand.get(), cast<RankedTensorType>(declared), &op);
         if (failed(from))
           return failure();
+        bool early = isa<func::ReturnOp>(op) &&
+                     returnedEarly[operand.getOperandNumber()];
         FailureOr<Value> placed =
-            moveTo(*from, cast<RankedTensorType>(declared), &op);
+            moveTo(*from, cast<RankedTensorType>(declared), &op, early);
         if (failed(placed))
           return failure();
         operand.set(*placed);

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "FunctionPartitioner.h"
+#include "FunctionError.h"
 
 #include "../ReshardCostModels.h"
 #include "dist/Dialect/Dist/IR/PlannerInterop.h"
@@ -155,9 +156,13 @@ void FunctionPartitioner::addEdge(
   if (forward) {
     // The copy a move creates is live at its consumer; a hub's or a carry's
     // copy is that node's own, and so is a binding result's (its source's).
+    // A returned copy's move is counted at the copy's node, where its source
+    // is still live, and the copy is that node's own from the next position
+    // on (LayoutSolver.h, NodeSpec::heldToEnd).
     bool ownCopy = infos[to].kind == NodeInfo::Hub ||
                    infos[to].kind == NodeInfo::Carry ||
-                   (infos[to].kind == NodeInfo::Sink && infoOfOp.count(infos[to].op));
+                   (infos[to].kind == NodeInfo::Sink &&
+                    infoOfOp.count(infos[to].op));
     std::vector<double> movedBytes;
     if (!ownCopy)
       for (const planner::Layout &dst : toLayouts)
@@ -189,7 +194,8 @@ std::vector<double> FunctionPartitioner::liveBytes(unsigned index) {
   // Semantics §6a: every buffer at its local padded size. A compute op
   // holds its results; a hub or a carry its value's one copy; an argument
   // or other fixed source its value; a sink nothing (its value is held by
-  // the producer or by the move into it).
+  // the producer or by the move into it), except a returned copy, which
+  // holds the result.
   const NodeInfo &info = infos[index];
   std::vector<double> bytes;
   for (const PartitionStrategy &layouts : info.layouts) {
@@ -206,6 +212,8 @@ std::vector<double> FunctionPartitioner::liveBytes(unsigned index) {
       total = localBytesOf(info.value.getType(), layouts.results[0]);
       break;
     case NodeInfo::Sink:
+      if (isReturnedCopy(index))
+        total = localBytesOf(info.value.getType(), layouts.operands[0]);
       break;
     }
     bytes.push_back(total);
@@ -285,7 +293,11 @@ void FunctionPartitioner::buildProblem() {
     hubsAfter[producer.info].push_back(infos.size() - 1);
   }
 
-  // Nodes in program order, each hub right after its producer.
+  // Nodes in program order, each hub right after its producer, then each
+  // returned copy of what that info produced.
+  DenseMap<unsigned, SmallVector<unsigned>> returnedCopiesAfter;
+  for (auto [sink, at] : returnedAfter)
+    returnedCopiesAfter[at].push_back(sink);
   nodeOfInfo.assign(infos.size(), 0);
   auto addNode = [&](unsigned info) {
     NodeSpec spec;
@@ -294,6 +306,7 @@ void FunctionPartitioner::buildProblem() {
     spec.bytes = liveBytes(info);
     spec.seconds = computeSeconds(info);
     spec.argument = infos[info].kind == NodeInfo::Source && !infos[info].op;
+    spec.heldToEnd = isReturnedCopy(info);
     // Between equally fast choices, a free argument or result takes the
     // layout that holds the fewest bytes (a split batch over a replica
     // sliced locally).
@@ -309,9 +322,13 @@ void FunctionPartitioner::buildProblem() {
     nodeOfInfo[info] = problem.addNode(std::move(spec));
   };
   for (unsigned info = 0; info < numInfos; ++info) {
+    if (isReturnedCopy(info))
+      continue;
     addNode(info);
     for (unsigned hub : hubsAfter.lookup(info))
       addNode(hub);
+    for (unsigned sink : returnedCopiesAfter.lookup(info))
+      addNode(sink);
   }
 
   auto producedLayout = [&](Producer producer) {
@@ -374,6 +391,10 @@ LogicalResult FunctionPartitioner::addFixedOp(Operation *op) {
       }
       infos.push_back(std::move(sink));
       freeResultInfo[operand.getOperandNumber()] = infos.size() - 1;
+      if (std::optional<unsigned> at = returnedAt(operand.get())) {
+        returnedAfter.push_back({unsigned(infos.size() - 1), *at});
+        returnedEarly[operand.getOperandNumber()] = true;
+      }
       if (failed(addUse(infos.size() - 1, 0, operand.get())))
         return failure();
       continue;
@@ -385,7 +406,15 @@ LogicalResult FunctionPartitioner::addFixedOp(Operation *op) {
     FailureOr<planner::Layout> layout = layoutOfType(declared, op);
     if (failed(layout))
       return failure();
-    if (failed(addUse(addSink(op, *layout), 0, operand.get())))
+    unsigned sink = addSink(op, *layout);
+    if (isa<func::ReturnOp>(op)) {
+      infos[sink].value = operand.get();
+      if (std::optional<unsigned> at = returnedAt(operand.get())) {
+        returnedAfter.push_back({sink, *at});
+        returnedEarly[operand.getOperandNumber()] = true;
+      }
+    }
+    if (failed(addUse(sink, 0, operand.get())))
       return failure();
   }
   for (OpResult result : op->getResults()) {
@@ -470,6 +499,21 @@ LogicalResult FunctionPartitioner::addComputeUses(Operation *op,
   return success();
 }
 
+std::optional<unsigned> FunctionPartitioner::returnedAt(Value value) const {
+  // A value read elsewhere too (or twice by the return) keeps a hub; an
+  // empty tensor has no producer.
+  if (!value.hasOneUse())
+    return std::nullopt;
+  if (isa<BlockArgument>(value)) {
+    auto it = producers.find(value);
+    return it == producers.end() ? std::nullopt
+                                 : std::optional<unsigned>(it->second.info);
+  }
+  auto it = lastInfoOfOp.find(value.getDefiningOp());
+  return it == lastInfoOfOp.end() ? std::nullopt
+                                  : std::optional<unsigned>(it->second);
+}
+
 void FunctionPartitioner::seedFreeArgument(BlockArgument arg, unsigned info) {
   // Before its uses are described, a free argument offers every way of
   // splitting its dims by whole mesh axes (each axis of size > 1 splits one
@@ -527,6 +571,7 @@ LogicalResult FunctionPartitioner::build() {
   });
   freeArgumentInfo.assign(func.getNumArguments(), -1);
   freeResultInfo.assign(func.getNumResults(), -1);
+  returnedEarly.assign(func.getNumResults(), false);
   for (BlockArgument arg : func.getArguments()) {
     if (!isa<RankedTensorType>(arg.getType()))
       continue;
@@ -539,7 +584,7 @@ LogicalResult FunctionPartitioner::build() {
       continue;
     }
     if (!getSharding(arg.getType()))
-      return func.emitOpError("cannot be partitioned: argument #")
+      return emitFunctionError(func, "cannot be partitioned: argument #")
              << arg.getArgNumber()
              << " needs a tensor type with a #dist.sharding encoding";
     FailureOr<planner::Layout> layout = layoutOfType(arg.getType(), func);
@@ -575,6 +620,8 @@ LogicalResult FunctionPartitioner::buildBlock(Block &block, double weight) {
     }
     if (failed(result))
       return failure();
+    if (infos.size() > firstInfo)
+      lastInfoOfOp[&op] = infos.size() - 1;
     // The nodes of this op (not those of a loop's body, weighted there).
     for (unsigned info = firstInfo; info < infos.size(); ++info)
       if (infos[info].op && infos[info].op->getBlock() == &block)

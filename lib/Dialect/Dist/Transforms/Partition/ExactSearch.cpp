@@ -15,10 +15,11 @@
 // Memory: the bytes live at position p are those of the frontier plus the
 // new node and the copies its incoming moves create, all known from the
 // state and the strategy, so a budget prunes exactly. Arguments count for
-// the whole function: a label carries the arguments' bytes so far and the
-// peak of the rest so far, and a state keeps every label no other label
-// beats on cost, argument bytes and peak (a Pareto set; a single label when
-// memory does not count).
+// the whole function and returned copies from their move to the end: a
+// label carries the arguments' bytes so far, the returned copies' bytes so
+// far and the peak of the rest so far, and a state keeps every label no
+// other label beats on cost, those bytes and peak (a Pareto set; a single
+// label when memory does not count).
 //
 // Past its limits the same search serves the fallback in two ways (see
 // LayoutProblem::fallback): as a beam, keeping only the cheapest (and the
@@ -37,7 +38,6 @@
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -51,9 +51,19 @@ namespace {
 /// An incoming edge whose earlier end the relaxation dropped.
 constexpr unsigned kNoSlot = ~0u;
 
+/// The memory-aware search's steps in units of the work clock
+/// (LayoutSolver.h), measured against a dense step (an edge priced): a
+/// state looked up by its hashed key (with the allocation of a new state
+/// and its release at the end of the step: about 0.4 to 1.1 us on the
+/// development machine, the more the larger the step, 320 units = 0.8 us),
+/// and a label made and stored.
+constexpr double kWorkPerLookup = 320, kWorkPerLabel = 10;
+
 struct Label {
   Cost cost;
   double argBytes = 0, maxLive = 0;
+  /// The returned copies made so far, live from here to the end.
+  double heldBytes = 0;
   /// This label's entry in its step's history.
   uint32_t entry = 0;
 };
@@ -66,7 +76,7 @@ struct State {
 /// Whether `a` is at least as good as `b` in every respect.
 bool dominates(const Label &a, const Label &b) {
   return !(b.cost < a.cost) && a.argBytes <= b.argBytes &&
-         a.maxLive <= b.maxLive;
+         a.maxLive <= b.maxLive && a.heldBytes <= b.heldBytes;
 }
 
 std::string keyOf(const std::vector<uint32_t> &classes) {
@@ -107,11 +117,13 @@ void keepBest(std::vector<State> &states, size_t width, bool lean,
     return std::make_pair(label(a).cost.time, label(a).cost.work) <
            std::make_pair(label(b).cost.time, label(b).cost.work);
   };
+  auto held = [&](Ref r) {
+    const Label &l = label(r);
+    return l.argBytes + std::max(l.maxLive, l.heldBytes);
+  };
   auto byBytes = [&](Ref a, Ref b) {
-    return std::make_pair(label(a).argBytes + label(a).maxLive,
-                          label(a).cost.time) <
-           std::make_pair(label(b).argBytes + label(b).maxLive,
-                          label(b).cost.time);
+    return std::make_pair(held(a), label(a).cost.time) <
+           std::make_pair(held(b), label(b).cost.time);
   };
   size_t cheapest = onlyLean ? 0 : lean ? (width + 1) / 2 : width;
   std::nth_element(refs.begin(), refs.begin() + cheapest, refs.end(), byCost);
@@ -130,17 +142,15 @@ void keepBest(std::vector<State> &states, size_t width, bool lean,
                states.end());
 }
 
-bool pastTimeLimit(std::chrono::steady_clock::time_point start,
-                   const SolveOptions &options, std::string &why) {
-  std::chrono::duration<double> elapsed =
-      std::chrono::steady_clock::now() - start;
-  if (elapsed.count() <= options.timeLimitSeconds)
+} // namespace
+
+bool LayoutProblem::pastTimeLimit(double start, const SolveOptions &options,
+                                  std::string &why) const {
+  if (clock() - start <= options.timeLimitSeconds)
     return false;
   why = timeLimitPassed(options.timeLimitSeconds);
   return true;
 }
-
-} // namespace
 
 std::string dist::partition::timeLimitPassed(double seconds) {
   return "the time limit of " + llvm::formatv("{0}", seconds).str() +
@@ -217,9 +227,8 @@ std::optional<std::vector<unsigned>> LayoutProblem::searchDense(
     const std::vector<std::vector<unsigned>> &laterPositions,
     const std::vector<std::vector<std::vector<uint32_t>>> &classOf,
     const std::vector<std::vector<std::vector<unsigned>>> &representative,
-    const SolveOptions &options, Search search,
-    std::chrono::steady_clock::time_point start, std::string &why,
-    SearchReport *report, double upper) const {
+    const SolveOptions &options, Search search, double start,
+    std::string &why, SearchReport *report, double upper) const {
   const unsigned n = nodes.size();
   const bool relaxed = search == Search::Relaxed;
   const Cost unreached{std::numeric_limits<double>::infinity(), 0};
@@ -324,6 +333,10 @@ std::optional<std::vector<unsigned>> LayoutProblem::searchDense(
       }
     }
     std::vector<Cost> next(size, unreached);
+    workDone += size;
+    // Each state reached tries every strategy against every incoming edge.
+    const double workPerState =
+        frontier.size() + numStrategies(k) * (1.0 + node.in.size());
     std::vector<std::pair<uint32_t, uint32_t>> &back = history[p];
     back.assign(size, {0, 0});
     std::vector<unsigned> strategyOf(frontier.size());
@@ -333,6 +346,7 @@ std::optional<std::vector<unsigned>> LayoutProblem::searchDense(
         return std::nullopt;
       if (std::isinf(table[state].time) || hopeless(table[state].time, p))
         continue;
+      workDone += workPerState;
       size_t rest = state;
       for (unsigned slot = 0; slot < frontier.size(); ++slot) {
         size_t r = radix(frontier[slot]);
@@ -390,7 +404,7 @@ std::optional<std::vector<unsigned>>
 LayoutProblem::searchExact(Objective objective, const SolveOptions &options,
                            std::string &why, Search search,
                            SearchReport *report, double upper) const {
-  auto start = std::chrono::steady_clock::now();
+  const double start = clock();
   const unsigned n = nodes.size();
   const bool memory = objective == Objective::Peak || options.budget;
   Order order = memoryOrder();
@@ -479,6 +493,14 @@ LayoutProblem::searchExact(Objective objective, const SolveOptions &options,
       if ((&state - states.data()) % 4096 == 4095 &&
           pastTimeLimit(start, options, why))
         return std::nullopt;
+      // Every strategy against every incoming edge, its target state
+      // looked up (a hashed key: kWorkPerLookup), and each label of the
+      // state made anew (kWorkPerLabel) and compared with the labels
+      // already at its target.
+      workDone += frontier.size() +
+                  numStrategies(k) *
+                      (kWorkPerLookup + node.in.size() +
+                       kWorkPerLabel * state.labels.size());
       double liveFrontier = 0;
       for (unsigned slot = 0; slot < frontier.size(); ++slot) {
         auto [a, epoch] = frontier[slot];
@@ -511,10 +533,13 @@ LayoutProblem::searchExact(Objective objective, const SolveOptions &options,
         }
         if (!possible)
           continue;
-        double argAdd = 0, live = 0;
+        double argAdd = 0, heldAdd = 0, live = 0;
         if (memory) {
           argAdd = node.spec.argument ? node.bytes(s) : 0;
-          live = liveFrontier + (node.spec.argument ? 0 : node.bytes(s)) +
+          heldAdd = node.spec.heldToEnd ? node.bytes(s) : 0;
+          live = liveFrontier +
+                 (node.spec.argument || node.spec.heldToEnd ? 0
+                                                            : node.bytes(s)) +
                  moved;
         }
         classes = keptClasses;
@@ -532,7 +557,8 @@ LayoutProblem::searchExact(Objective objective, const SolveOptions &options,
         State &target = next[slotIt->second];
         for (const Label &label : state.labels) {
           Label candidate{label.cost + add, label.argBytes + argAdd,
-                          std::max(label.maxLive, live), 0};
+                          std::max(label.maxLive, live + label.heldBytes),
+                          label.heldBytes + heldAdd, 0};
           if (options.budget && objective == Objective::Time &&
               candidate.argBytes + candidate.maxLive >
                   *options.budget * (1 + 1e-12))
@@ -540,6 +566,7 @@ LayoutProblem::searchExact(Objective objective, const SolveOptions &options,
           if (std::isinf(candidate.cost.time) ||
               hopeless(candidate.cost.time, p))
             continue;
+          workDone += target.labels.size();
           bool beaten = false;
           for (const Label &other : target.labels)
             if (dominates(other, candidate)) {
@@ -579,6 +606,7 @@ LayoutProblem::searchExact(Objective objective, const SolveOptions &options,
     if (report)
       report->made += labelCount;
     if (beam && labelCount > options.beamWidth) {
+      workDone += labelCount;
       keepBest(next, options.beamWidth, /*lean=*/bool(options.budget),
                /*onlyLean=*/objective == Objective::Peak);
       if (report)

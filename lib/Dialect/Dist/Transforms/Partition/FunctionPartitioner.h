@@ -248,6 +248,22 @@ private:
   DenseMap<mlir::Block *, double> blockWeights;
   /// The carry info of each loop, per carried result (-1: not a tensor).
   DenseMap<Operation *, llvm::SmallVector<int>> carriesOfLoop;
+  /// Per op of the function's body: the last info its description made.
+  DenseMap<Operation *, unsigned> lastInfoOfOp;
+  /// {sink, info}: the sink of a result only the return reads stands right
+  /// after that info (its value's producer) and holds the returned copy to
+  /// the end (semantics §6a), in the order the sinks were made.
+  std::vector<std::pair<unsigned, unsigned>> returnedAfter;
+  /// Per result: whether its sink is such a returned copy.
+  llvm::SmallVector<bool> returnedEarly;
+  bool isReturnedCopy(unsigned info) const {
+    return llvm::any_of(returnedAfter,
+                        [&](auto entry) { return entry.first == info; });
+  }
+  /// Where the move of a returned `value` goes: right after the info that
+  /// produces it, when the return is its only reader (none otherwise: the
+  /// value lives to the end anyway, and is moved at the return).
+  std::optional<unsigned> returnedAt(Value value) const;
 };
 
 } // namespace dist::partition

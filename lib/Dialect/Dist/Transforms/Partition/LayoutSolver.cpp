@@ -138,6 +138,11 @@ double LayoutProblem::peakBytes(const std::vector<unsigned> &choice) const {
       arguments += bytes;
       continue;
     }
+    if (nodes[i].spec.heldToEnd) {
+      delta[order.pos[i] + 1] += bytes;
+      delta[n] -= bytes;
+      continue;
+    }
     delta[order.pos[i]] += bytes;
     delta[order.lastPos[i] + 1] -= bytes;
   }
@@ -315,14 +320,13 @@ LayoutProblem::beams(const SolveOptions &options, Objective objective) const {
   // had to leave a partial choice out was the exact search: a wider one
   // adds nothing.
   std::vector<std::vector<unsigned>> found;
-  auto start = std::chrono::steady_clock::now();
+  const double start = clock();
   size_t made = 0;
   for (size_t width = std::min<size_t>(16, options.beamWidth);; width *= 2) {
-    std::chrono::duration<double> spent =
-        std::chrono::steady_clock::now() - start;
     SolveOptions beamOptions = options;
     beamOptions.beamWidth = width;
-    beamOptions.timeLimitSeconds = options.timeLimitSeconds - spent.count();
+    beamOptions.timeLimitSeconds =
+        options.timeLimitSeconds - (clock() - start);
     SearchReport report;
     std::string why;
     if (std::optional<std::vector<unsigned>> beam = searchExact(
@@ -415,14 +419,14 @@ void LayoutProblem::improveWithin(std::vector<unsigned> &choice,
                                   double timeLimitSeconds) const {
   // As improve(), accepting a change only when the peak stays within the
   // budget (each check replays the liveness: the time limit bounds it).
-  auto start = std::chrono::steady_clock::now();
+  const double start = clock();
   for (int pass = 0; pass < 32; ++pass) {
     bool changed = false;
     for (unsigned n = 0; n < nodes.size(); ++n) {
-      std::chrono::duration<double> spent =
-          std::chrono::steady_clock::now() - start;
-      if (spent.count() > timeLimitSeconds)
+      if (clock() - start > timeLimitSeconds)
         return;
+      workDone += numStrategies(n) * (1.0 + nodes[n].in.size() +
+                                      nodes[n].out.size());
       if (numStrategies(n) < 2)
         continue;
       Cost current = localCost(n, choice[n], choice, false);
@@ -433,6 +437,7 @@ void LayoutProblem::improveWithin(std::vector<unsigned> &choice,
           continue;
         unsigned before = choice[n];
         choice[n] = s;
+        workDone += nodes.size() + edges.size();
         if (peakBytes(choice) <= budget * (1 + 1e-12)) {
           current = cost;
           continue;
@@ -495,24 +500,15 @@ bool LayoutProblem::priceAll() {
 
 Solution LayoutProblem::solve(const SolveOptions &options) {
   // Rounds of lazy pricing share the time limit (pricing itself, the
-  // planner's work, does not count); the last round's choice, priced
+  // planner's work, adds none to the work clock); the last round's choice, priced
   // exactly, is the answer, optimal when its round proved it on tables
   // whose entries it uses are all exact. A round that cannot prove its
   // choice optimal would only repeat the expensive fallback: then every
   // entry is priced, and one last round answers (keeping the earlier
   // choice when it is still the better one).
-  using Clock = std::chrono::steady_clock;
-  Clock::time_point start = Clock::now();
-  Clock::duration pricing{};
-  auto timed = [&](auto &&price) {
-    Clock::time_point begin = Clock::now();
-    bool changed = price();
-    pricing += Clock::now() - begin;
-    return changed;
-  };
+  const double start = clock();
   auto timeLeft = [&] {
-    std::chrono::duration<double> spent = Clock::now() - start - pricing;
-    return std::max(0.0, options.timeLimitSeconds - spent.count());
+    return std::max(0.0, options.timeLimitSeconds - (clock() - start));
   };
   auto fits = [&](const Solution &s) {
     return !options.budget || s.peakBytes <= *options.budget * (1 + 1e-12);
@@ -524,7 +520,7 @@ Solution LayoutProblem::solve(const SolveOptions &options) {
     sizes.budget.reset();
     std::string why;
     if (!searchExact(Objective::Time, sizes, why, Search::Sizes))
-      timed([&] { return priceAll(); });
+      priceAll();
   }
   Solution solution;
   while (true) {
@@ -534,7 +530,7 @@ Solution LayoutProblem::solve(const SolveOptions &options) {
     if (!solution.fits || solution.choice.empty())
       break;
     if (!solution.optimal) {
-      if (!timed([&] { return priceAll(); }))
+      if (!priceAll())
         break;
       // The last round gets at least half the limit.
       round.timeLimitSeconds =
@@ -549,7 +545,7 @@ Solution LayoutProblem::solve(const SolveOptions &options) {
                      : std::move(earlier);
       break;
     }
-    if (!timed([&] { return priceExactly(solution.choice); }))
+    if (!priceExactly(solution.choice))
       break;
     if (timeLeft() <= 0) {
       // Out of time for another round: the choice at its exact cost.
@@ -581,11 +577,9 @@ Solution LayoutProblem::solveOnce(const SolveOptions &options) const {
     choice = keepLarger();
     break;
   case Chooser::Joint: {
-    auto start = std::chrono::steady_clock::now();
+    const double start = clock();
     auto left = [&] {
-      std::chrono::duration<double> spent =
-          std::chrono::steady_clock::now() - start;
-      return std::max(0.0, options.timeLimitSeconds - spent.count());
+      return std::max(0.0, options.timeLimitSeconds - (clock() - start));
     };
     // The optimum without the budget is the optimum with it when it fits
     // (a relaxation's optimum that is feasible), and the search without

@@ -15,8 +15,9 @@
 //
 // Memory (docs/partitioning.md, "Auto-sharding"): per device, the bytes of
 // every argument node, plus the peak over the program order of the bytes of
-// the other nodes live at that point (from the node to its last neighbour)
-// and of the buffers the reshards into that point's node create.
+// the other nodes live at that point (from the node to its last neighbour;
+// a returned copy to the end) and of the buffers the reshards into that
+// point's node create.
 //
 // Choosers:
 //  - Joint: the exact search (ExactSearch.cpp): dynamic programming over
@@ -46,7 +47,6 @@
 #include "dist/Dialect/Dist/Transforms/PassOptionValues.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <functional>
@@ -91,6 +91,12 @@ struct NodeSpec {
   std::vector<double> bytes;
   /// An argument: live for the whole function.
   bool argument = false;
+  /// A returned copy (a result's move, placed right after its value is
+  /// produced): live from the next position to the end of the function.
+  /// At its own position the value it is moved from counts, and the copy
+  /// as the destination of its incoming move (the edge's moved bytes) when
+  /// there is a move; without one the copy is that value, held on.
+  bool heldToEnd = false;
 };
 
 struct SolveOptions {
@@ -221,6 +227,24 @@ private:
   /// Prices exactly every bounded entry; whether any changed.
   bool priceAll();
   ParallelFor parallelFor;
+  /// The time limit is counted in work, not read from a clock, as a MIP
+  /// solver's deterministic time is: the searches add the elementary steps
+  /// they take (a strategy tried against its incoming edges, a label
+  /// compared, a node replayed for memory), and kWorkPerSecond of them
+  /// make one second of the limit, about a second of one core of the
+  /// machine the constant was measured on (docs/partitioning.md, "The
+  /// exact choice"). So the same problem gets the same choice on every
+  /// machine, at every load and in a sanitizer's build: dist-run and
+  /// dist-opt agree on the plan, and a fallback is reproducible. Pricing
+  /// (the planner's work) does not count.
+  static constexpr double kWorkPerSecond = 4e8;
+  mutable double workDone = 0;
+  /// Seconds of the limit spent so far (monotonic).
+  double clock() const { return workDone / kWorkPerSecond; }
+  /// Whether more than the limit has been spent since `start` (saying so
+  /// in `why`).
+  bool pastTimeLimit(double start, const SolveOptions &options,
+                     std::string &why) const;
   /// The heuristic's choice, once computed (the exact search bounds with
   /// it, and the fallback offers it).
   mutable std::optional<std::vector<unsigned>> heuristicChoice;
@@ -293,9 +317,8 @@ private:
       const std::vector<std::vector<unsigned>> &laterPositions,
       const std::vector<std::vector<std::vector<uint32_t>>> &classOf,
       const std::vector<std::vector<std::vector<unsigned>>> &representative,
-      const SolveOptions &options, Search search,
-      std::chrono::steady_clock::time_point start, std::string &why,
-      SearchReport *report, double upper) const;
+      const SolveOptions &options, Search search, double start,
+      std::string &why, SearchReport *report, double upper) const;
   std::vector<unsigned> heuristic() const;
   double lowerBound() const;
 

@@ -1,6 +1,7 @@
 //===- Normalize.cpp - bring global-view compute into one form ------------===//
 
 #include "Normalize.h"
+#include "FunctionError.h"
 
 #include "dist/Dialect/Dist/IR/DistOps.h"
 #include "dist/Dialect/Dist/Interfaces/PartitionableOpInterface.h"
@@ -104,7 +105,7 @@ dist::partition::collectPartitionScope(func::FuncOp func) {
 
 LogicalResult dist::partition::normalizeForPartitioning(func::FuncOp func) {
   if (!func.getBody().hasOneBlock())
-    return func.emitOpError("cannot be partitioned: its body has several "
+    return dist::partition::emitFunctionError(func, "cannot be partitioned: its body has several "
                             "blocks");
   SmallVector<Operation *> ops = collectPartitionScope(func);
   bool ok = true;

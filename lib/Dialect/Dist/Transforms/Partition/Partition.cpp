@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "../Remarks.h"
+#include "FunctionError.h"
 #include "../ReshardCostModels.h"
 #include "FunctionPartitioner.h"
 #include "LayoutSolver.h"
@@ -134,7 +135,7 @@ void DistPartitionPass::runOnOperation() {
     if (Attribute autoAttr = func->getAttr(kAutoAttrName)) {
       auto name = dyn_cast<FlatSymbolRefAttr>(autoAttr);
       if (!name) {
-        func.emitOpError("has '")
+        emitFunctionError(func, "has '")
             << kAutoAttrName << "' = " << autoAttr
             << ", which does not name a dist.mesh (expected {"
             << kAutoAttrName << " = @mesh})";
@@ -171,13 +172,13 @@ void DistPartitionPass::runOnOperation() {
     for (Type type : func.getFunctionType().getResults())
       noteType(type);
     if (!mesh) {
-      func.emitOpError("cannot be partitioned: none of its tensors has a "
+      emitFunctionError(func, "cannot be partitioned: none of its tensors has a "
                        "#dist.sharding type, so it has no mesh");
       failedAny = true;
       continue;
     }
     if (severalMeshes) {
-      func.emitOpError("cannot be partitioned: its compute uses tensors on "
+      emitFunctionError(func, "cannot be partitioned: its compute uses tensors on "
                        "several meshes");
       failedAny = true;
       continue;
@@ -270,7 +271,7 @@ void DistPartitionPass::runOnOperation() {
         bool exact = false;
         double least = partitioner.minimumPeakBytes(options, exact);
         InFlightDiagnostic error =
-            func.emitOpError("cannot be partitioned within the memory budget "
+            emitFunctionError(func, "cannot be partitioned within the memory budget "
                              "of ")
             << static_cast<uint64_t>(*budget) << " B per device: ";
         if (exact)
