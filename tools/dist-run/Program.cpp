@@ -34,78 +34,6 @@ using namespace mlir;
 
 namespace dist::run {
 
-int64_t elementBytes(ElementKind kind) {
-  switch (kind) {
-  case ElementKind::I1:
-  case ElementKind::I8:
-    return 1;
-  case ElementKind::F16:
-  case ElementKind::BF16:
-  case ElementKind::I16:
-    return 2;
-  case ElementKind::F32:
-  case ElementKind::I32:
-    return 4;
-  case ElementKind::F64:
-  case ElementKind::I64:
-    return 8;
-  }
-  llvm_unreachable("unknown element kind");
-}
-
-int32_t runtimeDType(ElementKind kind) {
-  switch (kind) {
-  case ElementKind::F16:
-    return DIST_RT_F16;
-  case ElementKind::BF16:
-    return DIST_RT_BF16;
-  case ElementKind::F32:
-    return DIST_RT_F32;
-  case ElementKind::F64:
-    return DIST_RT_F64;
-  case ElementKind::I1:
-    return DIST_RT_I1;
-  case ElementKind::I8:
-    return DIST_RT_I8;
-  case ElementKind::I16:
-    return DIST_RT_I16;
-  case ElementKind::I32:
-    return DIST_RT_I32;
-  case ElementKind::I64:
-    return DIST_RT_I64;
-  }
-  llvm_unreachable("unknown element kind");
-}
-
-llvm::StringRef elementName(ElementKind kind) {
-  switch (kind) {
-  case ElementKind::F16:
-    return "f16";
-  case ElementKind::BF16:
-    return "bf16";
-  case ElementKind::F32:
-    return "f32";
-  case ElementKind::F64:
-    return "f64";
-  case ElementKind::I1:
-    return "i1";
-  case ElementKind::I8:
-    return "i8";
-  case ElementKind::I16:
-    return "i16";
-  case ElementKind::I32:
-    return "i32";
-  case ElementKind::I64:
-    return "i64";
-  }
-  llvm_unreachable("unknown element kind");
-}
-
-bool isFloat(ElementKind kind) {
-  return kind == ElementKind::F16 || kind == ElementKind::BF16 ||
-         kind == ElementKind::F32 || kind == ElementKind::F64;
-}
-
 std::vector<int64_t> TensorSignature::localShape() const {
   return planner::localShape(mesh, layout, globalShape);
 }
@@ -428,29 +356,5 @@ createExecutionEngine(ModuleOp lowered, unsigned optLevel,
   (*engine)->initialize();
   return std::move(*engine);
 }
-
-void PackedCall::addMemRef(void *data, llvm::ArrayRef<int64_t> shape) {
-  auto push = [&](int64_t value) {
-    values.push_back(value);
-    pointers.push_back(&values.back());
-  };
-  static_assert(sizeof(void *) == sizeof(int64_t),
-                "descriptor slots assume 64-bit pointers");
-  push(reinterpret_cast<int64_t>(data)); // allocated pointer
-  push(reinterpret_cast<int64_t>(data)); // aligned pointer
-  push(0);                               // offset
-  for (int64_t extent : shape)
-    push(extent);
-  int64_t stride = 1;
-  std::vector<int64_t> strides(shape.size());
-  for (size_t d = shape.size(); d-- > 0;) {
-    strides[d] = stride;
-    stride *= shape[d];
-  }
-  for (int64_t s : strides)
-    push(s);
-}
-
-llvm::MutableArrayRef<void *> PackedCall::arguments() { return pointers; }
 
 } // namespace dist::run

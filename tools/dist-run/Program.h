@@ -12,6 +12,9 @@
 #ifndef DIST_TOOLS_DIST_RUN_PROGRAM_H
 #define DIST_TOOLS_DIST_RUN_PROGRAM_H
 
+#include "common/Elements.h"
+#include "common/PackedCall.h"
+
 #include "dist/Conversion/Pipelines.h"
 #include "dist/Planner/Layout.h"
 #include "dist/Planner/Mesh.h"
@@ -23,7 +26,6 @@
 #include "llvm/Support/Error.h"
 
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <string>
 #include <vector>
@@ -34,17 +36,6 @@ class MLIRContext;
 } // namespace mlir
 
 namespace dist::run {
-
-/// The element types dist programs exchange; each has a runtime dtype.
-enum class ElementKind { F16, BF16, F32, F64, I1, I8, I16, I32, I64 };
-
-/// Bytes per element in a memref (i1 takes one byte, as MLIR lays it out).
-int64_t elementBytes(ElementKind kind);
-/// The DIST_RT_* dtype constant of DistRuntime.h.
-int32_t runtimeDType(ElementKind kind);
-/// "f32", "bf16", "i1", ...
-llvm::StringRef elementName(ElementKind kind);
-bool isFloat(ElementKind kind);
 
 /// One argument or result of the entry as the global-view program declares
 /// it, recorded before lowering erases the layouts.
@@ -122,28 +113,6 @@ createExecutionEngine(mlir::ModuleOp lowered, unsigned optLevel,
                       llvm::function_ref<llvm::orc::SymbolMap(
                           llvm::orc::MangleAndInterner)>
                           symbols = nullptr);
-
-/// The argument list of one call: for every memref, the expanded descriptor
-/// (allocated and aligned pointer, offset 0, sizes, row-major strides).
-/// invokePacked takes the address of each expanded value.
-class PackedCall {
-public:
-  /// Appends the descriptor of a contiguous buffer of `shape`.
-  void addMemRef(void *data, llvm::ArrayRef<int64_t> shape);
-  /// The pointers invokePacked wants; valid until the next addMemRef.
-  llvm::MutableArrayRef<void *> arguments();
-  size_t numExpandedValues() const { return values.size(); }
-
-private:
-  // Every expanded value is stored as one 64-bit slot: pointers and index
-  // values both occupy 8 bytes on the 64-bit hosts dist targets. A deque
-  // keeps the slots in place as it grows.
-  std::deque<int64_t> values;
-  std::vector<void *> pointers;
-};
-
-/// Number of expanded values a memref of rank `rank` takes: 3 + 2 * rank.
-inline size_t expandedDescriptorSize(size_t rank) { return 3 + 2 * rank; }
 
 } // namespace dist::run
 

@@ -6,17 +6,18 @@
 //            [--strategy optimal|greedy] [--topology FILE] ...
 //
 // semantics §5. The front process parses FILE, records the entry's signature,
-// lowers the module once with the dist-to-LLVM pipeline and writes it as
-// bytecode to a private temporary folder; with --input npy:DIR it checks
-// every DIR/arg<k>.npy against its argument (so that a bad file is one
-// message before anything starts); then it re-executes itself under
-// dist-mpirun (mpirun with the flags this machine needs) with the hidden
-// --rank-worker flag. Each worker initialises the runtime, builds its local
-// padded input shards (reading its blocks of the .npy files for npy:DIR),
-// JIT-compiles the lowered module with MLIR's
-// ExecutionEngine, calls the entry, and with --dump writes its results as
-// .npy files. Compiling once in the front reports program errors once, before
-// any rank starts, and spares the ranks the planner's work.
+// with --input npy:DIR checks every DIR/arg<k>.npy against its argument (so
+// that a bad file is one message before anything starts), lowers the module
+// with the dist-to-LLVM pipeline and compiles it once, for this machine's
+// CPU, into a shared object (SharedObject.h), and writes a job file beside
+// it (common/JobFile.h: every rank's placement of every argument and
+// result) in a private temporary folder. Then it runs dist-run-worker on
+// every rank under dist-mpirun (mpirun with the flags this machine needs):
+// each worker initialises the runtime, builds its local padded input shards,
+// loads the shared object, calls the entry, and with --dump writes its
+// results as .npy files. Compiling once in the front reports program errors
+// once, before any rank starts, and spares the ranks the compiler's work;
+// the workers need no MLIR. --compile-only DIR stops after writing the job.
 //
 // Before lowering, the front compares what the ranks will allocate with the
 // machine's memory (Memory.h), and --timeout covers compiling as well as the
@@ -32,7 +33,11 @@
 #include "Job.h"
 #include "Memory.h"
 #include "Program.h"
+#include "SharedObject.h"
 #include "Tensors.h"
+#include "common/FaultSpec.h"
+#include "common/JobFile.h"
+#include "common/Npy.h"
 
 #include "dist/Dialect/Dist/Transforms/PassOptionValues.h"
 #include "dist/Runtime/DistRuntime.h"
@@ -54,8 +59,6 @@
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
-
-#include <mpi.h>
 
 #include <chrono>
 #include <csignal>
@@ -128,8 +131,19 @@ cl::opt<std::string> saveLowered(
     cl::desc("Also write the lowered module the ranks run (LLVM dialect, "
              "text) to FILE"),
     cl::value_desc("FILE"), cl::cat(runCategory));
+cl::opt<std::string> compileOnly(
+    "compile-only",
+    cl::desc("Compile the program for the job into DIR (job.txt, "
+             "program.so) and run nothing: dist-mpirun -np N dist-run-worker "
+             "DIR/job.txt runs it, also on another machine"),
+    cl::value_desc("DIR"), cl::cat(runCategory));
+cl::opt<std::string> targetCpu(
+    "cpu",
+    cl::desc("CPU to generate code for (an LLVM CPU name, e.g. x86-64-v3; "
+             "default: this machine's)"),
+    cl::value_desc("NAME"), cl::cat(runCategory));
 cl::opt<unsigned> optLevel("opt-level",
-                           cl::desc("LLVM optimisation level of the JIT"),
+                           cl::desc("LLVM optimisation level of the program"),
                            cl::init(2), cl::value_desc("0-3"),
                            cl::cat(runCategory));
 
@@ -150,13 +164,6 @@ cl::opt<int64_t> maxPeakBytes("max-peak-bytes",
                               cl::desc("Per-device peak bytes limit"),
                               cl::init(0), cl::cat(planCategory));
 
-// Between the front process and its workers.
-cl::opt<bool> rankWorker("rank-worker", cl::Hidden,
-                         cl::desc("Run as one rank of a job dist-run started"),
-                         cl::cat(runCategory));
-cl::opt<std::string> compiledFile("compiled", cl::Hidden,
-                                  cl::desc("The lowered module (bytecode)"),
-                                  cl::cat(runCategory));
 // Testing aid (docs/dist-run.md): makes one rank misbehave at its first
 // runtime call of the relevant kind, to check that failures are reported and
 // never hang.
@@ -214,357 +221,6 @@ bool haveNccl() {
 }
 
 //===----------------------------------------------------------------------===//
-// Fault injection (workers only)
-//===----------------------------------------------------------------------===//
-
-struct Fault {
-  enum Kind { None, Count, Axis, Exit, Kill, Hang } kind = None;
-  int64_t rank = -1;
-  bool fired = false;
-  int64_t myRank = -1;
-
-  static llvm::Expected<Fault> parse(llvm::StringRef text) {
-    Fault fault;
-    if (text.empty())
-      return fault;
-    auto [kind, rank] = text.split(':');
-    fault.kind = llvm::StringSwitch<Kind>(kind)
-                     .Case("count", Count)
-                     .Case("axis", Axis)
-                     .Case("exit", Exit)
-                     .Case("kill", Kill)
-                     .Case("hang", Hang)
-                     .Default(None);
-    if (fault.kind == None || rank.getAsInteger(10, fault.rank) ||
-        fault.rank < 0)
-      return llvm::createStringError(
-          llvm::inconvertibleErrorCode(),
-          "--inject-fault expects KIND:RANK with KIND one of count, axis, "
-          "exit, kill, hang");
-    return fault;
-  }
-
-  bool armed(bool forGroup) const {
-    return kind != None && !fired && rank == myRank &&
-           (kind == Axis) == forGroup;
-  }
-};
-
-Fault fault;
-
-void announce(const char *what, const char *op) {
-  std::fprintf(stderr, "dist-run: rank %lld: injected fault: %s in %s\n",
-               static_cast<long long>(fault.myRank), what, op);
-  std::fflush(stderr);
-}
-
-/// Called at the start of every collective on every rank: on the faulty
-/// rank, the first call misbehaves. Returns the count to pass on.
-int64_t beforeCollective(const char *op, int64_t count) {
-  if (!fault.armed(/*forGroup=*/false))
-    return count;
-  fault.fired = true;
-  switch (fault.kind) {
-  case Fault::Count:
-    // One element fewer than the other ranks pass: the buffers stay large
-    // enough, and the runtime's cross-rank check must catch the mismatch.
-    announce("passing one element fewer than the other ranks", op);
-    return count > 0 ? count - 1 : count + 1;
-  case Fault::Exit:
-    announce("leaving without distRtFinalize", op);
-    std::exit(0);
-  case Fault::Kill:
-    announce("SIGKILL", op);
-    std::raise(SIGKILL);
-    break;
-  case Fault::Hang:
-    announce("stopping (no further progress)", op);
-    for (;;)
-      std::this_thread::sleep_for(std::chrono::hours(1));
-  default:
-    break;
-  }
-  return count;
-}
-
-int32_t faultyAllGather(int64_t group, const void *send, void *recv,
-                        int64_t count, int32_t dtype, void *stream) {
-  return distRtAllGather(group, send, recv,
-                         beforeCollective("all_gather", count), dtype, stream);
-}
-int32_t faultyAllToAll(int64_t group, const void *send, void *recv,
-                       int64_t count, int32_t dtype, void *stream) {
-  return distRtAllToAll(group, send, recv,
-                        beforeCollective("all_to_all", count), dtype, stream);
-}
-int32_t faultyReduceScatter(int64_t group, const void *send, void *recv,
-                            int64_t count, int32_t dtype, int32_t redop,
-                            void *stream) {
-  return distRtReduceScatter(group, send, recv,
-                             beforeCollective("reduce_scatter", count), dtype,
-                             redop, stream);
-}
-int32_t faultyAllReduce(int64_t group, const void *send, void *recv,
-                        int64_t count, int32_t dtype, int32_t redop,
-                        void *stream) {
-  return distRtAllReduce(group, send, recv,
-                         beforeCollective("all_reduce", count), dtype, redop,
-                         stream);
-}
-int32_t faultyPermute(int64_t mesh, const void *send, void *recv,
-                      int64_t count, int32_t dtype, const int64_t *srcRank,
-                      const int64_t *destOffsets, const int64_t *destList,
-                      void *stream) {
-  return distRtPermute(mesh, send, recv, beforeCollective("permute", count),
-                       dtype, srcRank, destOffsets, destList, stream);
-}
-int32_t faultyPermuteByLayouts(int64_t mesh, const void *send, void *recv,
-                               int64_t count, int32_t dtype, int64_t numDims,
-                               const int64_t *dimAxes, int64_t dimAxesSize,
-                               void *stream) {
-  return distRtPermuteByLayouts(mesh, send, recv,
-                                beforeCollective("permute", count), dtype,
-                                numDims, dimAxes, dimAxesSize, stream);
-}
-int32_t faultyExchange(int64_t numDims, const int64_t *sendShape,
-                       const void *send, const int64_t *recvShape, void *recv,
-                       int64_t numTransfers, const int64_t *table,
-                       int32_t dtype, void *stream) {
-  // A count fault shrinks this rank's copy of the first non-empty box: the
-  // ranks then disagree on the table, which the runtime must report.
-  std::vector<int64_t> copy(table, table + numTransfers * (2 + 3 * numDims));
-  if (beforeCollective("exchange", 1) != 1) {
-    for (int64_t t = 0; t < numTransfers; ++t) {
-      int64_t &size = copy[t * (2 + 3 * numDims) + 2 + 2 * numDims];
-      if (size > 0) {
-        --size;
-        break;
-      }
-    }
-  }
-  return distRtExchange(numDims, sendShape, send, recvShape, recv,
-                        numTransfers, copy.data(), dtype, stream);
-}
-int64_t faultyGroup(int64_t mesh, int64_t numAxes, const int64_t *axes) {
-  if (!fault.armed(/*forGroup=*/true) || numAxes == 0)
-    return distRtGroup(mesh, numAxes, axes);
-  fault.fired = true;
-  announce("asking for a group over an axis past the mesh's last", "group");
-  std::vector<int64_t> bad(axes, axes + numAxes);
-  bad[0] = distRtMeshNumAxes(mesh);
-  return distRtGroup(mesh, numAxes, bad.data());
-}
-
-llvm::orc::SymbolMap faultSymbols(llvm::orc::MangleAndInterner interner) {
-  llvm::orc::SymbolMap map;
-  auto add = [&](llvm::StringRef name, auto *fn) {
-    map[interner(name)] = {llvm::orc::ExecutorAddr::fromPtr(fn),
-                           llvm::JITSymbolFlags::Exported};
-  };
-  add("distRtAllGather", &faultyAllGather);
-  add("distRtAllToAll", &faultyAllToAll);
-  add("distRtReduceScatter", &faultyReduceScatter);
-  add("distRtAllReduce", &faultyAllReduce);
-  add("distRtPermute", &faultyPermute);
-  add("distRtPermuteByLayouts", &faultyPermuteByLayouts);
-  add("distRtExchange", &faultyExchange);
-  add("distRtGroup", &faultyGroup);
-  return map;
-}
-
-//===----------------------------------------------------------------------===//
-// Worker
-//===----------------------------------------------------------------------===//
-
-/// Reports a failure of this rank and ends the whole job: the other ranks may
-/// be waiting for this one inside a collective, and must not hang.
-[[noreturn]] void failRank(int64_t rank, const llvm::Twine &message) {
-  llvm::errs() << "dist-run: ";
-  if (rank >= 0)
-    llvm::errs() << "rank " << rank << ": ";
-  llvm::errs() << message << "\n";
-  llvm::errs().flush();
-  int initialized = 0, finalized = 0;
-  MPI_Initialized(&initialized);
-  MPI_Finalized(&finalized);
-  if (initialized && !finalized)
-    MPI_Abort(MPI_COMM_WORLD, 1);
-  std::exit(kFailure);
-}
-
-/// A buffer in the backend's memory (host for mpi, this rank's GPU for
-/// nccl), freed with the runtime.
-struct DeviceBuffer {
-  void *data = nullptr;
-  int64_t bytes = 0;
-  DeviceBuffer() = default;
-  DeviceBuffer(const DeviceBuffer &) = delete;
-  DeviceBuffer &operator=(const DeviceBuffer &) = delete;
-  ~DeviceBuffer() {
-    if (data)
-      distRtFree(data);
-  }
-};
-
-int runWorker() {
-  // The runtime reports its own failures (rank, op, reason) and aborts the
-  // job; the checks here cover what happens around it.
-  if (distRtInitWithBackend(backendName.c_str()) != DIST_RT_OK)
-    failRank(-1, "cannot initialise the runtime: " +
-                     llvm::Twine(distRtLastErrorMessage()));
-  const int64_t rank = distRtWorldRank();
-  if (distRtWorldSize() != numRanks)
-    failRank(rank, "the job has " + llvm::Twine(distRtWorldSize()) +
-                       " ranks, expected " + llvm::Twine(numRanks));
-  llvm::Expected<Fault> parsedFault = Fault::parse(injectFault);
-  if (!parsedFault)
-    failRank(rank, llvm::toString(parsedFault.takeError()));
-  fault = *parsedFault;
-  fault.myRank = rank;
-  if (fault.kind == Fault::Count)
-    distRtSetValidation(1); // the check under test; same on every rank
-  llvm::Expected<InputSpec> input = InputSpec::parse(inputText);
-  if (!input)
-    failRank(rank, llvm::toString(input.takeError()));
-
-  mlir::DialectRegistry registry;
-  registerDistRunDialects(registry);
-  mlir::MLIRContext context(registry);
-  llvm::SourceMgr sourceMgr;
-  mlir::SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
-
-  // The signature comes from the global-view program (the lowered one has
-  // lost the layouts); the code from the front's lowered module.
-  mlir::OwningOpRef<mlir::ModuleOp> program =
-      parseProgram(inputFile, context);
-  if (!program)
-    failRank(rank, "cannot parse '" + inputFile + "'");
-  llvm::Expected<EntrySignature> signature =
-      readEntrySignature(*program, entryName);
-  if (!signature)
-    failRank(rank, llvm::toString(signature.takeError()));
-
-  std::vector<DeviceBuffer> arguments(signature->arguments.size());
-  std::vector<DeviceBuffer> results(signature->results.size());
-  auto allocate = [&](DeviceBuffer &buffer, const TensorSignature &sig,
-                      const std::vector<uint8_t> &host) {
-    buffer.bytes = sig.localBytes();
-    if (buffer.bytes == 0)
-      return;
-    buffer.data = distRtAlloc(buffer.bytes);
-    if (!buffer.data)
-      failRank(rank, "cannot allocate " + llvm::Twine(buffer.bytes) +
-                         " bytes for " + sig.typeText);
-    distRtMemcpy(buffer.data, host.data(), buffer.bytes,
-                 DIST_RT_COPY_HOST_TO_DEVICE, nullptr);
-  };
-  for (auto [k, buffer, sig] :
-       llvm::enumerate(arguments, signature->arguments)) {
-    std::vector<uint8_t> host(sig.localBytes());
-    if (input->kind == InputSpec::Npy) {
-      // The front checked the file; it is checked again in case it changed.
-      llvm::Expected<NpyInput> npy = NpyInput::open(input->npyPath(k), k, sig);
-      if (!npy)
-        failRank(rank, llvm::toString(npy.takeError()));
-      materializeArgument(
-          sig, [&](int64_t index, void *dst) { npy->storeElement(index, dst); },
-          rank, host.data());
-    } else {
-      materializeArgument(sig, *input, rank, host.data());
-    }
-    allocate(buffer, sig, host);
-  }
-  for (auto [buffer, sig] : llvm::zip_equal(results, signature->results))
-    allocate(buffer, sig, std::vector<uint8_t>(sig.localBytes(), 0));
-
-  mlir::OwningOpRef<mlir::ModuleOp> lowered =
-      parseProgram(compiledFile, context);
-  if (!lowered)
-    failRank(rank, "cannot read the lowered program '" + compiledFile + "'");
-  // Only a fault-injecting run interposes on the runtime; otherwise the
-  // compiled code calls libdist_runtime directly.
-  llvm::function_ref<llvm::orc::SymbolMap(llvm::orc::MangleAndInterner)>
-      interposed = nullptr;
-  if (fault.kind != Fault::None)
-    interposed = faultSymbols;
-  auto engine = createExecutionEngine(*lowered, optLevel, interposed);
-  if (!engine)
-    failRank(rank, "JIT compilation failed: " +
-                       llvm::toString(engine.takeError()));
-  auto function = (*engine)->lookupPacked(signature->name);
-  if (!function)
-    failRank(rank, "cannot find the compiled @" + signature->name + ": " +
-                       llvm::toString(function.takeError()));
-
-  PackedCall call;
-  for (auto [buffer, sig] : llvm::zip_equal(arguments, signature->arguments))
-    call.addMemRef(buffer.data, sig.localShape());
-  for (auto [buffer, sig] : llvm::zip_equal(results, signature->results))
-    call.addMemRef(buffer.data, sig.localShape());
-
-  auto start = std::chrono::steady_clock::now();
-  (*function)(call.arguments().data());
-  if (distRtSynchronize(nullptr) != DIST_RT_OK)
-    failRank(rank, distRtLastErrorMessage());
-  double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-          .count();
-  if (fault.kind != Fault::None && fault.rank == rank && !fault.fired)
-    failRank(rank, "--inject-fault=" + injectFault +
-                       " never fired: the program made no runtime call it "
-                       "applies to on this rank");
-
-  for (auto [k, buffer, sig] :
-       llvm::enumerate(results, signature->results)) {
-    // A rank outside the result's mesh holds no part of it (semantics §5).
-    if (sig.mesh.coordinateOfRank(rank).empty())
-      continue;
-    std::vector<uint8_t> host(sig.localBytes());
-    if (buffer.bytes)
-      distRtMemcpy(host.data(), buffer.data, buffer.bytes,
-                   DIST_RT_COPY_DEVICE_TO_HOST, nullptr);
-    // The program promises zero padding; the dump guarantees it either way,
-    // so that checkers can compare whole buffers.
-    zeroPadding(sig, rank, host.data());
-    if (dumpDir.empty())
-      continue;
-    llvm::SmallString<256> path(dumpDir);
-    llvm::sys::path::append(path, "result" + llvm::Twine(k) + ".rank" +
-                                      llvm::Twine(rank) + ".npy");
-    if (llvm::Error error = writeNpy(path, sig, host.data()))
-      failRank(rank, llvm::toString(std::move(error)));
-  }
-
-  double slowest = 0;
-  MPI_Reduce(&seconds, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
-  if (rank == 0) {
-    llvm::outs() << "dist-run: @" << signature->name << " ran on " << numRanks
-                 << " ranks (" << backendName << ", " << input->str()
-                 << " inputs): "
-                 << llvm::format("%.3f", slowest * 1e3)
-                 << " ms on the slowest rank";
-    bool everyRank = llvm::all_of(signature->results, [&](const auto &sig) {
-      return sig.mesh.getNumDevices() == numRanks;
-    });
-    if (!dumpDir.empty() && everyRank)
-      llvm::outs() << "; " << signature->results.size() << " result(s) x "
-                   << numRanks << " ranks written to " << dumpDir;
-    else if (!dumpDir.empty())
-      llvm::outs() << "; " << signature->results.size()
-                   << " result(s), each from the ranks of its mesh, written to "
-                   << dumpDir;
-    llvm::outs() << "\n";
-    llvm::outs().flush();
-  }
-  arguments.clear();
-  results.clear();
-  engine->reset();
-  if (distRtFinalize() != DIST_RT_OK)
-    failRank(rank, distRtLastErrorMessage());
-  return kSuccess;
-}
-
-//===----------------------------------------------------------------------===//
 // Front process
 //===----------------------------------------------------------------------===//
 
@@ -578,16 +234,16 @@ int failure(const llvm::Twine &message) {
   return kFailure;
 }
 
-/// dist-mpirun next to this executable (build or install tree: they are
+/// A program next to this executable (build or install tree: they are
 /// always side by side), else on PATH. No build path is compiled in, so an
 /// installed tree can be moved.
-std::optional<std::string> findMpirun(llvm::StringRef self) {
+std::optional<std::string> findSibling(llvm::StringRef self,
+                                       llvm::StringRef name) {
   llvm::SmallString<256> sibling(llvm::sys::path::parent_path(self));
-  llvm::sys::path::append(sibling, "dist-mpirun");
+  llvm::sys::path::append(sibling, name);
   if (llvm::sys::fs::can_execute(sibling))
     return std::string(sibling);
-  if (llvm::ErrorOr<std::string> onPath =
-          llvm::sys::findProgramByName("dist-mpirun"))
+  if (llvm::ErrorOr<std::string> onPath = llvm::sys::findProgramByName(name))
     return *onPath;
   return std::nullopt;
 }
@@ -648,9 +304,10 @@ int runFront(const char *argv0) {
     return usageError("--opt-level must be 0, 1, 2 or 3");
   if (timeoutSeconds < 0)
     return usageError("--timeout must be >= 0");
-  if (llvm::Expected<Fault> parsed = Fault::parse(injectFault); !parsed)
+  if (llvm::Expected<FaultSpec> parsed = FaultSpec::parse(injectFault);
+      !parsed)
     return usageError(llvm::toString(parsed.takeError()));
-  else if (parsed->kind != Fault::None && parsed->rank >= numRanks)
+  else if (parsed->kind != FaultSpec::None && parsed->rank >= numRanks)
     return usageError("--inject-fault names rank " +
                       llvm::Twine(parsed->rank) + ", but the job has ranks 0.." +
                       llvm::Twine(numRanks - 1));
@@ -697,7 +354,8 @@ int runFront(const char *argv0) {
     workerInput = input->str();
     for (auto [k, sig] : llvm::enumerate(signature->arguments))
       if (llvm::Expected<NpyInput> npy =
-              NpyInput::open(input->npyPath(k), k, sig);
+              NpyInput::open(input->npyPath(k), k, sig.globalShape,
+                             sig.element, sig.typeText);
           !npy)
         return failure("bad --input: " + llvm::toString(npy.takeError()));
   }
@@ -743,16 +401,13 @@ int runFront(const char *argv0) {
   if (mlir::failed(planProgram(*module, options)))
     return compileFailed();
   // Semantics §6a: a dist.auto entry has its free layouts only now; the
-  // signature (and the program the ranks read it from) is the planned one.
-  std::string plannedProgram;
+  // signature (and so what the ranks hold) is the planned one.
   if (autoSharded) {
     llvm::Expected<EntrySignature> planned =
         readEntrySignature(*module, signature->name);
     if (!planned)
       return failure(llvm::toString(planned.takeError()));
     signature = std::move(planned);
-    llvm::raw_string_ostream os(plannedProgram);
-    module->print(os);
   }
   if (llvm::Error error = checkJobMemory(rankMemory(*signature, *module),
                                          numRanks, limit, limitSource))
@@ -771,23 +426,41 @@ int runFront(const char *argv0) {
     module->print(out->os());
     out->keep();
   }
+  // The job's folder: --compile-only's, or a private temporary one that
+  // goes with the front. From here on a stop signal ends the job and
+  // removes the temporary folder.
+  catchStopSignals();
+  TempDir temp;
+  llvm::SmallString<256> jobDir(compileOnly);
+  if (compileOnly.empty()) {
+    if (std::error_code ec =
+            llvm::sys::fs::createUniqueDirectory("dist-run", temp.path))
+      return failure("cannot create a temporary folder: " + ec.message());
+    jobDir = temp.path;
+  } else if (std::error_code ec = llvm::sys::fs::create_directories(jobDir)) {
+    return failure("cannot create --compile-only folder '" + jobDir +
+                   "': " + ec.message());
+  }
+  // Compiled once, here: the ranks load the shared object.
+  auto inJobDir = [&](llvm::StringRef name) {
+    llvm::SmallString<256> path(jobDir);
+    llvm::sys::path::append(path, name);
+    return std::string(path);
+  };
+  SharedObjectOptions compile;
+  compile.optLevel = optLevel;
+  compile.cpu = targetCpu;
+  if (llvm::Error error =
+          compileSharedObject(*module, signature->name, compile,
+                              inJobDir("program.o"), inJobDir("program.so")))
+    return failure("compiling @" + signature->name + " of '" + inputFile +
+                   "' failed: " + llvm::toString(std::move(error)));
   // The compilation is over: the job gets what is left of the time.
   watchdog.reset();
   if (deadline && std::chrono::steady_clock::now() >= *deadline) {
     llvm::errs() << compileTimeout;
     return kFailure;
   }
-
-  // From here on a stop signal ends the job and removes the folder.
-  catchStopSignals();
-  TempDir temp;
-  if (std::error_code ec =
-          llvm::sys::fs::createUniqueDirectory("dist-run", temp.path))
-    return failure("cannot create a temporary folder: " + ec.message());
-  llvm::SmallString<256> compiled(temp.path);
-  llvm::sys::path::append(compiled, "program.mlirbc");
-  if (llvm::Error error = writeBytecode(*module, compiled))
-    return failure(llvm::toString(std::move(error)));
 
   llvm::SmallString<256> dump(dumpDir);
   if (!dump.empty()) {
@@ -796,38 +469,43 @@ int runFront(const char *argv0) {
       return failure("cannot create --dump folder '" + dump +
                      "': " + ec.message());
   }
-  llvm::SmallString<256> file(inputFile);
-  llvm::sys::fs::make_absolute(file);
-  if (!plannedProgram.empty()) {
-    file = temp.path;
-    llvm::sys::path::append(file, "planned.mlir");
-    std::error_code ec;
-    llvm::raw_fd_ostream out(file, ec);
-    if (ec)
-      return failure("cannot write '" + file + "': " + ec.message());
-    out << plannedProgram;
+  // Everything a rank needs, so that it needs no MLIR and no planner.
+  JobFile manifest;
+  manifest.entry = signature->name;
+  manifest.symbol = packedSymbol(signature->name);
+  manifest.library = "program.so";
+  manifest.backend = backendName;
+  manifest.numRanks = numRanks;
+  manifest.input = workerInput;
+  manifest.dump = std::string(dump);
+  manifest.fault = injectFault;
+  for (const TensorSignature &sig : signature->arguments)
+    manifest.arguments.push_back(tensorJobOf(sig, numRanks));
+  for (const TensorSignature &sig : signature->results)
+    manifest.results.push_back(tensorJobOf(sig, numRanks));
+  const std::string jobFile = inJobDir("job.txt");
+  if (llvm::Error error = writeJobFile(jobFile, manifest))
+    return failure(llvm::toString(std::move(error)));
+  if (!compileOnly.empty()) {
+    llvm::outs() << "dist-run: @" << signature->name << " compiled for "
+                 << numRanks << " ranks (" << backendName << ") into "
+                 << jobDir << "; run it with: dist-mpirun -np " << numRanks
+                 << " dist-run-worker " << jobFile << "\n";
+    return kSuccess;
   }
 
   std::string self = llvm::sys::fs::getMainExecutable(
       argv0, reinterpret_cast<void *>(&runFront));
-  std::optional<std::string> mpirun = findMpirun(self);
+  std::optional<std::string> mpirun = findSibling(self, "dist-mpirun");
   if (!mpirun)
     return failure("dist-mpirun not found next to " + self + " or on PATH");
   // The front enforces --timeout itself (runJob), so that the launcher is
   // mpiexec itself (dist-mpirun execs it) and its fate is known exactly.
-  std::vector<std::string> args = {*mpirun};
-  llvm::append_range(args,
-                     std::vector<std::string>{
-                         "-np", std::to_string(numRanks), self, "--rank-worker",
-                         "--compiled=" + std::string(compiled),
-                         std::string(file), "--np=" + std::to_string(numRanks),
-                         "--entry=" + signature->name,
-                         "--backend=" + backendName, "--input=" + workerInput,
-                         "--opt-level=" + std::to_string(optLevel)});
-  if (!dump.empty())
-    args.push_back("--dump=" + std::string(dump));
-  if (!injectFault.empty())
-    args.push_back("--inject-fault=" + injectFault);
+  std::optional<std::string> worker = findSibling(self, "dist-run-worker");
+  if (!worker)
+    return failure("dist-run-worker not found next to " + self + " or on PATH");
+  std::vector<std::string> args = {*mpirun, "-np", std::to_string(numRanks),
+                                   *worker, jobFile};
   if (int signal = stopSignalReceived())
     stopBy(signal, temp, /*jobRan=*/false);
   // Open MPI's session folder goes inside ours, so that it is removed with
@@ -868,7 +546,5 @@ int main(int argc, char **argv) {
   cl::HideUnrelatedOptions({&runCategory, &planCategory});
   if (!cl::ParseCommandLineOptions(argc, argv, kOverview, &llvm::errs()))
     return kUsage;
-  if (rankWorker)
-    return runWorker();
   return runFront(argv[0]);
 }

@@ -21,6 +21,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/MemRef/Utils/MemRefUtils.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/PatternMatch.h"
@@ -819,8 +820,11 @@ struct LowerShardIndex : OpRewritePattern<LocalShardIndexOp> {
   LoweringState &state;
 };
 
-/// On the device, a buffer copy left by bufferization is a copy of backend
-/// memory on the function's stream, not a host memcpy.
+/// A buffer copy left by bufferization. On the device it is a copy of
+/// backend memory on the function's stream, not a host memcpy. On the host a
+/// contiguous copy stays (a memcpy), and a strided one becomes loops
+/// (linalg.copy): otherwise MLIR lowers it to a call into its C runner
+/// utilities, a library the compiled program would need wherever it runs.
 struct LowerCopy : OpRewritePattern<memref::CopyOp> {
   LowerCopy(MLIRContext *context, LoweringState &state)
       : OpRewritePattern(context), state(state) {}
@@ -829,6 +833,22 @@ struct LowerCopy : OpRewritePattern<memref::CopyOp> {
                                 PatternRewriter &rewriter) const override {
     if (state.failed)
       return failure();
+    if (!state.device) {
+      // The test MLIR's memref.copy lowering makes between a memcpy and
+      // the library call.
+      auto contiguous = [](Value memref) {
+        MemRefType type = memrefType(memref);
+        return type.getLayout().isIdentity() ||
+               memref::isStaticShapeAndContiguousRowMajor(type);
+      };
+      if (contiguous(copy.getSource()) && contiguous(copy.getTarget()))
+        return failure();
+      rewriter.setInsertionPoint(copy);
+      LinalgMover().copy(rewriter, copy.getLoc(), copy.getSource(),
+                         copy.getTarget());
+      rewriter.eraseOp(copy);
+      return success();
+    }
     Type elementType = memrefType(copy.getSource()).getElementType();
     std::optional<int32_t> dtype = getRuntimeDType(elementType);
     if (!dtype) {
@@ -886,7 +906,7 @@ bool device = target == RuntimeTarget::Gpu;
     }
     // Three walks, in this order, so that the runtime's declarations and
     // constant tables are created in the same order whatever the program:
-    // the buffer ops, then the shard indices, then (gpu) the copies.
+    // the buffer ops, then the shard indices, then the copies.
     // The walk driver neither folds nor reorders, and visits each op once in
     // program order.
     MLIRContext *context = &getContext();
@@ -901,8 +921,7 @@ bool device = target == RuntimeTarget::Gpu;
     RewritePatternSet shardIndices(context);
     shardIndices.add<LowerShardIndex>(context, state);
     RewritePatternSet copies(context);
-    if (device)
-      copies.add<LowerCopy>(context, state);
+    copies.add<LowerCopy>(context, state);
     for (RewritePatternSet *patterns : {&bufferOps, &shardIndices, &copies}) {
       walkAndApplyPatterns(module,
                            FrozenRewritePatternSet(std::move(*patterns)));

@@ -1,0 +1,158 @@
+//===- Elements.cpp - the element types dist-run feeds and reads ----------===//
+
+#include "Elements.h"
+
+#include "dist/Runtime/DistRuntime.h"
+
+#include "llvm/ADT/APFloat.h"
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/ErrorHandling.h"
+
+#include <cstring>
+
+namespace dist::run {
+
+int64_t elementBytes(ElementKind kind) {
+  switch (kind) {
+  case ElementKind::I1:
+  case ElementKind::I8:
+    return 1;
+  case ElementKind::F16:
+  case ElementKind::BF16:
+  case ElementKind::I16:
+    return 2;
+  case ElementKind::F32:
+  case ElementKind::I32:
+    return 4;
+  case ElementKind::F64:
+  case ElementKind::I64:
+    return 8;
+  }
+  llvm_unreachable("unknown element kind");
+}
+
+int32_t runtimeDType(ElementKind kind) {
+  switch (kind) {
+  case ElementKind::F16:
+    return DIST_RT_F16;
+  case ElementKind::BF16:
+    return DIST_RT_BF16;
+  case ElementKind::F32:
+    return DIST_RT_F32;
+  case ElementKind::F64:
+    return DIST_RT_F64;
+  case ElementKind::I1:
+    return DIST_RT_I1;
+  case ElementKind::I8:
+    return DIST_RT_I8;
+  case ElementKind::I16:
+    return DIST_RT_I16;
+  case ElementKind::I32:
+    return DIST_RT_I32;
+  case ElementKind::I64:
+    return DIST_RT_I64;
+  }
+  llvm_unreachable("unknown element kind");
+}
+
+llvm::StringRef elementName(ElementKind kind) {
+  switch (kind) {
+  case ElementKind::F16:
+    return "f16";
+  case ElementKind::BF16:
+    return "bf16";
+  case ElementKind::F32:
+    return "f32";
+  case ElementKind::F64:
+    return "f64";
+  case ElementKind::I1:
+    return "i1";
+  case ElementKind::I8:
+    return "i8";
+  case ElementKind::I16:
+    return "i16";
+  case ElementKind::I32:
+    return "i32";
+  case ElementKind::I64:
+    return "i64";
+  }
+  llvm_unreachable("unknown element kind");
+}
+
+std::optional<ElementKind> parseElementName(llvm::StringRef name) {
+  return llvm::StringSwitch<std::optional<ElementKind>>(name)
+      .Case("f16", ElementKind::F16)
+      .Case("bf16", ElementKind::BF16)
+      .Case("f32", ElementKind::F32)
+      .Case("f64", ElementKind::F64)
+      .Case("i1", ElementKind::I1)
+      .Case("i8", ElementKind::I8)
+      .Case("i16", ElementKind::I16)
+      .Case("i32", ElementKind::I32)
+      .Case("i64", ElementKind::I64)
+      .Default(std::nullopt);
+}
+
+bool isFloat(ElementKind kind) {
+  return kind == ElementKind::F16 || kind == ElementKind::BF16 ||
+         kind == ElementKind::F32 || kind == ElementKind::F64;
+}
+
+void storeFloat(ElementKind kind, double value, void *dst) {
+  switch (kind) {
+  case ElementKind::F64:
+    std::memcpy(dst, &value, 8);
+    return;
+  case ElementKind::F32: {
+    // The C++ conversion rounds to nearest, ties to even (the default mode).
+    float f = static_cast<float>(value);
+    std::memcpy(dst, &f, 4);
+    return;
+  }
+  case ElementKind::F16:
+  case ElementKind::BF16: {
+    // APFloat converts from double in one rounding step; going through float
+    // first could round twice.
+    llvm::APFloat f(value);
+    bool losesInfo = false;
+    f.convert(kind == ElementKind::F16 ? llvm::APFloat::IEEEhalf()
+                                       : llvm::APFloat::BFloat(),
+              llvm::APFloat::rmNearestTiesToEven, &losesInfo);
+    uint16_t bits = static_cast<uint16_t>(f.bitcastToAPInt().getZExtValue());
+    std::memcpy(dst, &bits, 2);
+    return;
+  }
+  default:
+    llvm_unreachable("storeFloat is only called for floating-point kinds");
+  }
+}
+
+void storeInt(ElementKind kind, int64_t value, void *dst) {
+  switch (kind) {
+  case ElementKind::I1: {
+    uint8_t bit = static_cast<uint8_t>(value & 1);
+    std::memcpy(dst, &bit, 1);
+    return;
+  }
+  case ElementKind::I8:
+  case ElementKind::I16:
+  case ElementKind::I32:
+  case ElementKind::I64: {
+    // Little endian: the low bytes of the 64-bit value are the truncation.
+    uint64_t bits = static_cast<uint64_t>(value);
+    std::memcpy(dst, &bits, elementBytes(kind));
+    return;
+  }
+  default:
+    llvm_unreachable("storeInt is only called for integer kinds");
+  }
+}
+
+void storeNumber(ElementKind kind, int64_t value, void *dst) {
+  if (isFloat(kind))
+    storeFloat(kind, static_cast<double>(value), dst);
+  else
+    storeInt(kind, value, dst);
+}
+
+} // namespace dist::run
