@@ -45,6 +45,10 @@ python3 "$root/utils/bench/partition_time.py" "$build" --repeat $compile_repeat 
 echo "bench: exact layout choice and auto-sharding"
 python3 "$root/utils/bench/layout_choice.py" "$build" --repeat $compile_repeat \
   > "$work/layout-choice.md"
+echo "bench: local compute (matmul vs BLAS) and compile once"
+# NumPy (for the BLAS baseline): Debian's interpreter has it.
+"${DIST_NUMPY_PYTHON:-/usr/bin/python3}" "$root/utils/bench/local_compute.py" "$build" \
+  > "$work/local-compute.md"
 echo "bench: compile time of dist-lower-reshard"
 python3 "$root/utils/bench/compile_time.py" "$build" --repeat $compile_repeat \
   > "$work/compile.md"
@@ -221,6 +225,17 @@ generated module of 1000 reshards (TP/SP transitions, FSDP gathers, gradient
 reduce-scatters, permutes; \`utils/bench/gen_reshard_module.py\`).
 
 $(cat "$work/compile.md")
+
+## Local compute: matrix products and compiling once
+
+\`python3 utils/bench/local_compute.py build\` — the local matmul of a compiled program
+through the runtime's GEMM and as loops against the BLAS itself, and dist-run's
+whole-process time on a 16-layer model, compiled once and loaded by every rank
+(docs/compiler.md, "Contractions"; docs/dist-run.md).
+
+$(cat "$work/local-compute.md")
+
+$(cat "$root/docs/gpu-runs.md")
 
 ## Runtime: compiled reshards vs raw MPI
 

@@ -3,6 +3,7 @@
 # Idempotent: prints nothing and exits 0 when everything is already present.
 # clang-22 and its runtimes (libclang-rt-22-dev) build the libFuzzer harnesses
 # (utils/fuzz.sh) and the ASan+UBSan configuration (utils/check.sh --sanitize).
+# OpenBLAS gives the runtime's host matrix products (distRtGemm) CBLAS.
 # CUDA/NCCL are optional: they are looked for by CMake, never installed here.
 set -euo pipefail
 
@@ -10,6 +11,7 @@ PACKAGES=(
   libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools
   cmake ninja-build g++
   openmpi-bin libopenmpi-dev
+  libopenblas-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   pybind11-dev python3-dev python3-pytest python3-numpy
   gnuplot-nox

@@ -39,6 +39,10 @@ void dist::buildDistLocalToLLVMPipeline(
   pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
   bufferization::buildBufferDeallocationPipeline(pm);
 
+  // Matrix products first: what they leave of the user's compute is
+  // elementwise and reduction loops.
+  if (options.contractions == ContractionLowering::Runtime)
+    pm.addPass(createConvertContractionsToRuntime());
   ConvertDistToRuntimeOptions runtime;
   runtime.target = options.target;
   pm.addPass(createConvertDistToRuntime(runtime));

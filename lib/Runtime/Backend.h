@@ -22,6 +22,7 @@
 
 #include "CopyPlan.h"
 #include "Exchange.h"
+#include "Gemm.h"
 #include "StridedGeometry.h"
 #include "Types.h"
 
@@ -150,6 +151,9 @@ public:
   virtual void copy(const CopyPlan &plan, const void *src, void *dst,
                     Stream s) = 0;
   virtual void fillZero(const CopyPlan &plan, void *dst, Stream s) = 0;
+
+  /// C[b] += op(A[b]) op(B[b]) (distRtGemm; Gemm.h), checked by the core.
+  virtual void gemm(const GemmCall &call, Stream s) = 0;
 
   virtual void *allocate(size_t bytes) = 0;
   virtual void deallocate(void *ptr) = 0;

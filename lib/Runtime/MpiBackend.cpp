@@ -115,6 +115,7 @@ public:
     createHalfOps<halfBitsToFloat, floatToHalfBits>(halfOps_);
     createHalfOps<bf16BitsToFloat, floatToBf16Bits>(bf16Ops_);
     heaps_.init(world_, sharedHeapBytes());
+    setHostGemmThreads(heaps_.nodeSize());
   }
 
   void finalize() noexcept override {
@@ -458,6 +459,8 @@ public:
   void fillZero(const CopyPlan &plan, void *dst, Stream) override {
     fillZeroCpu(plan, dst);
   }
+
+  void gemm(const GemmCall &call, Stream) override { hostGemm(call); }
 
   void *allocate(size_t bytes) override { return heaps_.allocate(bytes); }
 

@@ -19,6 +19,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Backend.h"
+#include "CublasGemm.h"
 #include "CudaCopy.h"
 
 #include <cuda_runtime.h>
@@ -121,6 +122,7 @@ public:
   void finalize() noexcept override {
     if (stream_)
       cudaStreamSynchronize(stream_);
+    gemm_.release();
     // Groups first, the world (their parent) last; ncclCommFinalize flushes
     // outstanding work before the destroy.
     for (auto it = comms_.rbegin(); it != comms_.rend(); ++it) {
@@ -398,6 +400,10 @@ public:
               "fill kernel launch");
   }
 
+  void gemm(const GemmCall &call, Stream s) override {
+    gemm_.run(call, cuda(s));
+  }
+
   void *allocate(size_t bytes) override {
     void *p = nullptr;
     checkCuda(cudaMalloc(&p, bytes), "cudaMalloc");
@@ -537,6 +543,7 @@ private:
   int size_ = 1;
   int device_ = 0;
   int numSMs_ = 1;
+  CublasGemm gemm_;
   double syncTimeoutS_ = 0;
   cudaStream_t stream_ = nullptr;
   ncclComm_t world_ = nullptr;

@@ -27,6 +27,7 @@ void NodeHeaps::init(MPI_Comm world, uint64_t heapBytes) {
            "MPI_Comm_split_type");
   int nodeSize = 1;
   MPI_Comm_size(node, &nodeSize);
+  nodeSize_ = nodeSize;
   constexpr int kRecord = 1 + SharedHeapIdentity::kFields;
   SharedHeapIdentity mine = heap_ ? heap_->identity() : SharedHeapIdentity();
   const int64_t record[kRecord] = {worldRank_,  mine.pid,    mine.fd,

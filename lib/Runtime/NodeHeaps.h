@@ -71,7 +71,11 @@ public:
   /// node. Symmetric: a and b see each other's heaps or neither does.
   bool peerHeap(int rank, char *&base, uint64_t &bytes) const;
 
+  /// The number of ranks on this node (known after init).
+  int nodeSize() const { return nodeSize_; }
+
 private:
+  int nodeSize_ = 1;
   MPI_Comm world_ = MPI_COMM_NULL;
   int worldRank_ = 0;
   std::unique_ptr<SharedHeap> heap_;

@@ -9,10 +9,13 @@
 
 #include "dist/Runtime/DistRuntime.h"
 
+#include "../../lib/Runtime/Types.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cstring>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -455,6 +458,137 @@ TEST_F(Api, MemoryAndCopies) {
   EXPECT_EQ(distRtLastError(), DIST_RT_OK);
   EXPECT_EQ(distRtAlloc(-5), nullptr);
   expectError(DIST_RT_ERR_INVALID_ARGUMENT, "alloc", "negative size -5");
+}
+
+// distRtGemm against reference loops on random calls: sizes from 0 to 9,
+// both transposes, padded leading dimensions, batches with gaps between
+// matrices, every supported type pair. Inputs are multiples of 1/16 in
+// [-4, 4], exact in every type, so every sum is exact in f32 and the only
+// rounding is the one to a half-type output: the results must be equal.
+TEST_F(Api, GemmMatchesReferenceLoops) {
+  struct Types {
+    int32_t in, out;
+  };
+  const Types pairs[] = {{DIST_RT_F32, DIST_RT_F32}, {DIST_RT_F64, DIST_RT_F64},
+                         {DIST_RT_BF16, DIST_RT_F32}, {DIST_RT_BF16, DIST_RT_BF16},
+                         {DIST_RT_F16, DIST_RT_F32}, {DIST_RT_F16, DIST_RT_F16}};
+  auto load = [](int32_t t, const std::vector<uint8_t> &buf, int64_t i) {
+    switch (t) {
+    case DIST_RT_F32: {
+      float f;
+      std::memcpy(&f, buf.data() + 4 * i, 4);
+      return double(f);
+    }
+    case DIST_RT_F64: {
+      double d;
+      std::memcpy(&d, buf.data() + 8 * i, 8);
+      return d;
+    }
+    default: {
+      uint16_t h;
+      std::memcpy(&h, buf.data() + 2 * i, 2);
+      return double(t == DIST_RT_F16 ? dist::rt::halfBitsToFloat(h)
+                                     : dist::rt::bf16BitsToFloat(h));
+    }
+    }
+  };
+  auto store = [](int32_t t, std::vector<uint8_t> &buf, int64_t i, double v) {
+    switch (t) {
+    case DIST_RT_F32: {
+      float f = float(v);
+      std::memcpy(buf.data() + 4 * i, &f, 4);
+      return;
+    }
+    case DIST_RT_F64:
+      std::memcpy(buf.data() + 8 * i, &v, 8);
+      return;
+    default: {
+      uint16_t h = t == DIST_RT_F16 ? dist::rt::floatToHalfBits(float(v))
+                                    : dist::rt::floatToBf16Bits(float(v));
+      std::memcpy(buf.data() + 2 * i, &h, 2);
+    }
+    }
+  };
+  auto bytes = [](int32_t t) {
+    return t == DIST_RT_F64 ? 8 : t == DIST_RT_F32 ? 4 : 2;
+  };
+  std::mt19937_64 rng(20261127);
+  auto below = [&](int64_t n) { return int64_t(rng() % uint64_t(n)); };
+  for (int trial = 0; trial < 300; ++trial) {
+    Types types = pairs[trial % 6];
+    int64_t m = below(10), n = below(10), k = below(10), batch = 1 + below(3);
+    bool transA = below(2), transB = below(2);
+    int64_t aRows = transA ? k : m, aCols = transA ? m : k;
+    int64_t bRows = transB ? n : k, bCols = transB ? k : n;
+    int64_t lda = std::max<int64_t>(1, aCols) + below(3);
+    int64_t ldb = std::max<int64_t>(1, bCols) + below(3);
+    int64_t ldc = std::max<int64_t>(1, n) + below(3);
+    int64_t strideA = aRows * lda + below(4), strideB = bRows * ldb + below(4),
+            strideC = m * ldc + below(4);
+    int64_t aSize = batch * strideA + 1, bSize = batch * strideB + 1,
+            cSize = batch * strideC + 1;
+    std::vector<uint8_t> a(aSize * bytes(types.in)), b(bSize * bytes(types.in)),
+        c(cSize * bytes(types.out));
+    auto value = [&] { return double(below(129) - 64) / 16.0; };
+    for (int64_t i = 0; i < aSize; ++i)
+      store(types.in, a, i, value());
+    for (int64_t i = 0; i < bSize; ++i)
+      store(types.in, b, i, value());
+    for (int64_t i = 0; i < cSize; ++i)
+      store(types.out, c, i, value());
+    std::vector<uint8_t> expected = c;
+    for (int64_t q = 0; q < batch; ++q)
+      for (int64_t i = 0; i < m; ++i)
+        for (int64_t j = 0; j < n; ++j) {
+          double sum = 0;
+          for (int64_t p = 0; p < k; ++p) {
+            int64_t ai = q * strideA + (transA ? p * lda + i : i * lda + p);
+            int64_t bi = q * strideB + (transB ? j * ldb + p : p * ldb + j);
+            sum += load(types.in, a, ai) * load(types.in, b, bi);
+          }
+          int64_t ci = q * strideC + i * ldc + j;
+          store(types.out, expected, ci, load(types.out, expected, ci) + sum);
+        }
+    ASSERT_EQ(distRtGemm(transA, transB, m, n, k, a.data(), lda, strideA,
+                         b.data(), ldb, strideB, c.data(), ldc, strideC, batch,
+                         types.in, types.out, nullptr),
+              DIST_RT_OK)
+        << distRtLastErrorMessage();
+    ASSERT_EQ(c, expected) << "trial " << trial << ": m " << m << " n " << n
+                           << " k " << k << " batch " << batch << " transA "
+                           << transA << " transB " << transB << " types "
+                           << types.in << " -> " << types.out;
+  }
+}
+
+TEST_F(Api, GemmArgumentErrors) {
+  float a[4] = {}, b[4] = {}, c[4] = {};
+  EXPECT_EQ(distRtGemm(0, 0, -1, 2, 2, a, 2, 0, b, 2, 0, c, 2, 0, 1,
+                       DIST_RT_F32, DIST_RT_F32, nullptr),
+            DIST_RT_ERR_INVALID_ARGUMENT);
+  expectError(DIST_RT_ERR_INVALID_ARGUMENT, "gemm", "m is negative (-1)");
+  EXPECT_EQ(distRtGemm(0, 0, 2, 2, 2, a, 1, 0, b, 2, 0, c, 2, 0, 1,
+                       DIST_RT_F32, DIST_RT_F32, nullptr),
+            DIST_RT_ERR_INVALID_ARGUMENT);
+  expectError(DIST_RT_ERR_INVALID_ARGUMENT, "gemm",
+              "lda = 1 is below the row length 2");
+  EXPECT_EQ(distRtGemm(2, 0, 2, 2, 2, a, 2, 0, b, 2, 0, c, 2, 0, 1,
+                       DIST_RT_F32, DIST_RT_F32, nullptr),
+            DIST_RT_ERR_INVALID_ARGUMENT);
+  expectError(DIST_RT_ERR_INVALID_ARGUMENT, "gemm",
+              "transA and transB must be 0 or 1");
+  EXPECT_EQ(distRtGemm(0, 0, 2, 2, 2, a, 2, 0, b, 2, 0, c, 2, 0, 1,
+                       DIST_RT_I32, DIST_RT_I32, nullptr),
+            DIST_RT_ERR_UNSUPPORTED);
+  expectError(DIST_RT_ERR_UNSUPPORTED, "gemm", "no matrix product of i32");
+  EXPECT_EQ(distRtGemm(0, 0, 2, 2, 2, nullptr, 2, 0, b, 2, 0, c, 2, 0, 1,
+                       DIST_RT_F32, DIST_RT_F32, nullptr),
+            DIST_RT_ERR_INVALID_ARGUMENT);
+  expectError(DIST_RT_ERR_INVALID_ARGUMENT, "gemm", "A");
+  // Nothing to compute: null buffers are fine.
+  EXPECT_EQ(distRtGemm(0, 0, 0, 2, 2, nullptr, 2, 0, nullptr, 2, 0, nullptr,
+                       2, 0, 1, DIST_RT_F32, DIST_RT_F32, nullptr),
+            DIST_RT_OK);
 }
 
 } // namespace

@@ -14,6 +14,7 @@
 #include "mlir/Dialect/MemRef/Transforms/AllocationOpInterfaceImpl.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/SymbolTable.h"
@@ -245,10 +246,33 @@ llvm::Expected<EntrySignature> readEntrySignature(ModuleOp module,
 }
 
 LogicalResult planProgram(ModuleOp module,
-                          const DistToLLVMPipelineOptions &options) {
+                          const DistToLLVMPipelineOptions &options,
+                          double *modelledSeconds) {
   PassManager pm(module.getContext(), ModuleOp::getOperationName());
   pm.addPass(createDistPartition(options.toPartitionOptions()));
-  buildReshardLoweringPipeline(pm, options.toLowerReshardOptions());
+  DistLowerReshardOptions lowering = options.toLowerReshardOptions();
+  // The modelled cost is what dist-lower-reshard's summary remark says
+  // (semantics §5 --reps): ask for its remarks, read the summary, and show
+  // none of them (dist-run prints no remarks).
+  lowering.remarks = modelledSeconds != nullptr;
+  buildReshardLoweringPipeline(pm, lowering);
+  if (!modelledSeconds)
+    return pm.run(module);
+  *modelledSeconds = 0;
+  ScopedDiagnosticHandler capture(module.getContext(), [&](Diagnostic &diag) {
+    if (diag.getSeverity() != DiagnosticSeverity::Remark)
+      return failure(); // errors and warnings go on to the next handler
+    const std::string message = diag.str();
+    llvm::StringRef text = message;
+    if (text.consume_front("dist-lower-reshard: ")) {
+      size_t at = text.rfind("modelled cost ");
+      double seconds = 0;
+      if (at != llvm::StringRef::npos &&
+          !text.drop_front(at + 14).split(' ').first.getAsDouble(seconds))
+        *modelledSeconds += seconds;
+    }
+    return success();
+  });
   return pm.run(module);
 }
 

@@ -91,8 +91,11 @@ mlir::LogicalResult lowerToLLVM(mlir::ModuleOp module,
 /// reshard lowering: the module stays the global view, with a layout on
 /// every tensor and every reshard planned, so what each rank will hold can
 /// be read off it. lowerPlannedToLLVM runs the rest.
+/// With `modelledSeconds`, also returns the modelled cost of every reshard
+/// of the program (dist-lower-reshard's summary, -dist-remarks' total).
 mlir::LogicalResult planProgram(mlir::ModuleOp module,
-                                const DistToLLVMPipelineOptions &options);
+                                const DistToLLVMPipelineOptions &options,
+                                double *modelledSeconds = nullptr);
 mlir::LogicalResult lowerPlannedToLLVM(mlir::ModuleOp module,
                                        const DistToLLVMPipelineOptions &options);
 

@@ -94,6 +94,12 @@ cl::opt<dist::RuntimeTarget> target(
              "mpi backend runs both, so --target=gpu tests the GPU lowering "
              "on CPUs"),
     dist::runtimeTargetOptionValues(), cl::cat(runCategory));
+cl::opt<dist::ContractionLowering> contractions(
+    "contractions",
+    cl::desc("Local matrix products: through the runtime's GEMM (BLAS on "
+             "the host, cuBLAS on a GPU; the default) or as loops"),
+    cl::init(dist::ContractionLowering::Runtime),
+    dist::contractionLoweringOptionValues(), cl::cat(runCategory));
 cl::opt<int64_t> permuteTableDevices(
     "permute-table-devices",
     cl::desc("Largest mesh whose permutes carry a rank-to-rank table; on "
@@ -131,6 +137,12 @@ cl::opt<std::string> saveLowered(
     cl::desc("Also write the lowered module the ranks run (LLVM dialect, "
              "text) to FILE"),
     cl::value_desc("FILE"), cl::cat(runCategory));
+cl::opt<int> reps(
+    "reps",
+    cl::desc("After the first call, call the entry N more times and print "
+             "the median and minimum per-call time of the slowest rank, with "
+             "the program's modelled cost (semantics §5)"),
+    cl::init(0), cl::value_desc("N"), cl::cat(runCategory));
 cl::opt<std::string> compileOnly(
     "compile-only",
     cl::desc("Compile the program for the job into DIR (job.txt, "
@@ -304,6 +316,8 @@ int runFront(const char *argv0) {
     return usageError("--opt-level must be 0, 1, 2 or 3");
   if (timeoutSeconds < 0)
     return usageError("--timeout must be >= 0");
+  if (reps < 0)
+    return usageError("--reps must be >= 0 (got " + llvm::Twine(reps) + ")");
   if (llvm::Expected<FaultSpec> parsed = FaultSpec::parse(injectFault);
       !parsed)
     return usageError(llvm::toString(parsed.takeError()));
@@ -368,6 +382,7 @@ int runFront(const char *argv0) {
                    : backendName == "nccl"    ? dist::RuntimeTarget::Gpu
                                               : dist::RuntimeTarget::Cpu;
   options.permuteTableDevices = permuteTableDevices;
+  options.contractions = contractions;
   options.strategy = strategy;
   options.topology = topology;
   options.alpha = alpha;
@@ -398,7 +413,9 @@ int runFront(const char *argv0) {
                    "' failed (target " +
                        dist::stringifyRuntimeTarget(options.target) + ")");
   };
-  if (mlir::failed(planProgram(*module, options)))
+  double modelledSeconds = 0;
+  if (mlir::failed(
+          planProgram(*module, options, reps > 0 ? &modelledSeconds : nullptr)))
     return compileFailed();
   // Semantics §6a: a dist.auto entry has its free layouts only now; the
   // signature (and so what the ranks hold) is the planned one.
@@ -479,6 +496,8 @@ int runFront(const char *argv0) {
   manifest.input = workerInput;
   manifest.dump = std::string(dump);
   manifest.fault = injectFault;
+  manifest.reps = reps;
+  manifest.modelledSeconds = modelledSeconds;
   for (const TensorSignature &sig : signature->arguments)
     manifest.arguments.push_back(tensorJobOf(sig, numRanks));
   for (const TensorSignature &sig : signature->results)

@@ -182,4 +182,36 @@ def ConvertDistToRuntime : Pass<"convert-dist-to-runtime", "::mlir::ModuleOp"> {
   ];
 }
 
+def ConvertContractionsToRuntime
+    : Pass<"convert-contractions-to-runtime", "::mlir::ModuleOp"> {
+  let summary = "Lower local matrix products to the runtime's batched GEMM";
+  let description = [{
+    Every matrix product of a bufferized program, whatever op spells it
+    (`linalg.matmul` with or without transposed maps, `linalg.batch_matmul`,
+    a `linalg.generic` whose body is `out + a * b`, the inputs maybe widened
+    with `arith.extf`), becomes one call of `distRtGemm`
+    (include/dist/Runtime/DistRuntime.h): BLAS on host memory, cuBLAS on a
+    GPU. The loop dims of each role (batch, m, n, k) are collapsed into one
+    when every operand holding them lays them out as one strided run, so a
+    `(b, s, d) x (d, f)` product is a single GEMM with `m = b * s`; an output
+    that is column-major is computed as `C^T = B^T A^T`. Products of f32,
+    f64, f16 and bf16 (the last two into themselves or f32) qualify; the
+    rest (integers, masked bodies, dynamic strides, views BLAS cannot
+    address) stay linalg ops and lower to loops.
+
+    ```mlir
+    linalg.matmul ins(%a, %b : memref<8x16xf32>, memref<16x4xf32>)
+                  outs(%c : memref<8x4xf32>)
+    // becomes (roughly)
+    %status = func.call @distRtGemm(%c0_i32, %c0_i32, %c8, %c4, %c16,
+        %aPtr, %c16, %c0, %bPtr, %c4, %c0, %cPtr, %c4, %c0, %c1,
+        %f32, %f32, %null) : (...) -> i32
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",
+    "::mlir::LLVM::LLVMDialect", "::mlir::memref::MemRefDialect"
+  ];
+}
+
 #endif // DIST_CONVERSION_PASSES_TD

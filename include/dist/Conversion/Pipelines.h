@@ -6,6 +6,8 @@
 //   dist-localize           global view (sharded tensor types) -> per-device
 //                           local padded buffers and dist.local.* ops
 //   one-shot-bufferize      tensors -> memrefs (dist ops included)
+//   convert-contractions-to-runtime
+//                           local matrix products -> the runtime's GEMM
 //   convert-dist-to-runtime collectives -> runtime calls + local data movement
 //   ... -> LLVM dialect
 //
@@ -43,6 +45,12 @@ struct DistToLLVMPipelineOptions
       *this, "target",
       llvm::cl::desc("cpu (host buffers, MPI) or gpu (device buffers, NCCL)"),
       llvm::cl::init(RuntimeTarget::Cpu), runtimeTargetOptionValues()};
+  Option<ContractionLowering> contractions{
+      *this, "contractions",
+      llvm::cl::desc("Local matrix products: the runtime's GEMM (BLAS, "
+                     "cuBLAS) or loops"),
+      llvm::cl::init(ContractionLowering::Runtime),
+      contractionLoweringOptionValues()};
   Option<int64_t> permuteTableDevices{
       *this, "permute-table-devices",
       llvm::cl::desc("Largest mesh whose permutes carry a rank-to-rank "

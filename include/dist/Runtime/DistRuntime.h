@@ -358,6 +358,27 @@ DIST_RT_API int32_t distRtUnpackChunks(int64_t numDims, const int64_t *shape,
                                        const void *src, void *dst,
                                        int32_t dtype, void *stream);
 
+/*===------------------------- Local compute -----------------------------===*/
+/* Matrix products on the backend's memory (BLAS on the host for "mpi" when
+ * the runtime was built with one, else loops; cuBLAS for "nccl"), for the
+ * contractions of compiled programs (docs/compiler.md, "Contractions").
+ * For every batch index `b` in [0, batch), row-major:
+ *   C[b] += op(A[b]) * op(B[b]),  C[b] m x n,  op(A[b]) m x k,  op(B[b]) k x n
+ * with X[b] = x + b * strideX elements, C[i][j] at c[i * ldc + j], A[i][p]
+ * at a[i * lda + p] (transA == 0) or a[p * lda + i] (transA == 1), B[p][j] at
+ * b[p * ldb + j] (transB == 0) or b[j * ldb + p] (transB == 1). Strides and
+ * leading dimensions are in elements; ld >= max(1, row length). A and B have
+ * `inputDType`, C `outputDType`: both f32, both f64, or f16/bf16 inputs with
+ * an f16/bf16 (the same) or f32 output; products are accumulated in f32 (f64
+ * for f64). C must not overlap A or B. */
+DIST_RT_API int32_t distRtGemm(int32_t transA, int32_t transB, int64_t m,
+                               int64_t n, int64_t k, const void *a,
+                               int64_t lda, int64_t strideA, const void *b,
+                               int64_t ldb, int64_t strideB, void *c,
+                               int64_t ldc, int64_t strideC, int64_t batch,
+                               int32_t inputDType, int32_t outputDType,
+                               void *stream);
+
 /*===----------------------- Memory and streams --------------------------===*/
 
 /* Allocates `bytes` of backend memory (64-byte aligned host memory for

@@ -6,6 +6,7 @@
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/Twine.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
@@ -74,6 +75,13 @@ public:
         job.dump = rest.str();
       else if (key == "fault")
         job.fault = rest.str();
+      else if (key == "reps") {
+        if (rest.getAsInteger(10, job.reps) || job.reps < 0)
+          return fail(line, "'reps' needs a non-negative integer");
+      } else if (key == "modelled") {
+        if (rest.getAsDouble(job.modelledSeconds) || job.modelledSeconds < 0)
+          return fail(line, "'modelled' needs a non-negative number");
+      }
       else if (key == "argument" || key == "result") {
         if (job.numRanks < 1)
           return fail(line, "a tensor before 'ranks'");
@@ -223,6 +231,10 @@ llvm::Error writeJobFile(llvm::StringRef path, const JobFile &job) {
     os << "dump " << job.dump << "\n";
   if (!job.fault.empty())
     os << "fault " << job.fault << "\n";
+  if (job.reps > 0) {
+    os << "reps " << job.reps << "\n";
+    os << "modelled " << llvm::format("%.17g", job.modelledSeconds) << "\n";
+  }
   for (auto [k, tensor] : llvm::enumerate(job.arguments))
     writeTensor(os, "argument", k, tensor);
   for (auto [k, tensor] : llvm::enumerate(job.results))

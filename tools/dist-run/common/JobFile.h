@@ -21,6 +21,8 @@
 //   input iota|random:SEED|npy:DIR
 //   dump DIR                      (optional)
 //   fault KIND:RANK               (optional; tests)
+//   reps R                        (optional) timed calls after a warm-up
+//   modelled SECONDS              (optional) the program's modelled cost
 //   argument|result K ELEMENT RANK D0 .. D(RANK-1) TYPE-TEXT
 //   rank R HOLDS IDENTITY L0 .. L(RANK-1) then per dim: NRUNS (LOCAL GLOBAL COUNT)*
 //                                 one per rank after each tensor, in rank
@@ -61,6 +63,11 @@ struct JobFile {
   std::string input = "iota";
   std::string dump;
   std::string fault;
+  /// semantics §5 --reps: calls timed after the first (0: just the first).
+  int64_t reps = 0;
+  /// The modelled cost of the program's reshards, printed beside the
+  /// measured times.
+  double modelledSeconds = 0;
   std::vector<TensorJob> arguments, results;
 };
 

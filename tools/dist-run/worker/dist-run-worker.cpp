@@ -38,6 +38,7 @@
 
 #include <mpi.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -244,6 +245,25 @@ int run(const Options &options) {
       failRank(rank, llvm::toString(std::move(error)));
   }
 
+  // semantics §5 --reps: the first call was the warm-up (communicators,
+  // caches); each timed call starts together on every rank, and counts as
+  // long as its slowest rank took. The results written are the first
+  // call's.
+  std::vector<double> perCall;
+  for (int64_t rep = 0; rep < job->reps; ++rep) {
+    MPI_Barrier(MPI_COMM_WORLD);
+    auto begin = std::chrono::steady_clock::now();
+    function(call.arguments().data());
+    if (distRtSynchronize(nullptr) != DIST_RT_OK)
+      failRank(rank, distRtLastErrorMessage());
+    double mine = std::chrono::duration<double>(
+                      std::chrono::steady_clock::now() - begin)
+                      .count();
+    double callSlowest = 0;
+    MPI_Reduce(&mine, &callSlowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    perCall.push_back(callSlowest);
+  }
+
   double slowest = 0;
   MPI_Reduce(&seconds, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
   if (rank == 0) {
@@ -263,6 +283,20 @@ int run(const Options &options) {
                    << " result(s), each from the ranks of its mesh, written to "
                    << job->dump;
     llvm::outs() << "\n";
+    if (!perCall.empty()) {
+      std::sort(perCall.begin(), perCall.end());
+      size_t half = perCall.size() / 2;
+      double median = perCall.size() % 2
+                          ? perCall[half]
+                          : (perCall[half - 1] + perCall[half]) / 2;
+      llvm::outs() << "dist-run: per call: median "
+                   << llvm::format("%.3f", median * 1e3) << " ms, min "
+                   << llvm::format("%.3f", perCall.front() * 1e3)
+                   << " ms over " << perCall.size()
+                   << " calls (slowest rank); modelled "
+                   << llvm::format("%.3f", job->modelledSeconds * 1e3)
+                   << " ms\n";
+    }
     llvm::outs().flush();
   }
   arguments.clear();

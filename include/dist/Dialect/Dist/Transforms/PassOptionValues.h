@@ -37,6 +37,11 @@ enum class PartitionStep { Normalize, Partition };
 /// runtime's kernels on a stream (NCCL; the MPI backend runs it too).
 enum class RuntimeTarget { Cpu, Gpu };
 
+/// How compiled programs compute their local matrix products: through the
+/// runtime's batched GEMM (BLAS on the host, cuBLAS on a GPU), or as the
+/// loops linalg lowers to (docs/compiler.md, "Contractions").
+enum class ContractionLowering { Runtime, Loops };
+
 /// One word of an enum option.
 template <typename Enum> struct EnumWord {
   Enum value;
@@ -58,6 +63,11 @@ inline constexpr EnumWord<PartitionStep> kPartitionStepWords[] = {
 inline constexpr EnumWord<RuntimeTarget> kRuntimeTargetWords[] = {
     {RuntimeTarget::Cpu, "cpu", "host buffers, MPI"},
     {RuntimeTarget::Gpu, "gpu", "device buffers, NCCL, a stream"}};
+
+inline constexpr EnumWord<ContractionLowering> kContractionLoweringWords[] = {
+    {ContractionLowering::Runtime, "runtime",
+     "the runtime's GEMM (BLAS on the host, cuBLAS on a GPU)"},
+    {ContractionLowering::Loops, "loops", "the loops linalg lowers to"}};
 
 /// An option modifier (like llvm::cl::values) that offers `words`.
 template <typename Enum> class EnumOptionValues {
@@ -105,6 +115,10 @@ inline EnumOptionValues<PartitionStep> partitionStepOptionValues() {
 
 inline EnumOptionValues<RuntimeTarget> runtimeTargetOptionValues() {
   return EnumOptionValues<RuntimeTarget>(kRuntimeTargetWords);
+}
+
+inline EnumOptionValues<ContractionLowering> contractionLoweringOptionValues() {
+  return EnumOptionValues<ContractionLowering>(kContractionLoweringWords);
 }
 
 /// The word of `value` in `words` (as the option takes it).
