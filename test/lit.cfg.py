@@ -25,6 +25,10 @@ if config.dist_have_nccl:
     config.available_features.add("nccl")
 if config.dist_have_mpi:
     config.available_features.add("mpi")
+# target=gpu compiles its kernels to an embedded binary with the CUDA
+# toolkit's ptxas and fatbinary (no GPU needed).
+if config.dist_cuda_toolkit:
+    config.available_features.add("cuda-toolkit")
 config.substitutions.append(("%dist_obj_root", config.dist_obj_root))
 # The dialect and pass plugin for upstream's mlir-opt (semantics §7).
 config.substitutions.append(

@@ -6,6 +6,8 @@
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
@@ -48,7 +50,29 @@ void dist::buildDistLocalToLLVMPipeline(
   pm.addPass(createConvertDistToRuntime(runtime));
   pm.addPass(createCanonicalizerPass());
 
-  pm.addPass(createConvertLinalgToLoopsPass());
+  const bool gpu = options.target == RuntimeTarget::Gpu;
+  if (gpu) {
+    // The compute left as GPU kernels, lowered to NVVM before the host's
+    // lowering reaches their ops (their math goes to libdevice, not libm).
+    pm.addPass(createConvertComputeToGpu());
+    pm.addPass(createConvertParallelLoopToGpuPass());
+    pm.addPass(createLowerAffinePass());
+    pm.addPass(createGpuKernelOutliningPass());
+    pm.addNestedPass<gpu::GPUModuleOp>(createSCFToControlFlowPass());
+    // The kernels' branches (the host has none yet): convert-gpu-to-nvvm
+    // converts their blocks' arguments but not the branches themselves.
+    pm.addPass(createConvertControlFlowToLLVMPass());
+    ConvertGpuOpsToNVVMOpsOptions nvvm;
+    nvvm.indexBitwidth = 64;
+    pm.addNestedPass<gpu::GPUModuleOp>(createConvertGpuOpsToNVVMOps(nvvm));
+    pm.addNestedPass<gpu::GPUModuleOp>(createReconcileUnrealizedCastsPass());
+    GpuNVVMAttachTargetOptions target;
+    target.chip = options.gpuChip;
+    target.optLevel = 3;
+    pm.addPass(createGpuNVVMAttachTarget(target));
+  } else {
+    pm.addPass(createConvertLinalgToLoopsPass());
+  }
   // The user's math ops: LLVM intrinsics, and libm calls for the rest.
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createConvertMathToLibmPass());
@@ -66,8 +90,21 @@ void dist::buildDistLocalToLLVMPipeline(
   pm.addPass(createConvertIndexToLLVMPass());
   pm.addPass(createConvertControlFlowToLLVMPass());
   pm.addPass(createConvertFuncToLLVMPass());
+  if (gpu) {
+    // Launches become the runtime's mgpu* calls (docs/runtime.md, "GPU
+    // kernels"); the kernels a binary embedded in the module.
+    pm.addPass(createGpuToLLVMConversionPass());
+    pm.addPass(createReconcileUnrealizedCastsPass());
+    GpuModuleToBinaryPassOptions binary;
+    binary.toolkitPath = options.cudaToolkit;
+    binary.compilationTarget = "fatbin";
+    pm.addPass(createGpuModuleToBinaryPass(binary));
+    return;
+  }
   pm.addPass(createReconcileUnrealizedCastsPass());
 }
+
+const char *dist::defaultCudaToolkit() { return DIST_CUDA_TOOLKIT_DIR; }
 
 void dist::buildDistToLLVMPipeline(OpPassManager &pm,
                                    const DistToLLVMPipelineOptions &options) {

@@ -23,7 +23,9 @@
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -36,6 +38,11 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tensor/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/IR/DialectRegistry.h"
+#include "mlir/Target/LLVM/NVVM/Target.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/GPU/GPUToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
 #include "mlir/Transforms/Passes.h"
 
 using namespace mlir;
@@ -66,6 +73,16 @@ void dist::registerAllDistDialects(DialectRegistry &registry) {
   // Lets buffer-results-to-out-params hoist a result's allocation into the
   // caller's buffer instead of computing into a temporary and copying.
   memref::registerAllocationOpInterfaceExternalModels(registry);
+  // target=gpu: kernels (gpu, NVVM), their compilation to an embedded
+  // binary (the NVVM target), and the translations that binary and the
+  // host code's launches go through.
+  registry.insert<gpu::GPUDialect, NVVM::NVVMDialect>();
+  NVVM::registerNVVMTargetInterfaceExternalModels(registry);
+  registerBuiltinDialectTranslation(registry);
+  registerLLVMDialectTranslation(registry);
+  registerGPUDialectTranslation(registry);
+  registerNVVMDialectTranslation(registry);
+  gpu::registerOffloadingLLVMTranslationInterfaceExternalModels(registry);
 }
 
 void dist::registerDistOwnPasses() {

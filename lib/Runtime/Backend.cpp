@@ -2,6 +2,9 @@
 
 #include "Backend.h"
 
+#include <cstdlib>
+#include <string>
+
 namespace dist::rt {
 
 std::vector<std::string> availableBackends() {
@@ -12,9 +15,42 @@ std::vector<std::string> availableBackends() {
   return names;
 }
 
+/// Whether the MPI backend keeps its buffers in device memory
+/// (DIST_RT_MPI_MEMORY: host, the default; device; auto: device when this
+/// runtime has CUDA and a GPU is visible).
+static bool mpiOnDevice() {
+  const char *v = std::getenv("DIST_RT_MPI_MEMORY");
+  std::string memory = v ? v : "host";
+  if (memory == "host")
+    return false;
+#if defined(DIST_RT_HAVE_NCCL)
+  if (memory == "device")
+    return true;
+  if (memory == "auto")
+    return cudaDeviceVisible();
+#else
+  if (memory == "device")
+    throw Error(DIST_RT_ERR_STATE,
+                "DIST_RT_MPI_MEMORY=device, but this runtime was built "
+                "without CUDA");
+  if (memory == "auto")
+    return false;
+#endif
+  throw Error(DIST_RT_ERR_INVALID_ARGUMENT,
+              "DIST_RT_MPI_MEMORY must be host, device or auto, not '" +
+                  memory + "'");
+}
+
 std::unique_ptr<Backend> createBackend(const std::string &name) {
-  if (name == "mpi")
+  if (name == "mpi") {
+#if defined(DIST_RT_HAVE_NCCL)
+    if (mpiOnDevice())
+      return createStagedMpiBackend();
+#else
+    (void)mpiOnDevice();
+#endif
     return createMpiBackend();
+  }
 #if defined(DIST_RT_HAVE_NCCL)
   if (name == "nccl")
     return createNcclBackend();
@@ -43,6 +79,25 @@ void checkMpi(int rc, const char *call) {
   if (rc != MPI_SUCCESS)
     throw Error(DIST_RT_ERR_BACKEND,
                 std::string(call) + " failed: " + mpiErrorString(rc));
+}
+
+namespace {
+[[noreturn]] void noKernels(const Backend &backend) {
+  throw Error(DIST_RT_ERR_UNSUPPORTED,
+              std::string("the ") + backend.name() +
+                  " backend runs no GPU kernels here: a program compiled "
+                  "for target=gpu with compute needs a GPU, with the nccl "
+                  "backend (one per rank) or the mpi backend on device "
+                  "memory (DIST_RT_MPI_MEMORY=device or auto)");
+}
+} // namespace
+
+void *Backend::loadKernels(const void *, size_t) { noKernels(*this); }
+void Backend::unloadKernels(void *) noexcept {}
+void *Backend::kernel(void *, const char *) { noKernels(*this); }
+void Backend::launchKernel(void *, const int64_t[3], const int64_t[3], int32_t,
+                           void **, Stream) {
+  noKernels(*this);
 }
 
 } // namespace dist::rt

@@ -41,6 +41,8 @@ using Stream = void *;
 class BackendComm {
 public:
   virtual ~BackendComm() = default;
+  /// The number of members of the group.
+  virtual int memberCount() const = 0;
 };
 
 /// How distRtExchange moves boxes between ranks (DIST_RT_EXCHANGE).
@@ -155,6 +157,16 @@ public:
   /// C[b] += op(A[b]) op(B[b]) (distRtGemm; Gemm.h), checked by the core.
   virtual void gemm(const GemmCall &call, Stream s) = 0;
 
+  /// GPU kernels that compiled programs embed (target=gpu; CApiGpuKernels):
+  /// loaded on the backend's device, launched on `s`. A backend without a
+  /// GPU throws Error(UNSUPPORTED).
+  virtual void *loadKernels(const void *image, size_t bytes);
+  virtual void unloadKernels(void *module) noexcept;
+  virtual void *kernel(void *module, const char *name);
+  virtual void launchKernel(void *kernel, const int64_t grid[3],
+                            const int64_t block[3], int32_t sharedBytes,
+                            void **params, Stream s);
+
   virtual void *allocate(size_t bytes) = 0;
   virtual void deallocate(void *ptr) = 0;
   /// kind is one of DIST_RT_COPY_*.
@@ -179,6 +191,11 @@ std::unique_ptr<Backend> createBackend(const std::string &name);
 std::unique_ptr<Backend> createMpiBackend();
 #if defined(DIST_RT_HAVE_NCCL)
 std::unique_ptr<Backend> createNcclBackend();
+/// The MPI backend on device memory, transfers staged through the host
+/// (StagedMpiBackend.cpp).
+std::unique_ptr<Backend> createStagedMpiBackend();
+/// Whether a CUDA device is visible to this process.
+bool cudaDeviceVisible();
 #endif
 
 /// Formats an MPI return code with MPI_Error_string.

@@ -38,6 +38,11 @@ public:
     if (!fin && comm != MPI_COMM_NULL)
       MPI_Comm_free(&comm);
   }
+  int memberCount() const override {
+    int size = 0;
+    MPI_Comm_size(comm, &size);
+    return size;
+  }
   MPI_Comm comm;
   GroupHeaps heaps;
 };

@@ -19,12 +19,13 @@
 //===----------------------------------------------------------------------===//
 
 #include "Backend.h"
-#include "CublasGemm.h"
 #include "CudaCopy.h"
+#include "CudaDevice.h"
 
 #include <cuda_runtime.h>
 #include <nccl.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -35,16 +36,6 @@
 
 namespace dist::rt {
 namespace {
-
-[[noreturn]] void backendError(const std::string &reason) {
-  throw Error(DIST_RT_ERR_BACKEND, reason);
-}
-
-void checkCuda(cudaError_t e, const char *call) {
-  if (e != cudaSuccess)
-    backendError(std::string(call) + " failed: " + cudaGetErrorName(e) +
-                 ": " + cudaGetErrorString(e));
-}
 
 void checkNccl(ncclResult_t r, const char *call, ncclComm_t comm = nullptr) {
   if (r == ncclSuccess)
@@ -60,28 +51,12 @@ void checkNccl(ncclResult_t r, const char *call, ncclComm_t comm = nullptr) {
 class NcclComm : public BackendComm {
 public:
   NcclComm(ncclComm_t c, int size, int rank) : comm(c), size(size), rank(rank) {}
+  int memberCount() const override { return size; }
   // Destroyed by the backend at finalize, after the streams are drained.
   ncclComm_t comm;
   int size;
   int rank;
 };
-
-// The rank's index among the ranks of its node: the launcher's variable when
-// there is one (Open MPI, MPICH/Hydra, Slurm), else a shared-memory split.
-int localRank(MPI_Comm world) {
-  for (const char *var :
-       {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID"})
-    if (const char *v = std::getenv(var))
-      return std::atoi(v);
-  MPI_Comm node;
-  checkMpi(MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL,
-                               &node),
-           "MPI_Comm_split_type");
-  int r = 0;
-  MPI_Comm_rank(node, &r);
-  MPI_Comm_free(&node);
-  return r;
-}
 
 class NcclBackend final : public Backend {
 public:
@@ -90,23 +65,7 @@ public:
   void init(MPI_Comm world) override {
     MPI_Comm_rank(world, &rank_);
     MPI_Comm_size(world, &size_);
-    const int local = localRank(world);
-    int devices = 0;
-    checkCuda(cudaGetDeviceCount(&devices), "cudaGetDeviceCount");
-    if (devices == 0)
-      backendError("no CUDA device is visible to this process");
-    // NCCL refuses two ranks on one GPU in a communicator; say why up front.
-    if (local >= devices)
-      backendError("local rank " + std::to_string(local) + " needs its own "
-                   "GPU but only " + std::to_string(devices) +
-                   " are visible (one rank per GPU)");
-    device_ = local;
-    checkCuda(cudaSetDevice(device_), "cudaSetDevice");
-    checkCuda(cudaDeviceGetAttribute(&numSMs_, cudaDevAttrMultiProcessorCount,
-                                     device_),
-              "cudaDeviceGetAttribute");
-    checkCuda(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking),
-              "cudaStreamCreateWithFlags");
+    gpu_.init(localRankOnNode(world), /*shared=*/false);
     ncclUniqueId id;
     if (rank_ == 0)
       checkNccl(ncclGetUniqueId(&id), "ncclGetUniqueId");
@@ -120,9 +79,8 @@ public:
   }
 
   void finalize() noexcept override {
-    if (stream_)
-      cudaStreamSynchronize(stream_);
-    gemm_.release();
+    if (gpu_.stream())
+      cudaStreamSynchronize(gpu_.stream());
     // Groups first, the world (their parent) last; ncclCommFinalize flushes
     // outstanding work before the destroy.
     for (auto it = comms_.rbegin(); it != comms_.rend(); ++it) {
@@ -131,9 +89,7 @@ public:
     }
     comms_.clear();
     world_ = nullptr;
-    if (stream_)
-      cudaStreamDestroy(stream_);
-    stream_ = nullptr;
+    gpu_.finalize();
   }
 
   std::unique_ptr<BackendComm> createComm(MPI_Comm groupComm, int color,
@@ -389,38 +345,41 @@ public:
 
   void copy(const CopyPlan &plan, const void *src, void *dst,
             Stream s) override {
-    checkCuda(static_cast<cudaError_t>(
-                  cuda::launchCopy(plan, src, dst, cuda(s), numSMs_)),
-              "copy kernel launch");
+    gpu_.copy(plan, src, dst, cuda(s));
   }
 
   void fillZero(const CopyPlan &plan, void *dst, Stream s) override {
-    checkCuda(static_cast<cudaError_t>(
-                  cuda::launchFillZero(plan, dst, cuda(s), numSMs_)),
-              "fill kernel launch");
+    gpu_.fillZero(plan, dst, cuda(s));
   }
 
   void gemm(const GemmCall &call, Stream s) override {
-    gemm_.run(call, cuda(s));
+    gpu_.gemm(call, cuda(s));
   }
 
-  void *allocate(size_t bytes) override {
-    void *p = nullptr;
-    checkCuda(cudaMalloc(&p, bytes), "cudaMalloc");
-    return p;
+  void *loadKernels(const void *image, size_t) override {
+    return gpu_.loadKernels(image);
+  }
+  void unloadKernels(void *module) noexcept override {
+    gpu_.unloadKernels(module);
+  }
+  void *kernel(void *module, const char *name) override {
+    return gpu_.kernel(module, name);
+  }
+  void launchKernel(void *kernel, const int64_t grid[3],
+                    const int64_t block[3], int32_t sharedBytes,
+                    void **params, Stream s) override {
+    gpu_.launchKernel(kernel, grid, block, sharedBytes, params, cuda(s));
   }
 
-  void deallocate(void *ptr) override { checkCuda(cudaFree(ptr), "cudaFree"); }
-
+  void *allocate(size_t bytes) override { return gpu_.allocate(bytes); }
+  void deallocate(void *ptr) override { gpu_.deallocate(ptr); }
   void memcpy(void *dst, const void *src, size_t bytes, int kind,
               Stream s) override {
-    checkCuda(cudaMemcpyAsync(dst, src, bytes,
-                              static_cast<cudaMemcpyKind>(kind), cuda(s)),
-              "cudaMemcpyAsync");
+    gpu_.memcpy(dst, src, bytes, kind, cuda(s));
   }
 
-  Stream resolveStream(Stream s) override { return s ? s : stream_; }
-  Stream defaultStream() override { return stream_; }
+  Stream resolveStream(Stream s) override { return s ? s : gpu_.stream(); }
+  Stream defaultStream() override { return gpu_.stream(); }
 
   void synchronize(Stream s) override {
     cudaStream_t st = cuda(s);
@@ -474,7 +433,7 @@ private:
     if (c.plan.empty())
       return;
     checkCuda(static_cast<cudaError_t>(
-                  cuda::launchCopy(c.plan, c.src, c.dst, st, numSMs_)),
+                  cuda::launchCopy(c.plan, c.src, c.dst, st, gpu_.numSMs())),
               "copy kernel launch");
   }
   static cudaStream_t cuda(Stream s) { return static_cast<cudaStream_t>(s); }
@@ -535,17 +494,14 @@ private:
     if (op != RedOp::Avg || isFloat(t))
       return;
     checkCuda(static_cast<cudaError_t>(cuda::launchDivideInts(
-                  data, n, t, groupSize, st, numSMs_)),
+                  data, n, t, groupSize, st, gpu_.numSMs())),
               "divide kernel launch");
   }
 
   int rank_ = 0;
   int size_ = 1;
-  int device_ = 0;
-  int numSMs_ = 1;
-  CublasGemm gemm_;
+  CudaDevice gpu_;
   double syncTimeoutS_ = 0;
-  cudaStream_t stream_ = nullptr;
   ncclComm_t world_ = nullptr;
   std::vector<ncclComm_t> comms_; // world first, then every group
 };

@@ -621,7 +621,11 @@ int main(int argc, char **argv) {
   // runtime's message, which the lit test would show.
   if (distRtInitWithBackend(backend.c_str()) != DIST_RT_OK)
     return 1;
-  gDevice = backend != "mpi";
+  // The mpi backend on device memory (DIST_RT_MPI_MEMORY=device: transfers
+  // staged through the host) takes device buffers like nccl.
+  const char *memory = std::getenv("DIST_RT_MPI_MEMORY");
+  gDevice = backend != "mpi" ||
+            (memory && std::string(memory) == "device");
   gRank = static_cast<int>(distRtWorldRank());
   gSize = static_cast<int>(distRtWorldSize());
   int salt = 0;

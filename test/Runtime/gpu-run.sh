@@ -7,8 +7,14 @@
 # Builds lib/Runtime/standalone, then runs
 #   1. dist-rt-gpu-check: every copy kernel against CPU reference loops;
 #   2. dist-rt-collectives-check --backend nccl on 1 rank, and on 2/4/8 ranks
-#      when that many GPUs are visible (one rank per GPU);
+#      when that many GPUs are visible (one rank per GPU); and the mpi
+#      backend on device memory (DIST_RT_MPI_MEMORY=device: transfers staged
+#      through the host) on 4 ranks sharing the GPUs;
 #   3. dist-runtime-gpu-bench: kernel bandwidth vs a D2D cudaMemcpy;
+#   4. with DIST_GPU_JOBS (a folder of `utils/e2e/gpu_jobs.py compile`, made
+#      on a machine with MLIR) and DIST_WORKER_BIN (the folder of that
+#      machine's dist-run-worker), every e2e program compiled for
+#      target=gpu, run and checked against NumPy (python3 with numpy);
 # and writes the outputs (gpu-bench.md, gpu-bench.json, ...) to OUT_DIR.
 # Exits non-zero on the first failure.
 set -euo pipefail
@@ -41,7 +47,19 @@ for np in 1 2 4 8; do
     "$bin/dist-rt-collectives-check" --backend nccl | tee "$out/nccl-np$np.txt"
 done
 
+echo "== mpi backend on device memory, 4 ranks sharing the GPUs"
+DIST_RT_MPI_MEMORY=device "$build/bin/dist-mpirun" --timeout 600 -np 4 \
+  "$bin/dist-rt-collectives-check" --backend mpi | tee "$out/mpi-device-np4.txt"
+
 echo "== copy kernel bandwidth"
 "$build/bin/dist-runtime-gpu-bench" | tee "$out/gpu-bench.md"
 "$build/bin/dist-runtime-gpu-bench" --json > "$out/gpu-bench.json"
+if [ -n "${DIST_GPU_JOBS:-}" ]; then
+  echo "== e2e programs compiled for target=gpu ($DIST_GPU_JOBS)"
+  worker_bin=$(mktemp -d)
+  cp "${DIST_WORKER_BIN:?DIST_WORKER_BIN names the folder of dist-run-worker}/dist-run-worker" \
+    "$build/bin/dist-mpirun" "$worker_bin/"
+  LD_LIBRARY_PATH="$build/lib:${LD_LIBRARY_PATH:-}" python3 "$root/utils/e2e/gpu_jobs.py" \
+    run "$DIST_GPU_JOBS" --bin "$worker_bin" | tee "$out/e2e-gpu.txt"
+fi
 echo "gpu-run: all GPU checks passed; results in $out"

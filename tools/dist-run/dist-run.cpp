@@ -143,6 +143,11 @@ cl::opt<int> reps(
              "the median and minimum per-call time of the slowest rank, with "
              "the program's modelled cost (semantics §5)"),
     cl::init(0), cl::value_desc("N"), cl::cat(runCategory));
+cl::opt<std::string> gpuChip(
+    "gpu-chip",
+    cl::desc("target=gpu: the GPU architecture the kernels are compiled for "
+             "(default sm_80; sm_90 for H100/H200)"),
+    cl::init("sm_80"), cl::value_desc("sm_NN"), cl::cat(runCategory));
 cl::opt<std::string> compileOnly(
     "compile-only",
     cl::desc("Compile the program for the job into DIR (job.txt, "
@@ -383,6 +388,7 @@ int runFront(const char *argv0) {
                                               : dist::RuntimeTarget::Cpu;
   options.permuteTableDevices = permuteTableDevices;
   options.contractions = contractions;
+  options.gpuChip = gpuChip;
   options.strategy = strategy;
   options.topology = topology;
   options.alpha = alpha;
@@ -492,6 +498,7 @@ int runFront(const char *argv0) {
   manifest.symbol = packedSymbol(signature->name);
   manifest.library = "program.so";
   manifest.backend = backendName;
+  manifest.target = dist::stringifyRuntimeTarget(options.target).str();
   manifest.numRanks = numRanks;
   manifest.input = workerInput;
   manifest.dump = std::string(dump);

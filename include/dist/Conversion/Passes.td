@@ -214,4 +214,41 @@ def ConvertContractionsToRuntime
   ];
 }
 
+def ConvertComputeToGpu : Pass<"convert-compute-to-gpu", "::mlir::ModuleOp"> {
+  let summary = "Map the local compute of target=gpu onto GPU kernels";
+  let description = [{
+    On `target=gpu` every buffer is device memory, so the compute that
+    `convert-contractions-to-runtime` left (elementwise ops, reductions,
+    fills, masks) must run in kernels. Each linalg op becomes parallel loops
+    over its parallel dims, its reductions sequential inside; an op with no
+    parallel dim runs in a one-iteration parallel loop (one thread). Each
+    outermost parallel loop nest is collapsed to one dim, tiled by the block
+    size (256) and mapped, tiles to blocks and the tile to threads with a
+    guard for the tail, ready for `convert-parallel-loops-to-gpu`. A dense
+    constant (`memref.get_global`, host memory) is copied to a device
+    buffer where it is taken (`distRtMemcpy`). Any other load or store of a
+    buffer outside the parallel loops is an error at its location: the host
+    cannot touch device memory. Padded reductions keep their masks and
+    `linalg.index` its global offsets: both are in the op's body, which the
+    kernel runs unchanged.
+
+    ```mlir
+    linalg.generic {... iterator_types = ["parallel", "parallel"]}
+        ins(%a : memref<8x32xf32>) outs(%b : memref<8x32xf32>) {...}
+    // becomes (roughly)
+    scf.parallel (%block) = (%c0) to (%c256) step (%c256) {
+      scf.parallel (%thread) = (%c0) to (%c256) step (%c1) {
+        %i = arith.addi %block, %thread : index
+        scf.if %i < 256 { ... load, body, store at (%i / 32, %i % 32) ... }
+      } {mapping = [#gpu.loop_dim_map<processor = thread_x, ...>]}
+    } {mapping = [#gpu.loop_dim_map<processor = block_x, ...>]}
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",
+    "::mlir::gpu::GPUDialect", "::mlir::LLVM::LLVMDialect",
+    "::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect"
+  ];
+}
+
 #endif // DIST_CONVERSION_PASSES_TD

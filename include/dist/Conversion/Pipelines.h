@@ -9,6 +9,9 @@
 //   convert-contractions-to-runtime
 //                           local matrix products -> the runtime's GEMM
 //   convert-dist-to-runtime collectives -> runtime calls + local data movement
+//   target=gpu: convert-compute-to-gpu, convert-parallel-loops-to-gpu,
+//               gpu-kernel-outlining, NVVM, gpu-module-to-binary
+//                           the rest of the compute as GPU kernels, embedded
 //   ... -> LLVM dialect
 //
 // Calling convention of the result. Every public func.func @f of the input
@@ -39,6 +42,9 @@ class OpPassManager;
 
 namespace dist {
 
+/// The CUDA toolkit found when dist was configured ("" if none).
+const char *defaultCudaToolkit();
+
 struct DistToLLVMPipelineOptions
     : public ReshardPlanningOptions<DistToLLVMPipelineOptions> {
   Option<RuntimeTarget> target{
@@ -51,6 +57,17 @@ struct DistToLLVMPipelineOptions
                      "cuBLAS) or loops"),
       llvm::cl::init(ContractionLowering::Runtime),
       contractionLoweringOptionValues()};
+  Option<std::string> gpuChip{
+      *this, "gpu-chip",
+      llvm::cl::desc("target=gpu: the GPU architecture kernels are compiled "
+                     "for (cubin; PTX for newer GPUs rides along)"),
+      llvm::cl::init("sm_80")};
+  Option<std::string> cudaToolkit{
+      *this, "cuda-toolkit",
+      llvm::cl::desc("target=gpu: the CUDA toolkit whose ptxas, fatbinary "
+                     "and libdevice build the kernels (default: the one "
+                     "found when dist was configured)"),
+      llvm::cl::init(defaultCudaToolkit())};
   Option<int64_t> permuteTableDevices{
       *this, "permute-table-devices",
       llvm::cl::desc("Largest mesh whose permutes carry a rank-to-rank "

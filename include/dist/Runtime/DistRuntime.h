@@ -47,6 +47,13 @@
  *                            describes boxes as MPI datatypes elsewhere;
  *                            datatype never uses the heaps; pack stages
  *                            every non-contiguous box
+ *   DIST_RT_MPI_MEMORY       host (default) | device | auto: where the mpi
+ *                            backend keeps its buffers. device: the rank's
+ *                            GPU (ranks may share one), with kernels, copies
+ *                            and GEMMs on it and every transfer staged
+ *                            through host memory; auto: device when the
+ *                            runtime has CUDA and a GPU is visible, else
+ *                            host. dist-run sets auto for target=gpu code
  *   DIST_RT_SHARED_HEAP_MIB  address space (MiB) each mpi rank reserves for
  *                            host buffers its node can share (default 65536,
  *                            backed only as used; 0: plain malloc memory)

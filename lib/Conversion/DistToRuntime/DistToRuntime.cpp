@@ -891,19 +891,6 @@ bool device = target == RuntimeTarget::Gpu;
     });
     if (leftovers)
       return signalPassFailure();
-    // The user's compute is host loops: on device buffers it would read
-    // GPU memory from the CPU. Say so at the op instead of crashing later.
-    if (device) {
-      bool compute = false;
-      module.walk([&](linalg::LinalgOp op) {
-        op->emitOpError("is compute on sharded data, which target=gpu does "
-                        "not run yet (it is lowered to host loops); use "
-                        "target=cpu");
-        compute = true;
-      });
-      if (compute)
-        return signalPassFailure();
-    }
     // Three walks, in this order, so that the runtime's declarations and
     // constant tables are created in the same order whatever the program:
     // the buffer ops, then the shard indices, then the copies.

@@ -8,6 +8,7 @@
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/ErrorHandling.h"
 
+#include <cmath>
 #include <cstring>
 
 namespace dist::run {
@@ -98,6 +99,26 @@ bool isFloat(ElementKind kind) {
          kind == ElementKind::F32 || kind == ElementKind::F64;
 }
 
+/// float -> bfloat16, round to nearest even (NaN stays NaN).
+static uint16_t floatToBf16(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  if ((u & 0x7fffffffu) > 0x7f800000u)
+    return static_cast<uint16_t>((u >> 16) | 0x40);
+  u += 0x7fffu + ((u >> 16) & 1);
+  return static_cast<uint16_t>(u >> 16);
+}
+
+/// float -> IEEE half, round to nearest even, by APFloat (exact in float:
+/// one rounding).
+static uint16_t floatToHalf(float f) {
+  llvm::APFloat h(f);
+  bool losesInfo = false;
+  h.convert(llvm::APFloat::IEEEhalf(), llvm::APFloat::rmNearestTiesToEven,
+            &losesInfo);
+  return static_cast<uint16_t>(h.bitcastToAPInt().getZExtValue());
+}
+
 void storeFloat(ElementKind kind, double value, void *dst) {
   switch (kind) {
   case ElementKind::F64:
@@ -111,8 +132,18 @@ void storeFloat(ElementKind kind, double value, void *dst) {
   }
   case ElementKind::F16:
   case ElementKind::BF16: {
-    // APFloat converts from double in one rounding step; going through float
-    // first could round twice.
+    // A value exact in float (every iota and random input, every float and
+    // half from a .npy file) rounds once from float, here by its bits; any
+    // other goes through APFloat, which rounds from double in one step
+    // (going through float first could round twice). The fast path keeps
+    // large random inputs cheap to build.
+    float narrow = static_cast<float>(value);
+    if (static_cast<double>(narrow) == value || std::isnan(value)) {
+      uint16_t bits = kind == ElementKind::BF16 ? floatToBf16(narrow)
+                                                : floatToHalf(narrow);
+      std::memcpy(dst, &bits, 2);
+      return;
+    }
     llvm::APFloat f(value);
     bool losesInfo = false;
     f.convert(kind == ElementKind::F16 ? llvm::APFloat::IEEEhalf()

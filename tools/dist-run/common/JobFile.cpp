@@ -66,6 +66,11 @@ public:
         job.library = rest.str();
       else if (key == "backend")
         job.backend = rest.str();
+      else if (key == "target") {
+        if (rest != "cpu" && rest != "gpu")
+          return fail(line, "'target' must be cpu or gpu");
+        job.target = rest.str();
+      }
       else if (key == "ranks") {
         if (rest.getAsInteger(10, job.numRanks) || job.numRanks < 1)
           return fail(line, "'ranks' needs a positive integer");
@@ -225,6 +230,7 @@ llvm::Error writeJobFile(llvm::StringRef path, const JobFile &job) {
   os << "symbol " << job.symbol << "\n";
   os << "library " << job.library << "\n";
   os << "backend " << job.backend << "\n";
+  os << "target " << job.target << "\n";
   os << "ranks " << job.numRanks << "\n";
   os << "input " << job.input << "\n";
   if (!job.dump.empty())

@@ -17,6 +17,8 @@
 //   library PATH                  the shared object (relative: to the job
 //                                 file's folder)
 //   backend mpi|nccl
+//   target cpu|gpu                (optional, cpu) what the program was
+//                                 compiled for
 //   ranks N
 //   input iota|random:SEED|npy:DIR
 //   dump DIR                      (optional)
@@ -59,6 +61,9 @@ struct JobFile {
   std::string symbol;
   std::string library;
   std::string backend = "mpi";
+  /// The code's target: gpu code on the mpi backend keeps its buffers in
+  /// device memory where a GPU is visible (DIST_RT_MPI_MEMORY=auto).
+  std::string target = "cpu";
   int64_t numRanks = 0;
   std::string input = "iota";
   std::string dump;

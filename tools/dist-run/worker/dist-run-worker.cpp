@@ -34,6 +34,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Signals.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <mpi.h>
@@ -128,6 +129,12 @@ int run(const Options &options) {
   if (options.input)
     job->input = *options.input;
 
+  // GPU code on the MPI backend: device buffers where a GPU is visible
+  // (transfers staged through the host), host buffers elsewhere (the GPU
+  // lowering's data movement runs on CPUs too). A setting of the user's
+  // stands.
+  if (job->target == "gpu" && job->backend == "mpi")
+    ::setenv("DIST_RT_MPI_MEMORY", "auto", /*overwrite=*/0);
   // The runtime reports its own failures (rank, op, reason) and aborts the
   // job; the checks here cover what happens around it.
   if (distRtInitWithBackend(job->backend.c_str()) != DIST_RT_OK)
@@ -311,6 +318,8 @@ int run(const Options &options) {
 } // namespace
 
 int main(int argc, char **argv) {
+  // A crash (in the runtime, or the program) names where it happened.
+  llvm::sys::PrintStackTraceOnErrorSignal(argv[0]);
   std::optional<Options> options = parseOptions(argc, argv);
   if (!options) {
     llvm::errs() << "usage: dist-run-worker JOB [--dump DIR] [--input "
