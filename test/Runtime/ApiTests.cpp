@@ -591,4 +591,37 @@ TEST_F(Api, GemmArgumentErrors) {
             DIST_RT_OK);
 }
 
+// The launch path of compiled GPU kernels (CApiGpuKernels) on a backend
+// without a GPU: a clear refusal, never a crash; arguments checked first.
+TEST_F(Api, GpuKernelsNeedAGpuBackend) {
+  char image[16] = {};
+  EXPECT_EQ(mgpuModuleLoad(image, sizeof image), nullptr);
+  expectError(DIST_RT_ERR_UNSUPPORTED, "gpu_module_load",
+              "the mpi backend runs no GPU kernels here");
+  EXPECT_EQ(mgpuModuleLoad(nullptr, 0), nullptr);
+  expectError(DIST_RT_ERR_INVALID_ARGUMENT, "gpu_module_load",
+              "the kernel image is null");
+  EXPECT_EQ(mgpuModuleGetFunction(nullptr, "k"), nullptr);
+  expectError(DIST_RT_ERR_INVALID_ARGUMENT, "gpu_kernel",
+              "no module or no kernel name");
+  int dummy = 0;
+  mgpuLaunchKernel(&dummy, 1, 1, 1, 0, 1, 1, 0, nullptr, nullptr, nullptr, 0);
+  expectError(DIST_RT_ERR_INVALID_ARGUMENT, "gpu_launch",
+              "empty launch dimension");
+  void *args[1] = {&dummy};
+  void *extra[1] = {nullptr};
+  mgpuLaunchKernel(&dummy, 1, 1, 1, 1, 1, 1, 0, nullptr, args, extra, 1);
+  expectError(DIST_RT_ERR_INVALID_ARGUMENT, "gpu_launch",
+              "'extra' launch parameters are not supported");
+  mgpuLaunchKernel(&dummy, 1, 1, 1, 1, 1, 1, 0, nullptr, args, nullptr, 1);
+  expectError(DIST_RT_ERR_UNSUPPORTED, "gpu_launch",
+              "the mpi backend runs no GPU kernels here");
+  // The stream calls name the runtime's stream (none for mpi) and wait for
+  // nothing: a compiled program's work is ordered on that one stream.
+  EXPECT_EQ(mgpuStreamCreate(), distRtDefaultStream());
+  mgpuStreamSynchronize(nullptr);
+  mgpuStreamDestroy(nullptr);
+  EXPECT_EQ(distRtLastError(), DIST_RT_OK);
+}
+
 } // namespace

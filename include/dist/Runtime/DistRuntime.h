@@ -66,6 +66,7 @@
 #ifndef DIST_RUNTIME_DISTRUNTIME_H
 #define DIST_RUNTIME_DISTRUNTIME_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #if defined(__GNUC__)
@@ -385,6 +386,28 @@ DIST_RT_API int32_t distRtGemm(int32_t transA, int32_t transB, int64_t m,
                                int64_t ldc, int64_t strideC, int64_t batch,
                                int32_t inputDType, int32_t outputDType,
                                void *stream);
+
+/*===---------------- GPU kernels of compiled programs -------------------===*/
+/* What MLIR's gpu-to-llvm lowering calls to load and launch the kernels a
+ * target=gpu program embeds (the ABI of MLIR's CUDA runtime wrappers),
+ * implemented on the backend's device (docs/runtime.md, "GPU kernels of
+ * compiled programs"). Compiled code calls them; they report failures by
+ * the runtime's policy (abort, or distRtLastError). A backend without a GPU
+ * refuses to load kernels. mgpuStreamCreate returns the runtime's stream;
+ * mgpuStreamSynchronize and mgpuStreamDestroy do nothing: all of a
+ * program's work is ordered on that stream, and the caller synchronizes. */
+DIST_RT_API void *mgpuModuleLoad(void *data, size_t bytes);
+DIST_RT_API void mgpuModuleUnload(void *module);
+DIST_RT_API void *mgpuModuleGetFunction(void *module, const char *name);
+DIST_RT_API void mgpuLaunchKernel(void *function, intptr_t gridX,
+                                  intptr_t gridY, intptr_t gridZ,
+                                  intptr_t blockX, intptr_t blockY,
+                                  intptr_t blockZ, int32_t sharedBytes,
+                                  void *stream, void **params, void **extra,
+                                  size_t paramsCount);
+DIST_RT_API void *mgpuStreamCreate(void);
+DIST_RT_API void mgpuStreamDestroy(void *stream);
+DIST_RT_API void mgpuStreamSynchronize(void *stream);
 
 /*===----------------------- Memory and streams --------------------------===*/
 
