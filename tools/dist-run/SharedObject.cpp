@@ -67,8 +67,8 @@ void hideAllBut(llvm::Module &module, llvm::StringRef symbol) {
 
 llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
 createTargetMachine(const SharedObjectOptions &options) {
-  llvm::orc::JITTargetMachineBuilder builder(
-      llvm::Triple(llvm::sys::getProcessTriple()));
+  llvm::orc::JITTargetMachineBuilder builder{
+      llvm::Triple(llvm::sys::getProcessTriple())};
   if (options.cpu.empty()) {
     // This host's CPU and features, so that the loops the pipeline emits get
     // vectorised like native code.
