@@ -12,6 +12,7 @@
 #ifndef DIST_LIB_RUNTIME_CUDADEVICE_H
 #define DIST_LIB_RUNTIME_CUDADEVICE_H
 
+#include "Backend.h"
 #include "CopyPlan.h"
 #include "CublasGemm.h"
 #include "Types.h"
@@ -73,6 +74,52 @@ private:
   cudaStream_t stream_ = nullptr;
   CublasGemm gemm_;
   std::vector<cudaLibrary_t> libraries_;
+};
+
+/// A backend whose memory is the rank's GPU: local work (copies, fills,
+/// matrix products, the programs' kernels), memory and the stream go to
+/// the device; the subclass moves data between ranks and sets `gpu_` up.
+class DeviceMemoryBackend : public Backend {
+public:
+  void copy(const CopyPlan &plan, const void *src, void *dst,
+            Stream s) override {
+    gpu_.copy(plan, src, dst, cuda(s));
+  }
+  void fillZero(const CopyPlan &plan, void *dst, Stream s) override {
+    gpu_.fillZero(plan, dst, cuda(s));
+  }
+  void gemm(const GemmCall &call, Stream s) override {
+    gpu_.gemm(call, cuda(s));
+  }
+
+  void *loadKernels(const void *image, size_t) override {
+    return gpu_.loadKernels(image);
+  }
+  void unloadKernels(void *module) noexcept override {
+    gpu_.unloadKernels(module);
+  }
+  void *kernel(void *module, const char *name) override {
+    return gpu_.kernel(module, name);
+  }
+  void launchKernel(void *kernel, const int64_t grid[3],
+                    const int64_t block[3], int32_t sharedBytes,
+                    void **params, Stream s) override {
+    gpu_.launchKernel(kernel, grid, block, sharedBytes, params, cuda(s));
+  }
+
+  void *allocate(size_t bytes) override { return gpu_.allocate(bytes); }
+  void deallocate(void *ptr) override { gpu_.deallocate(ptr); }
+  void memcpy(void *dst, const void *src, size_t bytes, int kind,
+              Stream s) override {
+    gpu_.memcpy(dst, src, bytes, kind, cuda(s));
+  }
+
+  Stream resolveStream(Stream s) override { return s ? s : gpu_.stream(); }
+  Stream defaultStream() override { return gpu_.stream(); }
+
+protected:
+  static cudaStream_t cuda(Stream s) { return static_cast<cudaStream_t>(s); }
+  CudaDevice gpu_;
 };
 
 } // namespace dist::rt

@@ -58,7 +58,7 @@ public:
   int rank;
 };
 
-class NcclBackend final : public Backend {
+class NcclBackend final : public DeviceMemoryBackend {
 public:
   const char *name() const override { return "nccl"; }
 
@@ -343,43 +343,6 @@ public:
       checkCuda(cudaFreeAsync(stage, st), "cudaFreeAsync");
   }
 
-  void copy(const CopyPlan &plan, const void *src, void *dst,
-            Stream s) override {
-    gpu_.copy(plan, src, dst, cuda(s));
-  }
-
-  void fillZero(const CopyPlan &plan, void *dst, Stream s) override {
-    gpu_.fillZero(plan, dst, cuda(s));
-  }
-
-  void gemm(const GemmCall &call, Stream s) override {
-    gpu_.gemm(call, cuda(s));
-  }
-
-  void *loadKernels(const void *image, size_t) override {
-    return gpu_.loadKernels(image);
-  }
-  void unloadKernels(void *module) noexcept override {
-    gpu_.unloadKernels(module);
-  }
-  void *kernel(void *module, const char *name) override {
-    return gpu_.kernel(module, name);
-  }
-  void launchKernel(void *kernel, const int64_t grid[3],
-                    const int64_t block[3], int32_t sharedBytes,
-                    void **params, Stream s) override {
-    gpu_.launchKernel(kernel, grid, block, sharedBytes, params, cuda(s));
-  }
-
-  void *allocate(size_t bytes) override { return gpu_.allocate(bytes); }
-  void deallocate(void *ptr) override { gpu_.deallocate(ptr); }
-  void memcpy(void *dst, const void *src, size_t bytes, int kind,
-              Stream s) override {
-    gpu_.memcpy(dst, src, bytes, kind, cuda(s));
-  }
-
-  Stream resolveStream(Stream s) override { return s ? s : gpu_.stream(); }
-  Stream defaultStream() override { return gpu_.stream(); }
 
   void synchronize(Stream s) override {
     cudaStream_t st = cuda(s);
@@ -436,7 +399,6 @@ private:
                   cuda::launchCopy(c.plan, c.src, c.dst, st, gpu_.numSMs())),
               "copy kernel launch");
   }
-  static cudaStream_t cuda(Stream s) { return static_cast<cudaStream_t>(s); }
 
   // Type for reductions (the arithmetic matters). Booleans are bytes 0/1,
   // on which unsigned max/min/prod are or/and/and.
@@ -500,7 +462,6 @@ private:
 
   int rank_ = 0;
   int size_ = 1;
-  CudaDevice gpu_;
   double syncTimeoutS_ = 0;
   ncclComm_t world_ = nullptr;
   std::vector<ncclComm_t> comms_; // world first, then every group

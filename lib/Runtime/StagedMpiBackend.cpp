@@ -55,7 +55,7 @@ private:
   size_t capacity_ = 0;
 };
 
-class StagedMpiBackend final : public Backend {
+class StagedMpiBackend final : public DeviceMemoryBackend {
 public:
   const char *name() const override { return "mpi"; }
 
@@ -181,48 +181,11 @@ public:
       toDevice(call.recv, static_cast<const char *>(staged.recv), recvBytes, s);
   }
 
-  void copy(const CopyPlan &plan, const void *src, void *dst,
-            Stream s) override {
-    gpu_.copy(plan, src, dst, cuda(s));
-  }
-  void fillZero(const CopyPlan &plan, void *dst, Stream s) override {
-    gpu_.fillZero(plan, dst, cuda(s));
-  }
-  void gemm(const GemmCall &call, Stream s) override {
-    gpu_.gemm(call, cuda(s));
-  }
-
-  void *loadKernels(const void *image, size_t) override {
-    return gpu_.loadKernels(image);
-  }
-  void unloadKernels(void *module) noexcept override {
-    gpu_.unloadKernels(module);
-  }
-  void *kernel(void *module, const char *name) override {
-    return gpu_.kernel(module, name);
-  }
-  void launchKernel(void *kernel, const int64_t grid[3],
-                    const int64_t block[3], int32_t sharedBytes,
-                    void **params, Stream s) override {
-    gpu_.launchKernel(kernel, grid, block, sharedBytes, params, cuda(s));
-  }
-
-  void *allocate(size_t bytes) override { return gpu_.allocate(bytes); }
-  void deallocate(void *ptr) override { gpu_.deallocate(ptr); }
-  void memcpy(void *dst, const void *src, size_t bytes, int kind,
-              Stream s) override {
-    gpu_.memcpy(dst, src, bytes, kind, cuda(s));
-  }
-
-  Stream resolveStream(Stream s) override { return s ? s : gpu_.stream(); }
-  Stream defaultStream() override { return gpu_.stream(); }
   void synchronize(Stream s) override {
     checkCuda(cudaStreamSynchronize(cuda(s)), "cudaStreamSynchronize");
   }
 
 private:
-  static cudaStream_t cuda(Stream s) { return static_cast<cudaStream_t>(s); }
-
   /// The device bytes, once everything before them on the stream is done.
   void toHost(char *host, const void *device, size_t bytes, Stream s) {
     if (!bytes)
@@ -245,7 +208,6 @@ private:
 
   int rank_ = 0; // in the world
   std::unique_ptr<Backend> host_ = createMpiBackend();
-  CudaDevice gpu_;
   HostStage sendStage_, recvStage_;
 };
 
