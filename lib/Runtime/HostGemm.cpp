@@ -25,11 +25,6 @@ namespace dist::rt {
 
 namespace {
 
-/// Element (i, p) of op(X), X row-major with leading dimension ld.
-inline int64_t at(bool trans, int64_t ld, int64_t i, int64_t p) {
-  return trans ? p * ld + i : i * ld + p;
-}
-
 /// C += op(A) op(B) for one batch entry in T, accumulating in Acc: the
 /// loop order (i, p, j) streams rows of B and C.
 template <typename T, typename Acc>
@@ -38,9 +33,12 @@ void loopGemm(bool transA, bool transB, int64_t m, int64_t n, int64_t k,
               int64_t ldc) {
   for (int64_t i = 0; i < m; ++i)
     for (int64_t p = 0; p < k; ++p) {
-      Acc aip = static_cast<Acc>(a[at(transA, lda, i, p)]);
+      // Element (i, p) of op(A), and (p, j) of op(B), each row-major with
+      // its leading dimension.
+      Acc aip = static_cast<Acc>(a[transA ? p * lda + i : i * lda + p]);
       for (int64_t j = 0; j < n; ++j)
-        c[i * ldc + j] += aip * static_cast<Acc>(b[at(transB, ldb, p, j)]);
+        c[i * ldc + j] +=
+            aip * static_cast<Acc>(b[transB ? j * ldb + p : p * ldb + j]);
     }
 }
 

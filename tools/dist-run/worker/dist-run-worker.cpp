@@ -188,10 +188,11 @@ int run(const Options &options) {
           [&](int64_t index, void *dst) { npy->storeElement(index, dst); },
           host.data());
     } else {
+      const ElementKind element = tensor.element;
       materializeShard(
-          placement, tensor.globalShape, tensor.element,
+          placement, tensor.globalShape, element,
           [&](int64_t index, void *dst) {
-            storeGlobalElement(*input, tensor.element, index, dst);
+            storeGlobalElement(*input, element, index, dst);
           },
           host.data());
     }
