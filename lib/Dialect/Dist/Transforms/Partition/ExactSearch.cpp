@@ -339,7 +339,55 @@ std::optional<std::vector<unsigned>> LayoutProblem::searchDense(
         frontier.size() + numStrategies(k) * (1.0 + node.in.size());
     std::vector<std::pair<uint32_t, uint32_t>> &back = history[p];
     back.assign(size, {0, 0});
+    const unsigned numS = numStrategies(k);
+    // What a strategy adds (its unary cost and its incoming edges' costs)
+    // depends on the state only through the classes of the slots those
+    // edges come from: computed once per combination of those classes,
+    // the state's work is one addition per strategy. (A table too large
+    // for that falls back to pricing the edges per state.)
+    std::vector<unsigned> feeding; // distinct slots the incoming edges read
+    for (unsigned slot : fromSlot)
+      if (slot != kNoSlot && !llvm::is_contained(feeding, slot))
+        feeding.push_back(slot);
+    std::vector<size_t> feedStride(feeding.size());
+    size_t combos = 1;
+    for (unsigned j = 0; j < feeding.size(); ++j) {
+      feedStride[j] = combos;
+      combos *= radix(frontier[feeding[j]]);
+    }
+    const bool tabulated = combos * numS <= (size_t(1) << 20);
     std::vector<unsigned> strategyOf(frontier.size());
+    std::vector<Cost> added;
+    if (tabulated) {
+      added.assign(combos * numS, unreached);
+      workDone += double(combos) * numS * (1.0 + node.in.size());
+      for (size_t combo = 0; combo < combos; ++combo) {
+        size_t rest = combo;
+        for (unsigned j = 0; j < feeding.size(); ++j) {
+          const Slot &slot = frontier[feeding[j]];
+          strategyOf[feeding[j]] =
+              representative[slot.node][slot.epoch][rest % radix(slot)];
+          rest /= radix(slot);
+        }
+        for (unsigned s = 0; s < numS; ++s) {
+          if (!allowed(k, s))
+            continue;
+          Cost cost = node.unary(s);
+          for (unsigned i = 0; i < node.in.size(); ++i)
+            cost.time +=
+                fromSlot[i] == kNoSlot
+                    ? cheapestFrom[node.in[i]][s]
+                    : edges[node.in[i]].cost(strategyOf[fromSlot[i]], s);
+          added[combo * numS + s] = cost;
+        }
+      }
+    }
+    // Where strategy s puts the new node's class in the next state.
+    std::vector<size_t> newOffset(numS, 0);
+    if (keepNew)
+      for (unsigned s = 0; s < numS; ++s)
+        newOffset[s] = nextStride.back() * classOf[k][0][s];
+    std::vector<size_t> classIndex(frontier.size());
     for (size_t state = 0; state < table.size(); ++state) {
       // One op's states can take long: look at the clock within it too.
       if (state % 65536 == 65535 && pastTimeLimit(start, options, why))
@@ -350,9 +398,10 @@ std::optional<std::vector<unsigned>> LayoutProblem::searchDense(
       size_t rest = state;
       for (unsigned slot = 0; slot < frontier.size(); ++slot) {
         size_t r = radix(frontier[slot]);
+        classIndex[slot] = rest % r;
         strategyOf[slot] =
             representative[frontier[slot].node][frontier[slot].epoch]
-                          [rest % r];
+                          [classIndex[slot]];
         rest /= r;
       }
       size_t base = 0;
@@ -361,23 +410,37 @@ std::optional<std::vector<unsigned>> LayoutProblem::searchDense(
         base += nextStride[i] *
                 classOf[frontier[slot].node][nextEpoch][strategyOf[slot]];
       }
-      for (unsigned s = 0; s < numStrategies(k); ++s) {
+      const Cost here = table[state];
+      auto relax = [&](unsigned s, const Cost &cost) {
+        size_t to = base + newOffset[s];
+        if (cost < next[to]) {
+          next[to] = cost;
+          back[to] = {uint32_t(state), s};
+        }
+      };
+      if (tabulated) {
+        size_t combo = 0;
+        for (unsigned j = 0; j < feeding.size(); ++j)
+          combo += feedStride[j] * classIndex[feeding[j]];
+        const Cost *row = &added[combo * numS];
+        for (unsigned s = 0; s < numS; ++s) {
+          if (std::isinf(row[s].time))
+            continue;
+          relax(s, here + row[s]);
+        }
+        continue;
+      }
+      for (unsigned s = 0; s < numS; ++s) {
         if (!allowed(k, s))
           continue;
-        Cost cost = table[state] + node.unary(s);
+        Cost cost = here + node.unary(s);
         for (unsigned i = 0; i < node.in.size(); ++i)
           cost.time += fromSlot[i] == kNoSlot
                            ? cheapestFrom[node.in[i]][s]
                            : edges[node.in[i]].cost(strategyOf[fromSlot[i]], s);
         if (std::isinf(cost.time))
           continue;
-        size_t to = base;
-        if (keepNew)
-          to += nextStride.back() * classOf[k][0][s];
-        if (cost < next[to]) {
-          next[to] = cost;
-          back[to] = {uint32_t(state), s};
-        }
+        relax(s, cost);
       }
     }
     if (pastTimeLimit(start, options, why))
