@@ -84,54 +84,40 @@ public:
   void allGather(BackendComm &c, const void *send, void *recv, size_t n,
                  DType t, bool inPlace, Stream s) override {
     const size_t chunk = n * dtypeSize(t), whole = chunk * c.memberCount();
-    char *hostRecv = recvStage_.get(whole);
-    char *hostSend = nullptr;
-    if (inPlace)
-      toHost(hostRecv, recv, whole, s);
-    else
-      toHost(hostSend = sendStage_.get(chunk), send, chunk, s);
-    host_->allGather(c, hostSend, hostRecv, n, t, inPlace, nullptr);
-    toDevice(recv, hostRecv, whole, s);
+    staged(send, chunk, recv, whole, whole, inPlace, s,
+           [&](const char *hostSend, char *hostRecv) {
+             host_->allGather(c, hostSend, hostRecv, n, t, inPlace, nullptr);
+           });
   }
 
   void allToAll(BackendComm &c, const void *send, void *recv, size_t n,
                 DType t, bool inPlace, Stream s) override {
     const size_t whole = n * dtypeSize(t) * c.memberCount();
-    char *hostRecv = recvStage_.get(whole);
-    char *hostSend = nullptr;
-    if (inPlace)
-      toHost(hostRecv, recv, whole, s);
-    else
-      toHost(hostSend = sendStage_.get(whole), send, whole, s);
-    host_->allToAll(c, hostSend, hostRecv, n, t, inPlace, nullptr);
-    toDevice(recv, hostRecv, whole, s);
+    staged(send, whole, recv, whole, whole, inPlace, s,
+           [&](const char *hostSend, char *hostRecv) {
+             host_->allToAll(c, hostSend, hostRecv, n, t, inPlace, nullptr);
+           });
   }
 
   void reduceScatter(BackendComm &c, const void *send, void *recv, size_t n,
                      DType t, RedOp op, bool inPlace, Stream s) override {
     const size_t chunk = n * dtypeSize(t), whole = chunk * c.memberCount();
     // In place the whole buffer is the input and the result its start.
-    char *hostRecv = recvStage_.get(inPlace ? whole : chunk);
-    char *hostSend = nullptr;
-    if (inPlace)
-      toHost(hostRecv, recv, whole, s);
-    else
-      toHost(hostSend = sendStage_.get(whole), send, whole, s);
-    host_->reduceScatter(c, hostSend, hostRecv, n, t, op, inPlace, nullptr);
-    toDevice(recv, hostRecv, chunk, s);
+    staged(send, whole, recv, inPlace ? whole : chunk, chunk, inPlace, s,
+           [&](const char *hostSend, char *hostRecv) {
+             host_->reduceScatter(c, hostSend, hostRecv, n, t, op, inPlace,
+                                  nullptr);
+           });
   }
 
   void allReduce(BackendComm &c, const void *send, void *recv, size_t n,
                  DType t, RedOp op, bool inPlace, Stream s) override {
     const size_t bytes = n * dtypeSize(t);
-    char *hostRecv = recvStage_.get(bytes);
-    char *hostSend = nullptr;
-    if (inPlace)
-      toHost(hostRecv, recv, bytes, s);
-    else
-      toHost(hostSend = sendStage_.get(bytes), send, bytes, s);
-    host_->allReduce(c, hostSend, hostRecv, n, t, op, inPlace, nullptr);
-    toDevice(recv, hostRecv, bytes, s);
+    staged(send, bytes, recv, bytes, bytes, inPlace, s,
+           [&](const char *hostSend, char *hostRecv) {
+             host_->allReduce(c, hostSend, hostRecv, n, t, op, inPlace,
+                              nullptr);
+           });
   }
 
   void permute(const void *send, void *recv, size_t n, DType t, int source,
@@ -186,6 +172,23 @@ public:
   }
 
 private:
+  /// A collective through the host: its input (`sendBytes` of `send`, or
+  /// in place the `recvBytes` of `recv` it starts from) to the host, the
+  /// host collective, and `backBytes` of the result back to `recv`.
+  template <typename HostCollective>
+  void staged(const void *send, size_t sendBytes, void *recv,
+              size_t recvBytes, size_t backBytes, bool inPlace, Stream s,
+              HostCollective run) {
+    char *hostRecv = recvStage_.get(recvBytes);
+    char *hostSend = nullptr;
+    if (inPlace)
+      toHost(hostRecv, recv, recvBytes, s);
+    else
+      toHost(hostSend = sendStage_.get(sendBytes), send, sendBytes, s);
+    run(hostSend, hostRecv);
+    toDevice(recv, hostRecv, backBytes, s);
+  }
+
   /// The device bytes, once everything before them on the stream is done.
   void toHost(char *host, const void *device, size_t bytes, Stream s) {
     if (!bytes)
