@@ -10,6 +10,8 @@
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
+#include "llvm/MC/MCSubtargetInfo.h"
+#include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Program.h"
@@ -114,6 +116,17 @@ llvm::Error runTool(llvm::StringRef program,
 
 } // namespace
 
+bool isKnownCpu(llvm::StringRef cpu) {
+  const llvm::Triple triple(llvm::sys::getProcessTriple());
+  std::string error;
+  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!target)
+    return false;
+  std::unique_ptr<llvm::MCSubtargetInfo> info(
+      target->createMCSubtargetInfo(triple, "", ""));
+  return info && info->isCPUStringValid(cpu);
+}
+
 std::string packedSymbol(llvm::StringRef entry) {
   return ("_dist_run_packed_" + entry).str();
 }
@@ -162,7 +175,7 @@ llvm::Error compileSharedObject(mlir::ModuleOp lowered, llvm::StringRef entry,
   if (const char *chosen = std::getenv("DIST_RUN_CC"); chosen && *chosen)
     cc = chosen;
   llvm::ErrorOr<std::string> linker = llvm::sys::findProgramByName(cc);
-  if (!linker)
+  if (!linker || !llvm::sys::fs::can_execute(*linker))
     return makeError("cannot find the C compiler '" + cc +
                      "' that links the compiled program (set DIST_RUN_CC to "
                      "one on this machine)");

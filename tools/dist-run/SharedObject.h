@@ -27,6 +27,10 @@ struct SharedObjectOptions {
   std::string cpu;
 };
 
+/// Whether LLVM knows `cpu` as a CPU of this machine's architecture (what
+/// SharedObjectOptions::cpu may name).
+bool isKnownCpu(llvm::StringRef cpu);
+
 /// The name of the packed wrapper of `entry` in the shared object.
 std::string packedSymbol(llvm::StringRef entry);
 

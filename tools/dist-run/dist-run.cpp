@@ -55,6 +55,8 @@
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
+#include "llvm/Support/Regex.h"
+#include "llvm/TargetParser/Host.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/ToolOutputFile.h"
@@ -323,6 +325,14 @@ int runFront(const char *argv0) {
     return usageError("--timeout must be >= 0");
   if (reps < 0)
     return usageError("--reps must be >= 0 (got " + llvm::Twine(reps) + ")");
+  if (!targetCpu.empty() && !isKnownCpu(targetCpu))
+    return usageError("--cpu '" + targetCpu + "' is not a CPU LLVM knows for " +
+                      llvm::sys::getProcessTriple() +
+                      " (e.g. x86-64, x86-64-v3, znver4, sapphirerapids)");
+  if (!llvm::Regex("^sm_[0-9]+[af]?$").match(gpuChip))
+    return usageError("--gpu-chip '" + gpuChip +
+                      "' is not a CUDA architecture name (sm_80, sm_90, "
+                      "sm_90a, ...)");
   if (llvm::Expected<FaultSpec> parsed = FaultSpec::parse(injectFault);
       !parsed)
     return usageError(llvm::toString(parsed.takeError()));
