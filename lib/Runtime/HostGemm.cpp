@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 #if defined(DIST_RT_HAVE_CBLAS)
@@ -50,26 +51,21 @@ uint16_t narrow(DType t, float value) {
   return t == DType::F16 ? floatToHalfBits(value) : floatToBf16Bits(value);
 }
 
-/// C (f32, m x n, ld ldc) += op(A) op(B) in f32.
-void gemmF32(bool transA, bool transB, int64_t m, int64_t n, int64_t k,
-             const float *a, int64_t lda, const float *b, int64_t ldb,
-             float *c, int64_t ldc) {
+/// C (m x n, ld ldc) += op(A) op(B) in T (float or double): BLAS's sgemm
+/// or dgemm, or loops without BLAS.
+template <typename T>
+void blasGemm(bool transA, bool transB, int64_t m, int64_t n, int64_t k,
+              const T *a, int64_t lda, const T *b, int64_t ldb, T *c,
+              int64_t ldc) {
 #if defined(DIST_RT_HAVE_CBLAS)
-  cblas_sgemm(CblasRowMajor, transA ? CblasTrans : CblasNoTrans,
-              transB ? CblasTrans : CblasNoTrans, m, n, k, 1.0f, a, lda, b,
-              ldb, 1.0f, c, ldc);
-#else
-  loopGemm(transA, transB, m, n, k, a, lda, b, ldb, c, ldc);
-#endif
-}
-
-void gemmF64(bool transA, bool transB, int64_t m, int64_t n, int64_t k,
-             const double *a, int64_t lda, const double *b, int64_t ldb,
-             double *c, int64_t ldc) {
-#if defined(DIST_RT_HAVE_CBLAS)
-  cblas_dgemm(CblasRowMajor, transA ? CblasTrans : CblasNoTrans,
-              transB ? CblasTrans : CblasNoTrans, m, n, k, 1.0, a, lda, b,
-              ldb, 1.0, c, ldc);
+  const auto opA = transA ? CblasTrans : CblasNoTrans;
+  const auto opB = transB ? CblasTrans : CblasNoTrans;
+  if constexpr (std::is_same_v<T, float>)
+    cblas_sgemm(CblasRowMajor, opA, opB, m, n, k, 1.0f, a, lda, b, ldb, 1.0f, c,
+                ldc);
+  else
+    cblas_dgemm(CblasRowMajor, opA, opB, m, n, k, 1.0, a, lda, b, ldb, 1.0, c,
+                ldc);
 #else
   loopGemm(transA, transB, m, n, k, a, lda, b, ldb, c, ldc);
 #endif
@@ -92,9 +88,10 @@ void halfGemm(const GemmCall &call, const uint16_t *a, const uint16_t *b,
   for (int64_t r = 0; r < bRows; ++r)
     for (int64_t q = 0; q < bCols; ++q)
       wb[r * bCols + q] = widen(call.input, b[r * call.ldb + q]);
-  gemmF32(call.transA, call.transB, call.m, call.n, call.k, wa.data(),
-          std::max<int64_t>(aCols, 1), wb.data(), std::max<int64_t>(bCols, 1),
-          product.data(), std::max<int64_t>(call.n, 1));
+  blasGemm<float>(call.transA, call.transB, call.m, call.n, call.k, wa.data(),
+                  std::max<int64_t>(aCols, 1), wb.data(),
+                  std::max<int64_t>(bCols, 1), product.data(),
+                  std::max<int64_t>(call.n, 1));
   for (int64_t i = 0; i < call.m; ++i)
     for (int64_t j = 0; j < call.n; ++j) {
       float p = product[i * call.n + j];
@@ -138,16 +135,16 @@ void hostGemm(const GemmCall &call) {
     char *c = static_cast<char *>(call.c) + batch * call.strideC * out;
     switch (call.input) {
     case DType::F32:
-      gemmF32(call.transA, call.transB, call.m, call.n, call.k,
-              reinterpret_cast<const float *>(a), call.lda,
-              reinterpret_cast<const float *>(b), call.ldb,
-              reinterpret_cast<float *>(c), call.ldc);
+      blasGemm<float>(call.transA, call.transB, call.m, call.n, call.k,
+                      reinterpret_cast<const float *>(a), call.lda,
+                      reinterpret_cast<const float *>(b), call.ldb,
+                      reinterpret_cast<float *>(c), call.ldc);
       break;
     case DType::F64:
-      gemmF64(call.transA, call.transB, call.m, call.n, call.k,
-              reinterpret_cast<const double *>(a), call.lda,
-              reinterpret_cast<const double *>(b), call.ldb,
-              reinterpret_cast<double *>(c), call.ldc);
+      blasGemm<double>(call.transA, call.transB, call.m, call.n, call.k,
+                       reinterpret_cast<const double *>(a), call.lda,
+                       reinterpret_cast<const double *>(b), call.ldb,
+                       reinterpret_cast<double *>(c), call.ldc);
       break;
     default:
       halfGemm(call, reinterpret_cast<const uint16_t *>(a),

@@ -182,22 +182,6 @@ std::optional<std::pair<int32_t, int32_t>> gemmTypes(Type input,
   return std::nullopt;
 }
 
-/// The address of `memref`'s first element (its base plus its offset).
-Value firstElement(OpBuilder &b, Location loc, Value memref) {
-  auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, memref);
-  Value base = memref::ExtractAlignedPointerAsIndexOp::create(
-      b, loc, metadata.getBaseBuffer());
-  int64_t bytes =
-      (cast<MemRefType>(memref.getType()).getElementTypeBitWidth() + 7) / 8;
-  Value offset = arith::MulIOp::create(
-      b, loc, metadata.getOffset(),
-      arith::ConstantIndexOp::create(b, loc, bytes));
-  Value address = arith::AddIOp::create(b, loc, base, offset);
-  Value i64 = arith::IndexCastOp::create(b, loc, b.getI64Type(), address);
-  return LLVM::IntToPtrOp::create(b, loc, LLVM::LLVMPointerType::get(b.getContext()),
-                                  i64);
-}
-
 /// Rewrites `op` as a distRtGemm call, or leaves it (false) when it is not
 /// a product the runtime's GEMM can compute.
 bool lowerContraction(linalg::LinalgOp op, RuntimeCalls &calls) {
@@ -279,13 +263,13 @@ bool lowerContraction(linalg::LinalgOp op, RuntimeCalls &calls) {
                   i64(m),
                   i64(n),
                   i64(k),
-                  firstElement(builder, loc, left->memref),
+                  calls.elementPtr(builder, loc, left->memref),
                   i64(leftView->ld),
                   i64(batch > 1 ? leftBatch.stride : 0),
-                  firstElement(builder, loc, right->memref),
+                  calls.elementPtr(builder, loc, right->memref),
                   i64(rightView->ld),
                   i64(batch > 1 ? rightBatch.stride : 0),
-                  firstElement(builder, loc, c->memref),
+                  calls.elementPtr(builder, loc, c->memref),
                   i64(cView->ld),
                   i64(batch > 1 ? cBatch->stride : 0),
                   i64(batch),

@@ -139,17 +139,9 @@ private:
   }
 
   View view(OpBuilder &b, Location loc, Value memref) {
-    auto meta = memref::ExtractStridedMetadataOp::create(b, loc, memref);
-    Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
-    int64_t bytes =
-        (memrefType(memref).getElementTypeBitWidth() + 7) / 8;
-    Value offsetBytes = arith::MulIOp::create(
-        b, loc, meta.getOffset(), arith::ConstantIndexOp::create(b, loc, bytes));
-    Value address = arith::IndexCastOp::create(
-        b, loc, b.getI64Type(), arith::AddIOp::create(b, loc, base, offsetBytes));
     View v;
-    v.pointer = LLVM::IntToPtrOp::create(
-        b, loc, LLVM::LLVMPointerType::get(b.getContext()), address);
+    v.pointer = calls.elementPtr(b, loc, memref);
+    auto meta = memref::ExtractStridedMetadataOp::create(b, loc, memref);
     v.sizes.assign(meta.getSizes().begin(), meta.getSizes().end());
     v.strides.assign(meta.getStrides().begin(), meta.getStrides().end());
     return v;

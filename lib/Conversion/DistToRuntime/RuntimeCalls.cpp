@@ -135,6 +135,19 @@ Value RuntimeCalls::bufferPtr(OpBuilder &b, Location loc, Value memref) {
       b, loc, LLVM::LLVMPointerType::get(b.getContext()), address);
 }
 
+Value RuntimeCalls::elementPtr(OpBuilder &b, Location loc, Value memref) {
+  auto meta = memref::ExtractStridedMetadataOp::create(b, loc, memref);
+  Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
+  int64_t bytes =
+      (cast<MemRefType>(memref.getType()).getElementTypeBitWidth() + 7) / 8;
+  Value offsetBytes = arith::MulIOp::create(
+      b, loc, meta.getOffset(), arith::ConstantIndexOp::create(b, loc, bytes));
+  Value address = arith::IndexCastOp::create(
+      b, loc, b.getI64Type(), arith::AddIOp::create(b, loc, base, offsetBytes));
+  return LLVM::IntToPtrOp::create(
+      b, loc, LLVM::LLVMPointerType::get(b.getContext()), address);
+}
+
 Value RuntimeCalls::mesh(OpBuilder &b, Location loc, MeshOp meshOp) {
   ArrayRef<int64_t> sizes = meshOp.getAxisSizes();
   Value devices = nullPtr(b, loc);

@@ -49,6 +49,10 @@ public:
   /// The address of a contiguous buffer's first element.
   mlir::Value bufferPtr(mlir::OpBuilder &b, mlir::Location loc,
                         mlir::Value memref);
+  /// The address of any memref's first element: its aligned pointer plus
+  /// its offset (a view of a larger buffer).
+  mlir::Value elementPtr(mlir::OpBuilder &b, mlir::Location loc,
+                         mlir::Value memref);
 
   /// distRtMeshCreate(sizes, devices): the runtime caches the handle.
   mlir::Value mesh(mlir::OpBuilder &b, mlir::Location loc, MeshOp mesh);
