@@ -1,6 +1,7 @@
 //===- Program.cpp - load, lower, JIT and call a dist program -------------===//
 
 #include "Program.h"
+#include "common/OutputFile.h"
 
 #include "dist/Conversion/Pipelines.h"
 #include "dist/Dialect/Dist/IR/DistOps.h"
@@ -28,7 +29,6 @@
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/SourceMgr.h"
-#include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
@@ -315,16 +315,11 @@ llvm::Error checkLoweredEntry(ModuleOp lowered,
 }
 
 llvm::Error writeBytecode(ModuleOp module, llvm::StringRef path) {
-  std::error_code ec;
-  llvm::raw_fd_ostream os(path, ec);
-  if (ec)
-    return makeError("cannot write '" + path + "': " + ec.message());
-  if (failed(writeBytecodeToFile(module, os)))
-    return makeError("cannot write the bytecode of the lowered program");
-  os.close();
-  if (os.has_error())
-    return makeError("cannot write '" + path + "': " + os.error().message());
-  return llvm::Error::success();
+  return writeOutputFile(path, [&](llvm::raw_pwrite_stream &os) -> llvm::Error {
+    if (failed(writeBytecodeToFile(module, os)))
+      return makeError("cannot write the bytecode of the lowered program");
+    return llvm::Error::success();
+  });
 }
 
 llvm::Expected<std::unique_ptr<ExecutionEngine>>

@@ -1,6 +1,7 @@
 //===- SharedObject.cpp - compile a lowered program once ------------------===//
 
 #include "SharedObject.h"
+#include "common/OutputFile.h"
 
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/Target/LLVMIR/Export.h"
@@ -154,22 +155,17 @@ llvm::Error compileSharedObject(mlir::ModuleOp lowered, llvm::StringRef entry,
           options.optLevel, /*sizeLevel=*/0, machine->get())(module.get()))
     return error;
 
-  {
-    std::error_code ec;
-    llvm::raw_fd_ostream os(objectPath, ec, llvm::sys::fs::OF_None);
-    if (ec)
-      return makeError("cannot write '" + objectPath + "': " + ec.message());
-    llvm::legacy::PassManager codegen;
-    if ((*machine)->addPassesToEmitFile(codegen, os, nullptr,
-                                        llvm::CodeGenFileType::ObjectFile))
-      return makeError("LLVM cannot emit object files for " +
-                       (*machine)->getTargetTriple().str());
-    codegen.run(*module);
-    os.close();
-    if (os.has_error())
-      return makeError("cannot write '" + objectPath +
-                       "': " + os.error().message());
-  }
+  if (llvm::Error error = writeOutputFile(
+          objectPath, [&](llvm::raw_pwrite_stream &os) -> llvm::Error {
+            llvm::legacy::PassManager codegen;
+            if ((*machine)->addPassesToEmitFile(
+                    codegen, os, nullptr, llvm::CodeGenFileType::ObjectFile))
+              return makeError("LLVM cannot emit object files for " +
+                               (*machine)->getTargetTriple().str());
+            codegen.run(*module);
+            return llvm::Error::success();
+          }))
+    return error;
 
   std::string cc = DIST_RUN_CC;
   if (const char *chosen = std::getenv("DIST_RUN_CC"); chosen && *chosen)

@@ -38,6 +38,7 @@
 #include "common/FaultSpec.h"
 #include "common/JobFile.h"
 #include "common/Npy.h"
+#include "common/OutputFile.h"
 
 #include "dist/Dialect/Dist/Transforms/PassOptionValues.h"
 #include "dist/Runtime/DistRuntime.h"
@@ -45,7 +46,6 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
-#include "mlir/Support/FileUtilities.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
@@ -56,11 +56,10 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/Regex.h"
-#include "llvm/TargetParser/Host.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/TargetSelect.h"
-#include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/TargetParser/Host.h"
 
 #include <chrono>
 #include <csignal>
@@ -450,15 +449,13 @@ int runFront(const char *argv0) {
   if (llvm::Error error = checkLoweredEntry(*module, *signature))
     return failure(llvm::toString(std::move(error)));
 
-  if (!saveLowered.empty()) {
-    std::string error;
-    std::unique_ptr<llvm::ToolOutputFile> out =
-        mlir::openOutputFile(saveLowered, &error);
-    if (!out)
-      return failure("cannot write '" + saveLowered + "': " + error);
-    module->print(out->os());
-    out->keep();
-  }
+  if (!saveLowered.empty())
+    if (llvm::Error error =
+            writeOutputFile(saveLowered, [&](llvm::raw_pwrite_stream &os) {
+              module->print(os);
+              return llvm::Error::success();
+            }))
+      return failure(llvm::toString(std::move(error)));
   // The job's folder: --compile-only's, or a private temporary one that
   // goes with the front. From here on a stop signal ends the job and
   // removes the temporary folder.

@@ -1,6 +1,7 @@
 //===- JobFile.cpp - what the front tells every rank worker ---------------===//
 
 #include "JobFile.h"
+#include "OutputFile.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/SmallVector.h"
@@ -220,38 +221,30 @@ private:
 } // namespace
 
 llvm::Error writeJobFile(llvm::StringRef path, const JobFile &job) {
-  std::error_code ec;
-  llvm::raw_fd_ostream os(path, ec);
-  if (ec)
-    return llvm::createStringError(ec, "cannot write '" + path +
-                                           "': " + ec.message());
-  os << kMagic << " " << kVersion << "\n";
-  os << "entry " << job.entry << "\n";
-  os << "symbol " << job.symbol << "\n";
-  os << "library " << job.library << "\n";
-  os << "backend " << job.backend << "\n";
-  os << "target " << job.target << "\n";
-  os << "ranks " << job.numRanks << "\n";
-  os << "input " << job.input << "\n";
-  if (!job.dump.empty())
-    os << "dump " << job.dump << "\n";
-  if (!job.fault.empty())
-    os << "fault " << job.fault << "\n";
-  if (job.reps > 0) {
-    os << "reps " << job.reps << "\n";
-    os << "modelled " << llvm::format("%.17g", job.modelledSeconds) << "\n";
-  }
-  for (auto [k, tensor] : llvm::enumerate(job.arguments))
-    writeTensor(os, "argument", k, tensor);
-  for (auto [k, tensor] : llvm::enumerate(job.results))
-    writeTensor(os, "result", k, tensor);
-  os << "end\n";
-  os.close();
-  if (os.has_error())
-    return llvm::createStringError(os.error(), "cannot write '" + path +
-                                                   "': " +
-                                                   os.error().message());
-  return llvm::Error::success();
+  return writeOutputFile(path, [&](llvm::raw_pwrite_stream &os) {
+    os << kMagic << " " << kVersion << "\n";
+    os << "entry " << job.entry << "\n";
+    os << "symbol " << job.symbol << "\n";
+    os << "library " << job.library << "\n";
+    os << "backend " << job.backend << "\n";
+    os << "target " << job.target << "\n";
+    os << "ranks " << job.numRanks << "\n";
+    os << "input " << job.input << "\n";
+    if (!job.dump.empty())
+      os << "dump " << job.dump << "\n";
+    if (!job.fault.empty())
+      os << "fault " << job.fault << "\n";
+    if (job.reps > 0) {
+      os << "reps " << job.reps << "\n";
+      os << "modelled " << llvm::format("%.17g", job.modelledSeconds) << "\n";
+    }
+    for (auto [k, tensor] : llvm::enumerate(job.arguments))
+      writeTensor(os, "argument", k, tensor);
+    for (auto [k, tensor] : llvm::enumerate(job.results))
+      writeTensor(os, "result", k, tensor);
+    os << "end\n";
+    return llvm::Error::success();
+  });
 }
 
 llvm::Expected<JobFile> readJobFile(llvm::StringRef path) {

@@ -1,6 +1,7 @@
 //===- Npy.cpp - NumPy .npy files in and out -------------------------------===//
 
 #include "Npy.h"
+#include "OutputFile.h"
 
 #include "llvm/ADT/APFloat.h"
 #include "llvm/ADT/STLExtras.h"
@@ -64,35 +65,27 @@ llvm::Error writeNpy(llvm::StringRef path, llvm::ArrayRef<int64_t> shape,
                                    "the .npy header of '" + path +
                                        "' is too long for format 1.0");
 
-  std::error_code ec;
-  llvm::raw_fd_ostream os(path, ec);
-  if (ec)
-    return llvm::createStringError(ec, "cannot write '" + path +
-                                           "': " + ec.message());
-  os << "\x93NUMPY" << '\x01' << '\x00';
-  uint16_t length = static_cast<uint16_t>(header.size());
-  os << static_cast<char>(length & 0xFF) << static_cast<char>(length >> 8);
-  os << header;
-  int64_t count = 1;
-  for (int64_t extent : shape)
-    count *= extent;
-  if (element == ElementKind::BF16) {
-    // bf16 is the upper half of an f32: shifting the bits up is exact.
-    const auto *in = static_cast<const uint16_t *>(buffer);
-    std::vector<uint32_t> widened(count);
-    for (int64_t i = 0; i < count; ++i)
-      widened[i] = static_cast<uint32_t>(in[i]) << 16;
-    os.write(reinterpret_cast<const char *>(widened.data()), count * 4);
-  } else {
-    os.write(static_cast<const char *>(buffer),
-             count * elementBytes(element));
-  }
-  os.close();
-  if (os.has_error())
-    return llvm::createStringError(os.error(), "cannot write '" + path +
-                                                   "': " +
-                                                   os.error().message());
-  return llvm::Error::success();
+  return writeOutputFile(path, [&](llvm::raw_pwrite_stream &os) {
+    os << "\x93NUMPY" << '\x01' << '\x00';
+    uint16_t length = static_cast<uint16_t>(header.size());
+    os << static_cast<char>(length & 0xFF) << static_cast<char>(length >> 8);
+    os << header;
+    int64_t count = 1;
+    for (int64_t extent : shape)
+      count *= extent;
+    if (element == ElementKind::BF16) {
+      // bf16 is the upper half of an f32: shifting the bits up is exact.
+      const auto *in = static_cast<const uint16_t *>(buffer);
+      std::vector<uint32_t> widened(count);
+      for (int64_t i = 0; i < count; ++i)
+        widened[i] = static_cast<uint32_t>(in[i]) << 16;
+      os.write(reinterpret_cast<const char *>(widened.data()), count * 4);
+    } else {
+      os.write(static_cast<const char *>(buffer),
+               count * elementBytes(element));
+    }
+    return llvm::Error::success();
+  });
 }
 
 //===----------------------------------------------------------------------===//
