@@ -96,6 +96,25 @@ func.func @collapse_view(%h: tensor<3x8x8xf32, #dist.sharding<@tp, [{}, {"tp"}, 
   return %c : tensor<24x8xf32, #dist.sharding<@tp, [{"tp"} segments [8, 8, 8], {}]>>
 }
 
+// A unit dim split with padding (one device holds the row, the others pad)
+// expands to unit dims that may carry the axis on either one: both hold the
+// same bytes, so both are views (the program fuzzer's seed 800025, where
+// dist-partition paired them from the result side).
+// CHECK-LABEL: func @expand_unit_group_outer
+// CHECK: tensor.expand_shape %{{.*}} {{\[}}[0, 1], [2]] output_shape [1, 1, 8] : tensor<1x8xi64> into tensor<1x1x8xi64>
+// CHECK-LABEL: func @expand_unit_group_inner
+// CHECK: tensor.expand_shape %{{.*}} {{\[}}[0, 1], [2]] output_shape [1, 1, 8] : tensor<1x8xi64> into tensor<1x1x8xi64>
+func.func @expand_unit_group_outer(%v: tensor<1x8xi64, #dist.sharding<@tp, [{"tp"}, {}]>>)
+    -> tensor<1x1x8xi64, #dist.sharding<@tp, [{"tp"}, {}, {}]>> {
+  %e = tensor.expand_shape %v [[0, 1], [2]] output_shape [1, 1, 8] : tensor<1x8xi64, #dist.sharding<@tp, [{"tp"}, {}]>> into tensor<1x1x8xi64, #dist.sharding<@tp, [{"tp"}, {}, {}]>>
+  return %e : tensor<1x1x8xi64, #dist.sharding<@tp, [{"tp"}, {}, {}]>>
+}
+func.func @expand_unit_group_inner(%v: tensor<1x8xi64, #dist.sharding<@tp, [{"tp"}, {}]>>)
+    -> tensor<1x1x8xi64, #dist.sharding<@tp, [{}, {"tp"}, {}]>> {
+  %e = tensor.expand_shape %v [[0, 1], [2]] output_shape [1, 1, 8] : tensor<1x8xi64, #dist.sharding<@tp, [{"tp"}, {}]>> into tensor<1x1x8xi64, #dist.sharding<@tp, [{}, {"tp"}, {}]>>
+  return %e : tensor<1x1x8xi64, #dist.sharding<@tp, [{}, {"tp"}, {}]>>
+}
+
 // linalg.index of a split loop yields the global index: the local one plus
 // this device's block offset s * 3 (10 rows over 4 devices).
 // CHECK-LABEL: func @global_index

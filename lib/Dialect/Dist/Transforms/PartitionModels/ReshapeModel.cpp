@@ -166,7 +166,20 @@ struct ReshapePartitionModel
              << planner::printLayout(mesh, from->layout) << ": "
              << llvm::toString(view.takeError())
              << " (dist-partition reshards the operand first)";
-    if (*view != to->layout)
+    // Several expanded layouts may be views of one collapsed layout (a
+    // group of unit dims, split with padding, may carry its axes on any of
+    // them: semantics §2a), and resultViewOf picks one; dist-partition also
+    // pairs layouts from the result side, so either direction makes a view.
+    auto operandView = [&]() -> bool {
+      llvm::Expected<planner::Layout> operand =
+          operandViewOf(op, mesh, to->layout, *dims);
+      if (!operand) {
+        llvm::consumeError(operand.takeError());
+        return false;
+      }
+      return *operand == from->layout;
+    };
+    if (*view != to->layout && !operandView())
       return op->emitOpError("is not a view: the operand's layout ")
              << planner::printLayout(mesh, from->layout) << " reshapes to "
              << planner::printLayout(mesh, *view) << ", not "
