@@ -6,7 +6,7 @@
 // The half types have no CBLAS routine: their operands are widened to f32
 // one batch entry at a time, multiplied by sgemm into an f32 product, and
 // the product added to C (rounded once). Without CBLAS the same happens in
-// blocked loops.
+// plain loops.
 //
 //===----------------------------------------------------------------------===//
 

@@ -158,24 +158,17 @@ void copyConstantsToDevice(ModuleOp module, RuntimeCalls &calls) {
     Value device = memref::AllocOp::create(b, loc, plain);
     int64_t bytes =
         type.getNumElements() * ((type.getElementTypeBitWidth() + 7) / 8);
-    // The host side reads the global itself: that one use stays.
-    Operation *hostRead =
-        memref::ExtractAlignedPointerAsIndexOp::create(b, loc, global);
-    Value hostAddress = arith::IndexCastOp::create(b, loc, b.getI64Type(),
-                                                   hostRead->getResult(0));
-    Value host = LLVM::IntToPtrOp::create(
-        b, loc, LLVM::LLVMPointerType::get(b.getContext()), hostAddress);
-    Value args[] = {calls.bufferPtr(b, loc, device), host,
-                    calls.i64(b, loc, bytes),
-                    calls.i32(b, loc, DIST_RT_COPY_HOST_TO_DEVICE),
-                    calls.nullPtr(b, loc)};
-    calls.call(b, loc, "distRtMemcpy", b.getI32Type(), args);
     Value use = device;
     if (plain != type)
       use = memref::CastOp::create(b, loc, type, device);
-    global.getResult().replaceUsesWithIf(use, [&](OpOperand &operand) {
-      return operand.getOwner() != hostRead && usedOnDevice(operand);
-    });
+    global.getResult().replaceUsesWithIf(use, usedOnDevice);
+    // Created after the replacement, the copy's host side reads the global
+    // itself.
+    Value args[] = {calls.bufferPtr(b, loc, device),
+                    calls.bufferPtr(b, loc, global), calls.i64(b, loc, bytes),
+                    calls.i32(b, loc, DIST_RT_COPY_HOST_TO_DEVICE),
+                    calls.nullPtr(b, loc)};
+    calls.call(b, loc, "distRtMemcpy", b.getI32Type(), args);
     // Freed at the end of its block, unless it leaves it (then it lives
     // on: a leak beats a use after free).
     bool escapes = llvm::any_of(use.getUsers(), [](Operation *user) {

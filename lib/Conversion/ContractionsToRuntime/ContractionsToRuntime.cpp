@@ -162,18 +162,10 @@ bool isMultiplyAdd(linalg::LinalgOp op) {
 /// distRtGemm).
 std::optional<std::pair<int32_t, int32_t>> gemmTypes(Type input,
                                                      Type output) {
-  auto dtype = [](Type type) -> std::optional<int32_t> {
-    if (type.isF32())
-      return DIST_RT_F32;
-    if (type.isF64())
-      return DIST_RT_F64;
-    if (type.isF16())
-      return DIST_RT_F16;
-    if (type.isBF16())
-      return DIST_RT_BF16;
+  if (!isa<FloatType>(input) || !isa<FloatType>(output))
     return std::nullopt;
-  };
-  std::optional<int32_t> in = dtype(input), out = dtype(output);
+  std::optional<int32_t> in = getRuntimeDType(input);
+  std::optional<int32_t> out = getRuntimeDType(output);
   if (!in || !out)
     return std::nullopt;
   bool half = input.isF16() || input.isBF16();
