@@ -76,6 +76,39 @@ private:
   AxisCostParams transfer;
 };
 
+/// semantics §3 redistribute, the senders: each source device's send load
+/// while an exchange is assigned, in seconds as the step prices it (alpha
+/// once per receiver it serves, plus bytes * beta). Candidates for a piece
+/// are offered in a fixed order and the first one whose load would grow to
+/// the least wins, so computeExchange and ExchangeCostEvaluator, offering
+/// the same candidates in the same order, choose the same senders.
+class SenderBalancer final {
+public:
+  void reset(int64_t numSenders) {
+    load.assign(size_t(numSenders), 0.0);
+    lastReceiver.assign(size_t(numSenders), -1);
+  }
+  /// What sending `bytes` more to `receiver` over `link` adds to v's load.
+  double increment(int64_t v, int64_t receiver, const AxisCostParams &link,
+                   int64_t bytes) const {
+    return (lastReceiver[v] == receiver ? 0.0 : link.alpha) +
+           double(bytes) * link.beta;
+  }
+  void assign(int64_t v, int64_t receiver, const AxisCostParams &link,
+              int64_t bytes) {
+    load[v] += increment(v, receiver, link, bytes);
+    lastReceiver[v] = receiver;
+  }
+  /// The candidate to prefer of two: the one whose load grows to less.
+  bool better(int64_t v, double inc, int64_t best, double bestInc) const {
+    return load[v] + inc < load[best] + bestInc;
+  }
+
+private:
+  std::vector<double> load;
+  std::vector<int64_t> lastReceiver;
+};
+
 /// Exchanges past this many (receiver, box, candidate sender) visits are
 /// refused with an error instead of taking seconds: the search then simply
 /// has no redistribute edge.
@@ -83,16 +116,18 @@ constexpr int64_t kMaxExchangeWork = int64_t(1) << 24;
 
 /// Works out the exchange from `src` on `srcMesh` to `dst` on `dstMesh`
 /// (pass the same mesh twice for a same-mesh step, `sameMesh` = true).
-///  - Same mesh: the partial axes and kind must be equal; a device takes
-///    from the holder that agrees with it on every axis the source does not
-///    split (its own coordinate on replicated and partial axes), which is
-///    the holder of the cheapest link class: it differs only on the axes
-///    whose coordinate the data forces.
+///  - Same mesh: the partial axes and kind must be equal, and sender and
+///    receiver agree on the partial axes. The receiver takes a piece it
+///    holds from itself; else from a replica (the free axes: neither
+///    splitting a source dim nor partial) whose link is of the cheapest
+///    class (equal alpha and beta to the replica with the receiver's own
+///    coordinate on the free axes) and that is least loaded so far
+///    (SenderBalancer); the receiver's own coordinate first on ties. At
+///    most 64 replicas per piece are considered, nearest offsets first.
 ///  - Across meshes: the source must not be partial (reduce first) and the
 ///    target is not partial. Among the replicas holding a box, a device on
 ///    the receiver's own world rank is taken (a free local copy), else the
-///    one that has been given the fewest bytes to send so far (min-max
-///    load), else the lowest index.
+///    least loaded (SenderBalancer), else the lowest index.
 /// Errors: mismatched partial axes, a partial cross-mesh source, or an
 /// exchange larger than kMaxExchangeWork.
 llvm::Expected<Exchange>
@@ -150,6 +185,14 @@ private:
   std::vector<int64_t> srcIndex, dstIndex, srcBlock, dstBlock;
   std::vector<int64_t> pairBytes, touched;
   std::vector<double> sendSide;
+  // The replicas a piece may come from (see computeExchange): per candidate,
+  // its offset on each free axis, and per receiver its index delta and the
+  // axes on which it leaves the receiver's coordinate.
+  std::vector<unsigned> freeAxes;
+  std::vector<int64_t> candidateDigits, candidateDelta;
+  std::vector<unsigned> candidateMask;
+  SenderBalancer balancer;
+  const AxisCostParams &linkOf(unsigned mask);
 };
 
 /// The layouts a redistribute from `from` may go to when the plan's target

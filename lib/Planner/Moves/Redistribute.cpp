@@ -3,9 +3,13 @@
 // For every receiver, its target block is cut at the source's block
 // boundaries; each piece lies in exactly one source block, whose index per
 // dim fixes the sender's coordinate on the axes that split that dim. The
-// remaining axes are free: within one mesh the sender copies the receiver's
-// coordinate there (so it differs only where the data forces it), across
-// meshes the free axes pick among the replicas to balance the load.
+// remaining axes (within one mesh: not partial ones, whose coordinate must
+// match) are free: they pick among the replicas holding the piece.
+// SenderBalancer is the one rule both the tables and the search's evaluator
+// apply (semantics §3 redistribute): the receiver itself when it holds the
+// piece; else, among the replicas whose link to it is the cheapest class
+// (equal alpha and beta), the least loaded; the receiver's own coordinate on
+// the free axes first on ties.
 //
 //===----------------------------------------------------------------------===//
 
@@ -71,6 +75,42 @@ dist::planner::redistributeCandidates(const Mesh &mesh, const Layout &from,
   return out;
 }
 
+namespace {
+/// The free axes of a same-mesh exchange: of size > 1, splitting no dim of
+/// the source and not partial. At most kMaxSenderCandidates replicas (in the
+/// order of offsets from the receiver's coordinate, last free axis fastest)
+/// are considered per piece: balancing over that many already spreads the
+/// load, and the search prices exchanges on meshes of any size.
+constexpr int64_t kMaxSenderCandidates = 64;
+
+void sameMeshFreeAxes(const Mesh &mesh, const Layout &src,
+                      std::vector<unsigned> &free) {
+  free.clear();
+  for (unsigned axis = 0; axis < mesh.getNumAxes(); ++axis)
+    if (mesh.getAxisSize(axis) > 1 && !src.dimOf(axis) && !src.isPartial(axis))
+      free.push_back(axis);
+}
+
+int64_t numSenderCandidates(const Mesh &mesh, llvm::ArrayRef<unsigned> free) {
+  int64_t n = 1;
+  for (unsigned axis : free)
+    n = std::min(kMaxSenderCandidates, n * mesh.getAxisSize(axis));
+  return n;
+}
+
+/// Candidate c's offset from the receiver's coordinate on free axis i
+/// (mixed radix over the free axes, last fastest).
+template <typename Fn>
+void forEachFreeOffset(const Mesh &mesh, llvm::ArrayRef<unsigned> free,
+                       int64_t c, Fn fn) {
+  for (size_t i = free.size(); i-- > 0;) {
+    int64_t size = mesh.getAxisSize(free[i]);
+    fn(free[i], c % size);
+    c /= size;
+  }
+}
+} // namespace
+
 static llvm::Error fail(const llvm::Twine &msg) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), msg);
 }
@@ -119,18 +159,24 @@ Expected<Exchange> dist::planner::computeExchange(
                 "reduce the partial axes on the source mesh first");
   }
 
-  // Axes of the source mesh that split no dim: free to choose.
+  // Axes of the source mesh that split no dim: free to choose (within one
+  // mesh, not the partial ones).
   std::vector<unsigned> freeAxes;
-  for (unsigned axis = 0; axis < srcMesh.getNumAxes(); ++axis)
-    if (!src.dimOf(axis))
-      freeAxes.push_back(axis);
   int64_t numCandidates = 1;
-  if (!sameMesh)
-    for (unsigned axis : freeAxes)
-      numCandidates *= srcMesh.getAxisSize(axis);
+  if (sameMesh) {
+    sameMeshFreeAxes(srcMesh, src, freeAxes);
+    numCandidates = numSenderCandidates(srcMesh, freeAxes);
+  } else {
+    for (unsigned axis = 0; axis < srcMesh.getNumAxes(); ++axis)
+      if (!src.dimOf(axis)) {
+        freeAxes.push_back(axis);
+        numCandidates *= srcMesh.getAxisSize(axis);
+      }
+  }
 
   Exchange ex;
-  std::vector<int64_t> sendLoad(srcMesh.getNumDevices(), 0);
+  SenderBalancer balancer;
+  balancer.reset(srcMesh.getNumDevices());
   int64_t work = 0;
   for (int64_t receiver = 0; receiver < dstMesh.getNumDevices(); ++receiver) {
     std::vector<int64_t> rcoord = dstMesh.coordinateOf(receiver);
@@ -169,37 +215,44 @@ Expected<Exchange> dist::planner::computeExchange(
           block /= size;
         }
       }
-      int64_t sender = -1;
-      if (sameMesh) {
-        sender = srcMesh.linearIndexOf(scoord);
-      } else {
-        // Enumerate the replicas: every combination of the free axes.
-        int64_t best = -1;
-        for (int64_t c = 0; c < numCandidates; ++c) {
-          int64_t rest = c;
-          for (size_t i = freeAxes.size(); i-- > 0;) {
-            int64_t size = srcMesh.getAxisSize(freeAxes[i]);
-            scoord[freeAxes[i]] = rest % size;
-            rest /= size;
-          }
-          int64_t candidate = srcMesh.linearIndexOf(scoord);
-          if (srcMesh.rankOfIndex(candidate) == receiverRank) {
-            best = candidate;
-            break;
-          }
-          if (best < 0 || sendLoad[candidate] < sendLoad[best])
-            best = candidate;
+      const int64_t bytes = elements * elementBytes;
+      // Enumerate the replicas: every combination of the free axes (within
+      // one mesh, as offsets from the receiver's coordinate, which comes
+      // first and is of the cheapest link class).
+      int64_t best = -1;
+      double bestIncrement = 0;
+      AxisCostParams bestLink, cheapest;
+      for (int64_t c = 0; c < numCandidates; ++c) {
+        forEachFreeOffset(srcMesh, freeAxes, c, [&](unsigned axis, int64_t k) {
+          scoord[axis] = sameMesh ? (rcoord[axis] + k) % srcMesh.getAxisSize(axis)
+                                  : k;
+        });
+        int64_t candidate = srcMesh.linearIndexOf(scoord);
+        if (srcMesh.rankOfIndex(candidate) == receiverRank) {
+          best = candidate;
+          break;
         }
-        sender = best;
+        AxisCostParams link = links.link(candidate, receiver);
+        if (c == 0)
+          cheapest = link;
+        else if (sameMesh && !(link == cheapest))
+          continue;
+        double increment = balancer.increment(candidate, receiver, link, bytes);
+        if (best < 0 ||
+            balancer.better(candidate, increment, best, bestIncrement)) {
+          best = candidate;
+          bestIncrement = increment;
+          bestLink = link;
+        }
       }
       ExchangeTransfer t;
-      t.sender = sender;
+      t.sender = best;
       t.receiver = receiver;
       t.box = std::move(box);
-      t.bytes = elements * elementBytes;
-      t.local = srcMesh.rankOfIndex(sender) == receiverRank;
+      t.bytes = bytes;
+      t.local = srcMesh.rankOfIndex(best) == receiverRank;
       if (!t.local)
-        sendLoad[sender] += t.bytes;
+        balancer.assign(best, receiver, bestLink, bytes);
       ex.transfers.push_back(std::move(t));
       // Next piece, last dim fastest.
       for (size_t d = rank; d-- > 0;) {
@@ -300,6 +353,18 @@ ExchangeCostEvaluator::ExchangeCostEvaluator(const CostModel &model,
   sendSide.assign(numDevices, 0);
 }
 
+const AxisCostParams &ExchangeCostEvaluator::linkOf(unsigned mask) {
+  if (!linkKnown[mask]) {
+    std::vector<unsigned> axes;
+    for (unsigned a = 0; a < numAxes; ++a)
+      if (mask & (1u << a))
+        axes.push_back(a);
+    linkByMask[mask] = model.pointToPointLink(axes);
+    linkKnown[mask] = true;
+  }
+  return linkByMask[mask];
+}
+
 void ExchangeCostEvaluator::shardIndices(const Layout &layout,
                                          std::vector<int64_t> &out,
                                          std::vector<int64_t> &blockSize) {
@@ -330,6 +395,18 @@ bool ExchangeCostEvaluator::evaluate(const Layout &src, const Layout &dst,
   shardIndices(dst, dstIndex, dstBlock);
   std::fill(sendSide.begin(), sendSide.end(), 0.0);
   result = Result();
+  sameMeshFreeAxes(mesh, src, freeAxes);
+  const int64_t numCandidates = numSenderCandidates(mesh, freeAxes);
+  candidateDigits.resize(size_t(numCandidates) * freeAxes.size());
+  candidateDelta.resize(numCandidates);
+  candidateMask.resize(numCandidates);
+  for (int64_t c = 0; c < numCandidates; ++c) {
+    size_t i = 0;
+    forEachFreeOffset(mesh, freeAxes, c, [&](unsigned, int64_t k) {
+      candidateDigits[c * freeAxes.size() + freeAxes.size() - 1 - i++] = k;
+    });
+  }
+  balancer.reset(numDevices);
   double worstRecv = 0;
   int64_t work = 0;
   // Per dim, the source blocks a receiver's target block overlaps: first
@@ -352,13 +429,29 @@ bool ExchangeCostEvaluator::evaluate(const Layout &src, const Layout &dst,
     }
     if (pieces == 0)
       continue;
-    work += pieces;
+    work += pieces * numCandidates;
     if (work > kMaxExchangeWork)
       return false;
     touched.clear();
     const int64_t *uc = &coords[u * numAxes];
+    for (int64_t c = 0; c < numCandidates; ++c) {
+      int64_t delta = 0;
+      unsigned mask = 0;
+      for (size_t i = 0; i < freeAxes.size(); ++i) {
+        int64_t k = candidateDigits[c * freeAxes.size() + i];
+        if (k == 0)
+          continue;
+        unsigned axis = freeAxes[i];
+        int64_t size = mesh.getAxisSize(axis);
+        delta += ((uc[axis] + k) % size - uc[axis]) * axisStride[axis];
+        mask |= 1u << axis;
+      }
+      candidateDelta[c] = delta;
+      candidateMask[c] = mask;
+    }
     for (int64_t p = 0; p < pieces; ++p) {
       int64_t elements = 1, sender = u;
+      unsigned forcedMask = 0;
       for (unsigned d = 0; d < rank; ++d) {
         int64_t block = first[d] + pos[d];
         int64_t lo = std::max(tBegin[d], block * srcBlock[d]);
@@ -367,14 +460,34 @@ bool ExchangeCostEvaluator::evaluate(const Layout &src, const Layout &dst,
         for (size_t i = src.dimAxes[d].size(); i-- > 0;) {
           unsigned axis = src.dimAxes[d][i];
           int64_t size = mesh.getAxisSize(axis);
-          sender += (block % size - uc[axis]) * axisStride[axis];
+          if (block % size != uc[axis]) {
+            sender += (block % size - uc[axis]) * axisStride[axis];
+            forcedMask |= 1u << axis;
+          }
           block /= size;
         }
       }
       if (sender != u) {
-        if (pairBytes[sender] == 0)
-          touched.push_back(sender);
-        pairBytes[sender] += elements * elementBytes;
+        // The same choice as computeExchange's: the cheapest link class,
+        // then the least loaded replica.
+        const int64_t bytes = elements * elementBytes;
+        const AxisCostParams cheapest = linkOf(forcedMask);
+        int64_t best = sender;
+        double bestIncrement = balancer.increment(sender, u, cheapest, bytes);
+        for (int64_t c = 1; c < numCandidates; ++c) {
+          int64_t v = sender + candidateDelta[c];
+          if (!(linkOf(forcedMask | candidateMask[c]) == cheapest))
+            continue;
+          double increment = balancer.increment(v, u, cheapest, bytes);
+          if (balancer.better(v, increment, best, bestIncrement)) {
+            best = v;
+            bestIncrement = increment;
+          }
+        }
+        balancer.assign(best, u, cheapest, bytes);
+        if (pairBytes[best] == 0)
+          touched.push_back(best);
+        pairBytes[best] += bytes;
       }
       for (size_t d = rank; d-- > 0;) {
         if (++pos[d] < count[d])
@@ -390,15 +503,7 @@ bool ExchangeCostEvaluator::evaluate(const Layout &src, const Layout &dst,
       for (unsigned a = 0; a < numAxes; ++a)
         if (vc[a] != uc[a])
           mask |= 1u << a;
-      if (!linkKnown[mask]) {
-        std::vector<unsigned> axes;
-        for (unsigned a = 0; a < numAxes; ++a)
-          if (mask & (1u << a))
-            axes.push_back(a);
-        linkByMask[mask] = model.pointToPointLink(axes);
-        linkKnown[mask] = true;
-      }
-      const AxisCostParams &link = linkByMask[mask];
+      const AxisCostParams &link = linkOf(mask);
       double seconds = link.alpha + double(pairBytes[v]) * link.beta;
       recv += seconds;
       sendSide[v] += seconds;
