@@ -1,5 +1,6 @@
 //===- CostModelTest.cpp - The ring alpha-beta model and topology files ---===//
 
+#include "RandomCases.h"
 #include "TestUtil.h"
 
 #include "dist/Planner/CostModel.h"
@@ -111,6 +112,128 @@ TEST(CostModel, TopologyJSON) {
               HasSubstr("must be a number"));
   EXPECT_THAT(errorOf(Topology::parseJSON(R"([1])")),
               HasSubstr("top level must be an object"));
+}
+
+// Semantics §3b's "ops": a kind's own alpha or beta replaces the axis's for
+// that move only; a field left out stays the axis's (also one set later on
+// the command line); bad kinds and values name the key.
+TEST(CostModel, PerKindParameters) {
+  Topology t = cantFail(Topology::parseJSON(R"({"axes": {"x": {
+      "alpha": 1e-5, "beta": 1e-9,
+      "ops": {"all_to_all": {"alpha": 2e-5, "beta": 4e-9},
+              "redistribute": {"beta": 5e-9}}}},
+      "calibration": {"backend": "mpi", "anything": [1, 2]}})"));
+  ASSERT_EQ(t.axisOps["x"].size(), 2u);
+  EXPECT_EQ(t.axisOps["x"][MoveKind::AllToAll].alpha, 2e-5);
+  EXPECT_FALSE(t.axisOps["x"][MoveKind::Redistribute].alpha.has_value());
+  cantFail(t.setFromList("x=3e-5", /*alpha=*/true));
+  Mesh m = mesh("<[\"x\"=4, \"y\"=2]>");
+  AlphaBetaCostModel model = cantFail(AlphaBetaCostModel::create(m, t));
+  // all_gather keeps the axis's (alpha from the list), all_to_all its own.
+  EXPECT_DOUBLE_EQ(model.collectiveCost(MoveKind::AllGather, {0}, 1000),
+                   3 * 3e-5 + 3 * 1000 * 1e-9);
+  EXPECT_DOUBLE_EQ(model.collectiveCost(MoveKind::AllToAll, {0}, 1000),
+                   3 * 2e-5 + 0.75 * 1000 * 4e-9);
+  // Groups take the maxima of the kind's parameters.
+  EXPECT_DOUBLE_EQ(model.collectiveCost(MoveKind::AllToAll, {0, 1}, 800),
+                   7 * 2e-5 + 7.0 / 8 * 800 * 4e-9);
+  // Point-to-point links are redistribute's: alpha the axis's, beta its own.
+  AxisCostParams link = model.pointToPointLink({0});
+  EXPECT_EQ(link.alpha, 3e-5);
+  EXPECT_EQ(link.beta, 5e-9);
+  EXPECT_EQ(model.slowestLink().beta, 5e-9);
+  // The bounds take the smallest over the kinds.
+  EXPECT_EQ(model.minSecondsPerByte(), 1.0 / 370e9); // y's defaults
+  EXPECT_EQ(model.axisSecondsPerByte(0), 1e-9);
+  EXPECT_DOUBLE_EQ(model.axisLatencyBound(0), 3 * 2e-5);
+  // The plan cache keys on every parameter.
+  std::string plain, withOps;
+  cantFail(AlphaBetaCostModel::create(m)).appendFingerprint(plain);
+  model.appendFingerprint(withOps);
+  EXPECT_EQ(plain.find("all_to_all"), std::string::npos);
+  EXPECT_THAT(withOps, HasSubstr("all_to_all=2e-05,4e-09"));
+  EXPECT_THAT(withOps, HasSubstr("redistribute=3e-05,5e-09"));
+
+  auto error = [](llvm::StringRef json) {
+    return errorOf(Topology::parseJSON(json));
+  };
+  EXPECT_THAT(error(R"({"axes": {"x": {"ops": {"all_slice": {}}}}})"),
+              HasSubstr("unknown move kind \"all_slice\" in axis \"x\".ops "
+                        "(expected \"all_gather\", \"all_to_all\""));
+  EXPECT_THAT(error(R"({"axes": {"x": {"ops": {"allgather": {}}}}})"),
+              HasSubstr("unknown move kind \"allgather\""));
+  EXPECT_THAT(error(R"({"axes": {"x": {"ops": []}}})"),
+              HasSubstr("axis \"x\".ops must be an object keyed by move kind"));
+  EXPECT_THAT(error(R"({"axes": {"x": {"ops": {"permute": 1}}}})"),
+              HasSubstr("axis \"x\".ops.permute must be an object"));
+  EXPECT_THAT(error(R"({"axes": {"x": {"ops": {"permute": {"gamma": 1}}}}})"),
+              HasSubstr("unknown key \"gamma\" in axis \"x\".ops.permute"));
+  EXPECT_THAT(
+      error(R"({"axes": {"x": {"ops": {"permute": {"beta": -1e-9}}}}})"),
+      HasSubstr("axis \"x\".ops.permute.beta must be finite and >= 0"));
+  EXPECT_THAT(error(R"({"default": {"ops": {}}})"),
+              HasSubstr("unknown key \"ops\" in default"));
+  EXPECT_THAT(error(R"({"local": {"beta": 5e-11}})"),
+              HasSubstr("\"local\" (the cost of local copies, semantics §3b) "
+                        "is not supported yet"));
+}
+
+// With random per-kind parameters every bound the search relies on holds
+// for every collective on every group (CostModel.h: cost >= minLatency +
+// minSecondsPerByte * received, and >= the sum of axisLatencyBound +
+// groupLatencyExcess + minSecondsPerByte * received for the four
+// collectives), and the symmetry claims are true of the costs.
+TEST(CostModel, PerKindBoundsHold) {
+  Rng rng(97);
+  for (int i = 0; i < 300; ++i) {
+    Mesh m = randomMesh(rng, 3, 4, 32);
+    AlphaBetaCostModel model = cantFail(
+        AlphaBetaCostModel::create(m, randomTopology(rng, m, /*ops=*/true)));
+    std::vector<unsigned> axes;
+    for (unsigned a = 0; a < m.getNumAxes(); ++a)
+      if (m.getAxisSize(a) > 1 && uniform(rng, 0, 1))
+        axes.push_back(a);
+    if (axes.empty())
+      continue;
+    double p = 1, latency = 0;
+    for (unsigned a : axes) {
+      p *= double(m.getAxisSize(a));
+      latency += model.axisLatencyBound(a);
+    }
+    latency += model.groupLatencyExcess(axes);
+    const int64_t n = 4096;
+    const double received[] = {(p - 1) * n, (p - 1) / p * n, (p - 1) / p * n,
+                               (p - 1) / p * n};
+    const MoveKind kinds[] = {MoveKind::AllGather, MoveKind::AllToAll,
+                              MoveKind::ReduceScatter, MoveKind::AllReduce};
+    for (int k = 0; k < 4; ++k) {
+      double cost = model.collectiveCost(kinds[k], axes, n);
+      double beta = model.minSecondsPerByte() * received[k];
+      EXPECT_GE(cost * (1 + 1e-12), model.minLatency() + beta);
+      EXPECT_GE(cost * (1 + 1e-12), latency + beta);
+      for (unsigned a : axes)
+        EXPECT_GE(cost * (1 + 1e-12),
+                  model.minLatency() + model.axisSecondsPerByte(a) *
+                                           received[k] / double(axes.size()));
+    }
+    double permute = model.collectiveCost(MoveKind::Permute, axes, n);
+    EXPECT_GE(permute * (1 + 1e-12),
+              model.minLatency() + model.minSecondsPerByte() * n);
+    if (model.allReducePaysLatencyTwice())
+      EXPECT_GE(model.collectiveCost(MoveKind::AllReduce, axes, n) *
+                    (1 + 1e-12),
+                latency - model.groupLatencyExcess(axes) +
+                    (latency - model.groupLatencyExcess(axes)));
+    if (model.permuteCostIsUniform() && axes.size() > 1)
+      EXPECT_DOUBLE_EQ(permute,
+                       model.collectiveCost(MoveKind::Permute, {axes[0]}, n));
+    for (unsigned a : axes)
+      for (unsigned b : axes)
+        if (model.axesInterchangeable(a, b))
+          for (MoveKind kind : kinds)
+            EXPECT_EQ(model.collectiveCost(kind, {a}, n),
+                      model.collectiveCost(kind, {b}, n));
+  }
 }
 
 // Semantics §3b's device: read when given, every field checked.

@@ -77,8 +77,8 @@ TEST(PlannerProperty, PlansExecuteExactlyAndOptimalBeatsGreedy) {
     Layout to = randomLayout(rng, mesh, rank, uniform(rng, 0, 2) == 0);
     std::optional<AlphaBetaCostModel> model;
     if (i % 3 == 0)
-      model.emplace(cantFail(
-          AlphaBetaCostModel::create(mesh, randomTopology(rng, mesh))));
+      model.emplace(cantFail(AlphaBetaCostModel::create(
+          mesh, randomTopology(rng, mesh, /*ops=*/i % 2 == 1))));
     PlanRequest request(mesh, shape, 4, from, to);
     if (model)
       request.costModel = &*model;
@@ -157,7 +157,8 @@ void optimalMatchesExhaustiveSearch(uint64_t seed, int cases) {
     Layout to = randomLayout(rng, mesh, rank, uniform(rng, 0, 2) == 0,
                              {ReductionKind::Sum, ReductionKind::Max});
     AlphaBetaCostModel model = cantFail(AlphaBetaCostModel::create(
-        mesh, i % 2 ? randomTopology(rng, mesh) : Topology()));
+        mesh,
+        i % 2 ? randomTopology(rng, mesh, /*ops=*/i % 4 == 3) : Topology()));
     PlanRequest request(mesh, shape, 4, from, to);
     request.costModel = &model;
     if (i % 4 == 3) {
@@ -193,7 +194,8 @@ void optimalMatchesExhaustiveSearchOnFourAxes(uint64_t seed, int cases) {
     Layout from = randomLayout(rng, mesh, rank, true);
     Layout to = randomLayout(rng, mesh, rank, uniform(rng, 0, 3) == 0);
     AlphaBetaCostModel model = cantFail(AlphaBetaCostModel::create(
-        mesh, i % 3 == 2 ? randomTopology(rng, mesh) : Topology()));
+        mesh, i % 3 == 2 ? randomTopology(rng, mesh, /*ops=*/i % 2 == 1)
+                         : Topology()));
     PlanRequest request(mesh, shape, 4, from, to);
     request.costModel = &model;
     std::string what = describeCase(i, request);
@@ -232,7 +234,9 @@ TEST(PlannerProperty, SearchHeuristicIsAdmissible) {
     Layout from = randomLayout(rng, mesh, rank, true);
     Layout to = randomLayout(rng, mesh, rank, uniform(rng, 0, 2) == 0);
     AlphaBetaCostModel model = cantFail(AlphaBetaCostModel::create(
-        mesh, i % 4 == 1 ? randomTopology(rng, mesh) : Topology()));
+        mesh, i % 4 == 1 || i % 8 == 3
+                  ? randomTopology(rng, mesh, /*ops=*/i % 8 == 3)
+                  : Topology()));
     PlanRequest request(mesh, shape, 4, from, to);
     request.costModel = &model;
     // The collective bounds, against collective plans (with redistribute

@@ -82,13 +82,32 @@ inline std::vector<int64_t> randomShape(Rng &rng, unsigned rank,
 
 /// Per-axis alpha/beta drawn from a few magnitudes, so that the
 /// latency-bound and bandwidth-bound regimes and non-uniform axes all occur.
-inline Topology randomTopology(Rng &rng, const Mesh &mesh) {
+/// Random per-axis parameters; with `ops`, also random per-move-kind ones
+/// (semantics §3b) on each axis: each non-local kind gets its own alpha,
+/// beta, both or neither.
+inline Topology randomTopology(Rng &rng, const Mesh &mesh, bool ops = false) {
   static const double alphas[] = {1e-5, 2e-6, 5e-5, 1e-7};
   static const double betas[] = {1.0 / 370e9, 1e-9, 4e-8, 1e-11};
   Topology topology;
-  for (unsigned a = 0; a < mesh.getNumAxes(); ++a)
-    topology.axes[mesh.getAxis(a).name] = {alphas[uniform(rng, 0, 3)],
-                                           betas[uniform(rng, 0, 3)]};
+  for (unsigned a = 0; a < mesh.getNumAxes(); ++a) {
+    const std::string &name = mesh.getAxis(a).name;
+    topology.axes[name] = {alphas[uniform(rng, 0, 3)],
+                           betas[uniform(rng, 0, 3)]};
+    if (!ops)
+      continue;
+    for (MoveKind kind : kAllMoveKinds) {
+      if (isLocalMove(kind))
+        continue;
+      int64_t which = uniform(rng, 0, 3);
+      if (which == 0)
+        continue;
+      MoveCostOverride &o = topology.axisOps[name][kind];
+      if (which & 1)
+        o.alpha = alphas[uniform(rng, 0, 3)];
+      if (which & 2)
+        o.beta = betas[uniform(rng, 0, 3)];
+    }
+  }
   return topology;
 }
 

@@ -16,6 +16,7 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
+#include <array>
 #include <map>
 #include <optional>
 #include <string>
@@ -35,6 +36,15 @@ struct AxisCostParams {
   }
 };
 
+/// One move kind's own parameters on one axis (semantics §3b, "ops"): a
+/// field left out is the axis's.
+struct MoveCostOverride {
+  std::optional<double> alpha, beta;
+  bool operator==(const MoveCostOverride &o) const {
+    return alpha == o.alpha && beta == o.beta;
+  }
+};
+
 /// Per-axis parameters by axis name, from a topology file or the command
 /// line. Axes not listed use `defaults`.
 /// One device (semantics §3b): peak flop/s, memory bandwidth (bytes/s) and
@@ -50,6 +60,9 @@ struct Topology {
   std::map<std::string, AxisCostParams> axes;
   /// The link between two meshes (semantics §3a), when given.
   std::optional<AxisCostParams> transfer;
+  /// Per axis name, the move kinds (never local ones) priced with their own
+  /// parameters on that axis (semantics §3b).
+  std::map<std::string, std::map<MoveKind, MoveCostOverride>> axisOps;
 
   /// Parses `{"axes": {"x": {"alpha": 1e-5, "beta": 2.7e-12}, ...}}`. Either
   /// field of an axis may be left out (the default is used). An optional
@@ -60,6 +73,10 @@ struct Topology {
   /// the link between two meshes (cross-mesh reshards). An optional
   /// "device": {"flops": F, "mem_bw": B, "memory": BYTES} describes one
   /// device (each field optional, finite and >= 0, flops and mem_bw > 0).
+  /// An axis may carry "ops": {KIND: {"alpha": ..., "beta": ...}} for the
+  /// non-local move kinds (semantics §3b); "calibration" (dist-calibrate's
+  /// provenance) is read past. "local" is refused: local work is not priced
+  /// yet, and a file asking for it must not silently plan without it.
   static llvm::Expected<Topology> parseJSON(llvm::StringRef text);
   /// The axes of `mesh` only (a cross-mesh topology names the axes of both
   /// meshes); the defaults and the transfer link are kept.
@@ -178,8 +195,9 @@ protected:
   Mesh mesh;
 };
 
-/// The ring model of semantics §3. For a step over several axes, p is the product
-/// of their sizes and alpha, beta are the maxima over them.
+/// The ring model of semantics §3, with the per-move-kind parameters of §3b.
+/// For a step over several axes, p is the product of their sizes and alpha,
+/// beta are the maxima over them of that kind's parameters.
 ///   all_gather          (p-1) a + (p-1) n b
 ///   all_to_all          (p-1) a + (p-1)/p n b
 ///   reduce_scatter      (p-1) a + (p-1)/p n b
@@ -196,14 +214,17 @@ public:
                         int64_t bytesBefore) const override;
   double minLatency() const override { return minAlpha; }
   double minSecondsPerByte() const override { return minBeta; }
-  /// Maxima of alpha and beta over `axes`.
+  /// Maxima of redistribute's alpha and beta over `axes`.
   AxisCostParams pointToPointLink(llvm::ArrayRef<unsigned> axes) const override;
+  /// Over redistribute's parameters: the transfer is point-to-point too.
   AxisCostParams slowestLink() const override;
+  /// The smallest beta of any move kind on the axis.
   double axisSecondsPerByte(unsigned axis) const override {
-    return axis < params.size() ? params[axis].beta : minBeta;
+    return axis < minBetaOfAxis.size() ? minBetaOfAxis[axis] : minBeta;
   }
-  /// (p - 1) * alpha: a group's latency term (P - 1) * max alpha is at least
-  /// the sum of (p_a - 1) * alpha_a over its axes, as P - 1 >= sum (p_a - 1).
+  /// (p - 1) * the smallest alpha of the four collectives on the axis: a
+  /// group's latency term (P - 1) * max alpha is at least the sum of
+  /// (p_a - 1) * alpha_a over its axes, as P - 1 >= sum (p_a - 1).
   double axisLatencyBound(unsigned axis) const override;
   bool sequentialReduceScatterIsCheaper() const override;
   /// 2 (P - 1) max alpha >= 2 sum of (p_a - 1) alpha_a.
@@ -224,12 +245,27 @@ public:
   bool groupCostIgnoresAxisOrder() const override { return true; }
   void appendFingerprint(std::string &out) const override;
 
+  /// The axis's own parameters (those of a kind without "ops").
   const AxisCostParams &getParams(unsigned axis) const { return params[axis]; }
+  /// What a move of `kind` pays on the axis.
+  const AxisCostParams &getParams(unsigned axis, MoveKind kind) const {
+    return kindParams[axis][static_cast<unsigned>(kind)];
+  }
 
 private:
-  AlphaBetaCostModel(Mesh mesh, std::vector<AxisCostParams> params);
+  static constexpr size_t kNumKinds = std::size(kAllMoveKinds);
+  using KindParams = std::array<AxisCostParams, kNumKinds>;
+  AlphaBetaCostModel(Mesh mesh, std::vector<AxisCostParams> params,
+                     std::vector<KindParams> kindParams);
+  /// The largest alpha and beta of `kind` over `axes`.
+  AxisCostParams maxima(MoveKind kind, llvm::ArrayRef<unsigned> axes) const;
+  /// True when every axis of size > 1 has the same parameters for `kind`
+  /// (only beta with `betaOnly`).
+  bool uniformOverAxes(MoveKind kind, bool betaOnly) const;
   std::vector<AxisCostParams> params; // by mesh axis index
-  double minAlpha = 0, minBeta = 0;   // over axes of size > 1
+  std::vector<KindParams> kindParams; // by mesh axis index, then kind
+  std::vector<double> minBetaOfAxis;  // over the non-local kinds
+  double minAlpha = 0, minBeta = 0;   // over axes of size > 1 and kinds
 };
 
 /// Shortest text that reads back as the same double (std::to_chars), e.g.

@@ -124,6 +124,8 @@ constexpr int64_t kMaxExchangeWork = int64_t(1) << 24;
 ///    coordinate on the free axes) and that is least loaded so far
 ///    (SenderBalancer); the receiver's own coordinate first on ties. At
 ///    most 64 replicas per piece are considered, nearest offsets first.
+///    The balancing is greedy, so it is kept only when the step is then
+///    cheaper than with every piece from the receiver's own replica.
 ///  - Across meshes: the source must not be partial (reduce first) and the
 ///    target is not partial. Among the replicas holding a box, a device on
 ///    the receiver's own world rank is taken (a free local copy), else the
@@ -193,6 +195,9 @@ private:
   std::vector<unsigned> candidateMask;
   SenderBalancer balancer;
   const AxisCostParams &linkOf(unsigned mask);
+  /// One assignment of senders (the first `numCandidates` replicas per
+  /// piece) and its price; false when too large.
+  bool assignAndPrice(const Layout &src, int64_t numCandidates, Result &result);
 };
 
 /// The layouts a redistribute from `from` may go to when the plan's target

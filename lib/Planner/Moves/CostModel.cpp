@@ -42,8 +42,54 @@ static Error readParam(const llvm::json::Value &value, const llvm::Twine &where,
   return Error::success();
 }
 
+/// The non-local move kinds, as "ops" keys for error messages.
+static std::string opKindList() {
+  std::string out;
+  for (MoveKind kind : kAllMoveKinds)
+    if (!isLocalMove(kind))
+      out +=
+          (out.empty() ? "\"" : ", \"") + stringifyMoveKind(kind).str() + "\"";
+  return out;
+}
+
+/// An axis's "ops": {KIND: {"alpha": ..., "beta": ...}} (semantics §3b).
+static Error readOps(const llvm::json::Value &value, const std::string &where,
+                     std::map<MoveKind, MoveCostOverride> &ops) {
+  const llvm::json::Object *object = value.getAsObject();
+  if (!object)
+    return fail("topology: " + where +
+                " must be an object keyed by move "
+                "kind (" +
+                opKindList() + ")");
+  for (const auto &[key, field] : *object) {
+    std::optional<MoveKind> kind = parseMoveKind(key);
+    if (!kind || isLocalMove(*kind))
+      return fail("topology: unknown move kind \"" + key.str() + "\" in " +
+                  where + " (expected " + opKindList() + ")");
+    std::string at = where + "." + key.str();
+    const llvm::json::Object *params = field.getAsObject();
+    if (!params)
+      return fail("topology: " + at +
+                  " must be an object with \"alpha\" "
+                  "and/or \"beta\"");
+    MoveCostOverride &override = ops[*kind];
+    for (const auto &[name, number] : *params) {
+      if (name != "alpha" && name != "beta")
+        return fail("topology: unknown key \"" + name.str() + "\" in " + at +
+                    " (expected \"alpha\" or \"beta\")");
+      double v;
+      if (Error e = readParam(number, at + "." + name.str(), v))
+        return e;
+      (name == "alpha" ? override.alpha : override.beta) = v;
+    }
+  }
+  return Error::success();
+}
+
+/// {"alpha": ..., "beta": ...}, and with `ops` also "ops" (an axis).
 static Error readParams(const llvm::json::Value &value, llvm::StringRef where,
-                        AxisCostParams &params) {
+                        AxisCostParams &params,
+                        std::map<MoveKind, MoveCostOverride> *ops = nullptr) {
   const llvm::json::Object *object = value.getAsObject();
   if (!object)
     return fail("topology: " + where + " must be an object with \"alpha\" "
@@ -55,9 +101,13 @@ static Error readParams(const llvm::json::Value &value, llvm::StringRef where,
     } else if (key == "beta") {
       if (Error e = readParam(field, where + ".beta", params.beta))
         return e;
+    } else if (key == "ops" && ops) {
+      if (Error e = readOps(field, where.str() + ".ops", *ops))
+        return e;
     } else {
       return fail("topology: unknown key \"" + key.str() + "\" in " + where +
-                  " (expected \"alpha\" or \"beta\")");
+                  (ops ? " (expected \"alpha\", \"beta\" or \"ops\")"
+                       : " (expected \"alpha\" or \"beta\")"));
     }
   }
   return Error::success();
@@ -116,19 +166,29 @@ Expected<Topology> Topology::parseJSON(llvm::StringRef text) {
       topology.device = device;
       continue;
     }
+    // Provenance written by dist-calibrate (semantics §8): not read.
+    if (key == "calibration")
+      continue;
+    if (key == "local")
+      return fail("topology: \"local\" (the cost of local copies, semantics "
+                  "§3b) is not supported yet; remove it to plan without "
+                  "local work");
     if (key != "axes")
       return fail("topology: unknown key \"" + key.str() +
-                  "\" (expected \"axes\", \"default\", \"transfer\" or "
-                  "\"device\")");
+                  "\" (expected \"axes\", \"default\", \"transfer\", "
+                  "\"device\" or \"calibration\")");
     const llvm::json::Object *axes = value.getAsObject();
     if (!axes)
       return fail("topology: \"axes\" must be an object keyed by axis name");
     for (const auto &[name, params] : *axes) {
       AxisCostParams axisParams = topology.defaults;
+      std::map<MoveKind, MoveCostOverride> ops;
       if (Error e = readParams(params, "axis \"" + name.str() + "\"",
-                               axisParams))
+                               axisParams, &ops))
         return std::move(e);
       topology.axes[name.str()] = axisParams;
+      if (!ops.empty())
+        topology.axisOps[name.str()] = std::move(ops);
     }
   }
   return topology;
@@ -137,9 +197,13 @@ Expected<Topology> Topology::parseJSON(llvm::StringRef text) {
 Topology Topology::restrictedTo(const Mesh &mesh) const {
   Topology out = *this;
   out.axes.clear();
+  out.axisOps.clear();
   for (const auto &[name, params] : axes)
     if (mesh.findAxis(name))
       out.axes[name] = params;
+  for (const auto &[name, ops] : axisOps)
+    if (mesh.findAxis(name))
+      out.axisOps[name] = ops;
   return out;
 }
 
@@ -191,16 +255,26 @@ double CostModel::stepCost(const Move &move, int64_t bytesBefore) const {
 //===----------------------------------------------------------------------===//
 
 AlphaBetaCostModel::AlphaBetaCostModel(Mesh mesh,
-                                       std::vector<AxisCostParams> params)
-    : CostModel(std::move(mesh)), params(std::move(params)) {
+                                       std::vector<AxisCostParams> params,
+                                       std::vector<KindParams> kindParams)
+    : CostModel(std::move(mesh)), params(std::move(params)),
+      kindParams(std::move(kindParams)) {
   bool any = false;
+  minBetaOfAxis.assign(this->mesh.getNumAxes(), 0);
   for (unsigned a = 0; a < this->mesh.getNumAxes(); ++a) {
-    if (this->mesh.getAxisSize(a) == 1)
-      continue;
-    const AxisCostParams &p = this->params[a];
-    minAlpha = any ? std::min(minAlpha, p.alpha) : p.alpha;
-    minBeta = any ? std::min(minBeta, p.beta) : p.beta;
-    any = true;
+    bool first = true;
+    for (MoveKind kind : kAllMoveKinds) {
+      if (isLocalMove(kind))
+        continue;
+      const AxisCostParams &p = getParams(a, kind);
+      minBetaOfAxis[a] = first ? p.beta : std::min(minBetaOfAxis[a], p.beta);
+      first = false;
+      if (this->mesh.getAxisSize(a) == 1)
+        continue;
+      minAlpha = any ? std::min(minAlpha, p.alpha) : p.alpha;
+      minBeta = any ? std::min(minBeta, p.beta) : p.beta;
+      any = true;
+    }
   }
 }
 
@@ -214,18 +288,42 @@ AlphaBetaCostModel::create(const Mesh &mesh, const Topology &topology) {
                   ", which is not in mesh " + mesh.str());
     params[*axis] = axisParams;
   }
-  return AlphaBetaCostModel(mesh, std::move(params));
+  // semantics §3b: a kind's own alpha or beta replaces the axis's.
+  std::vector<KindParams> kindParams(mesh.getNumAxes());
+  for (unsigned a = 0; a < mesh.getNumAxes(); ++a)
+    kindParams[a].fill(params[a]);
+  for (const auto &[name, ops] : topology.axisOps) {
+    std::optional<unsigned> axis = mesh.findAxis(name);
+    if (!axis)
+      return fail("topology names axis " + detail::quoteName(name) +
+                  ", which is not in mesh " + mesh.str());
+    for (const auto &[kind, override] : ops) {
+      AxisCostParams &p = kindParams[*axis][static_cast<unsigned>(kind)];
+      p.alpha = override.alpha.value_or(p.alpha);
+      p.beta = override.beta.value_or(p.beta);
+    }
+  }
+  return AlphaBetaCostModel(mesh, std::move(params), std::move(kindParams));
+}
+
+AxisCostParams AlphaBetaCostModel::maxima(MoveKind kind,
+                                          llvm::ArrayRef<unsigned> axes) const {
+  AxisCostParams link{0, 0};
+  for (unsigned axis : axes) {
+    const AxisCostParams &p = getParams(axis, kind);
+    link.alpha = std::max(link.alpha, p.alpha);
+    link.beta = std::max(link.beta, p.beta);
+  }
+  return link;
 }
 
 double AlphaBetaCostModel::collectiveCost(MoveKind kind,
                                           llvm::ArrayRef<unsigned> axes,
                                           int64_t bytesBefore) const {
-  double p = 1, alpha = 0, beta = 0;
-  for (unsigned axis : axes) {
+  double p = 1;
+  for (unsigned axis : axes)
     p *= double(mesh.getAxisSize(axis));
-    alpha = std::max(alpha, params[axis].alpha);
-    beta = std::max(beta, params[axis].beta);
-  }
+  auto [alpha, beta] = maxima(kind, axes);
   double n = double(bytesBefore);
   switch (kind) {
   case MoveKind::AllGather:
@@ -250,51 +348,50 @@ double AlphaBetaCostModel::collectiveCost(MoveKind kind,
 
 AxisCostParams
 AlphaBetaCostModel::pointToPointLink(llvm::ArrayRef<unsigned> axes) const {
-  AxisCostParams link{0, 0};
-  for (unsigned axis : axes) {
-    link.alpha = std::max(link.alpha, params[axis].alpha);
-    link.beta = std::max(link.beta, params[axis].beta);
-  }
-  return link;
+  return maxima(MoveKind::Redistribute, axes);
 }
 
 AxisCostParams AlphaBetaCostModel::slowestLink() const {
-  AxisCostParams link{0, 0};
-  bool any = false;
+  std::vector<unsigned> linked, all;
   for (unsigned a = 0; a < mesh.getNumAxes(); ++a) {
-    if (mesh.getAxisSize(a) == 1)
-      continue;
-    link.alpha = std::max(link.alpha, params[a].alpha);
-    link.beta = std::max(link.beta, params[a].beta);
-    any = true;
+    all.push_back(a);
+    if (mesh.getAxisSize(a) > 1)
+      linked.push_back(a);
   }
   // A mesh of one device has no links; its configured parameters are the
   // best guess for the link out of it.
-  if (!any)
-    for (const AxisCostParams &p : params) {
-      link.alpha = std::max(link.alpha, p.alpha);
-      link.beta = std::max(link.beta, p.beta);
-    }
-  return link;
+  return maxima(MoveKind::Redistribute, linked.empty() ? all : linked);
 }
+
+/// The collectives whose latency the heuristic's bounds sum per axis.
+static constexpr MoveKind kGroupCollectives[] = {
+    MoveKind::AllGather, MoveKind::AllToAll, MoveKind::ReduceScatter,
+    MoveKind::AllReduce};
 
 double AlphaBetaCostModel::axisLatencyBound(unsigned axis) const {
   if (axis >= mesh.getNumAxes())
     return 0;
-  return double(mesh.getAxisSize(axis) - 1) * params[axis].alpha;
+  double alpha = getParams(axis, kGroupCollectives[0]).alpha;
+  for (MoveKind kind : kGroupCollectives)
+    alpha = std::min(alpha, getParams(axis, kind).alpha);
+  return double(mesh.getAxisSize(axis) - 1) * alpha;
 }
 
 double
 AlphaBetaCostModel::groupLatencyExcess(llvm::ArrayRef<unsigned> axes) const {
-  double product = 1, sum = 0, alpha = 0;
+  double product = 1, sum = 0;
   for (unsigned axis : axes) {
     if (axis >= mesh.getNumAxes())
       return 0;
     double p = double(mesh.getAxisSize(axis));
     product *= p;
     sum += p - 1;
-    alpha = std::max(alpha, params[axis].alpha);
   }
+  // Each collective pays (P - 1) max alpha of its own kind: the smallest
+  // such maximum over the kinds is safe for all of them.
+  double alpha = maxima(kGroupCollectives[0], axes).alpha;
+  for (MoveKind kind : kGroupCollectives)
+    alpha = std::min(alpha, maxima(kind, axes).alpha);
   return std::max(0.0, product - 1 - sum) * alpha;
 }
 
@@ -303,39 +400,42 @@ bool AlphaBetaCostModel::sequentialReduceScatterIsCheaper() const {
   // alpha_max latency, strictly less once two factors exceed 1 and
   // alpha_max > 0; on evenly divisible dims its bandwidth term
   // sum_i (p_i - 1)/(p_1..p_i) n beta_i never exceeds (P - 1)/P n beta_max.
+  // (All of reduce_scatter's own parameters.)
   for (unsigned a = 0; a < mesh.getNumAxes(); ++a)
-    if (mesh.getAxisSize(a) > 1 && !(params[a].alpha > 0))
+    if (mesh.getAxisSize(a) > 1 &&
+        !(getParams(a, MoveKind::ReduceScatter).alpha > 0))
       return false;
+  return true;
+}
+
+bool AlphaBetaCostModel::uniformOverAxes(MoveKind kind, bool betaOnly) const {
+  const AxisCostParams *first = nullptr;
+  for (unsigned a = 0; a < mesh.getNumAxes(); ++a) {
+    if (mesh.getAxisSize(a) == 1)
+      continue;
+    const AxisCostParams &p = getParams(a, kind);
+    if (first && (betaOnly ? p.beta != first->beta : !(p == *first)))
+      return false;
+    first = &p;
+  }
   return true;
 }
 
 bool AlphaBetaCostModel::permuteCostIsUniform() const {
-  const AxisCostParams *first = nullptr;
-  for (unsigned a = 0; a < mesh.getNumAxes(); ++a) {
-    if (mesh.getAxisSize(a) == 1)
-      continue;
-    if (first && !(params[a] == *first))
-      return false;
-    first = &params[a];
-  }
-  return true;
+  return uniformOverAxes(MoveKind::Permute, /*betaOnly=*/false);
 }
 
 bool AlphaBetaCostModel::sameKindStepsCommute() const {
-  const AxisCostParams *first = nullptr;
-  for (unsigned a = 0; a < mesh.getNumAxes(); ++a) {
-    if (mesh.getAxisSize(a) == 1)
-      continue;
-    if (first && params[a].beta != first->beta)
-      return false;
-    first = &params[a];
-  }
-  return true;
+  // The argument holds per kind: gathers among themselves, reduce-scatters
+  // among themselves.
+  return uniformOverAxes(MoveKind::AllGather, /*betaOnly=*/true) &&
+         uniformOverAxes(MoveKind::ReduceScatter, /*betaOnly=*/true);
 }
 
 bool AlphaBetaCostModel::axesInterchangeable(unsigned a, unsigned b) const {
   return a < mesh.getNumAxes() && b < mesh.getNumAxes() &&
-         mesh.getAxisSize(a) == mesh.getAxisSize(b) && params[a] == params[b];
+         mesh.getAxisSize(a) == mesh.getAxisSize(b) && params[a] == params[b] &&
+         kindParams[a] == kindParams[b];
 }
 
 void AlphaBetaCostModel::appendFingerprint(std::string &out) const {
@@ -344,6 +444,13 @@ void AlphaBetaCostModel::appendFingerprint(std::string &out) const {
     out += a ? ";" : "";
     out += detail::quoteName(mesh.getAxis(a).name) + ":" +
            formatDouble(params[a].alpha) + "," + formatDouble(params[a].beta);
+    // Kinds with their own parameters (semantics §3b); none: the key is
+    // what it was before "ops" existed.
+    for (MoveKind kind : kAllMoveKinds)
+      if (!(getParams(a, kind) == params[a]))
+        out += "," + stringifyMoveKind(kind).str() + "=" +
+               formatDouble(getParams(a, kind).alpha) + "," +
+               formatDouble(getParams(a, kind).beta);
   }
   out += "}";
 }

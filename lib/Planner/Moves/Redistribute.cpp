@@ -141,10 +141,15 @@ std::vector<DimPiece> cutAtBlocks(const Mesh &srcMesh, const Layout &src,
 }
 } // namespace
 
-Expected<Exchange> dist::planner::computeExchange(
-    const Mesh &srcMesh, const Layout &src, const Mesh &dstMesh,
-    const Layout &dst, llvm::ArrayRef<int64_t> shape, int64_t elementBytes,
-    bool sameMesh, const LinkCosts &links) {
+/// One assignment of senders (within one mesh with `ownReplicaOnly`, every
+/// piece from the replica with the receiver's own coordinate on the free
+/// axes) and its price.
+static Expected<Exchange> assignExchange(const Mesh &srcMesh, const Layout &src,
+                                         const Mesh &dstMesh, const Layout &dst,
+                                         llvm::ArrayRef<int64_t> shape,
+                                         int64_t elementBytes, bool sameMesh,
+                                         const LinkCosts &links,
+                                         bool ownReplicaOnly) {
   const size_t rank = shape.size();
   if (sameMesh) {
     Layout a = src, b = dst;
@@ -165,7 +170,7 @@ Expected<Exchange> dist::planner::computeExchange(
   int64_t numCandidates = 1;
   if (sameMesh) {
     sameMeshFreeAxes(srcMesh, src, freeAxes);
-    numCandidates = numSenderCandidates(srcMesh, freeAxes);
+    numCandidates = ownReplicaOnly ? 1 : numSenderCandidates(srcMesh, freeAxes);
   } else {
     for (unsigned axis = 0; axis < srcMesh.getNumAxes(); ++axis)
       if (!src.dimOf(axis)) {
@@ -289,6 +294,32 @@ Expected<Exchange> dist::planner::computeExchange(
   return ex;
 }
 
+Expected<Exchange> dist::planner::computeExchange(
+    const Mesh &srcMesh, const Layout &src, const Mesh &dstMesh,
+    const Layout &dst, llvm::ArrayRef<int64_t> shape, int64_t elementBytes,
+    bool sameMesh, const LinkCosts &links) {
+  Expected<Exchange> own = assignExchange(srcMesh, src, dstMesh, dst, shape,
+                                          elementBytes, sameMesh, links,
+                                          /*ownReplicaOnly=*/sameMesh);
+  if (!own || !sameMesh)
+    return own;
+  std::vector<unsigned> freeAxes;
+  sameMeshFreeAxes(srcMesh, src, freeAxes);
+  if (numSenderCandidates(srcMesh, freeAxes) == 1)
+    return own;
+  // Balancing is greedy, so it is kept only where it is cheaper than the
+  // receivers' own replicas (the step is then never dearer than that).
+  Expected<Exchange> balanced = assignExchange(
+      srcMesh, src, dstMesh, dst, shape, elementBytes, sameMesh, links,
+      /*ownReplicaOnly=*/false);
+  if (!balanced || !(balanced->cost < own->cost)) {
+    if (!balanced)
+      llvm::consumeError(balanced.takeError());
+    return own;
+  }
+  return balanced;
+}
+
 std::vector<int64_t> dist::planner::exchangeTable(
     const Exchange &exchange, const Mesh &srcMesh, const Layout &src,
     const Mesh &dstMesh, const Layout &dst, llvm::ArrayRef<int64_t> shape) {
@@ -393,8 +424,6 @@ bool ExchangeCostEvaluator::evaluate(const Layout &src, const Layout &dst,
     return false;
   shardIndices(src, srcIndex, srcBlock);
   shardIndices(dst, dstIndex, dstBlock);
-  std::fill(sendSide.begin(), sendSide.end(), 0.0);
-  result = Result();
   sameMeshFreeAxes(mesh, src, freeAxes);
   const int64_t numCandidates = numSenderCandidates(mesh, freeAxes);
   candidateDigits.resize(size_t(numCandidates) * freeAxes.size());
@@ -406,6 +435,24 @@ bool ExchangeCostEvaluator::evaluate(const Layout &src, const Layout &dst,
       candidateDigits[c * freeAxes.size() + freeAxes.size() - 1 - i++] = k;
     });
   }
+  // As computeExchange: the receiver's own replicas, then (with a choice)
+  // the balanced assignment, the cheaper of the two. What a device
+  // receives does not depend on who sends it.
+  if (!assignAndPrice(src, 1, result))
+    return false;
+  Result balanced;
+  if (numCandidates > 1 && assignAndPrice(src, numCandidates, balanced) &&
+      balanced.cost < result.cost)
+    result.cost = balanced.cost;
+  return true;
+}
+
+bool ExchangeCostEvaluator::assignAndPrice(const Layout &src,
+                                           int64_t numCandidates,
+                                           Result &result) {
+  const size_t rank = shape.size();
+  std::fill(sendSide.begin(), sendSide.end(), 0.0);
+  result = Result();
   balancer.reset(numDevices);
   double worstRecv = 0;
   int64_t work = 0;

@@ -145,13 +145,25 @@ void AbstractBound::build(const PackedLayout &source,
     // size-1 axes with the current kind). Moves only shrink that set or add
     // to it within these rules, so the other states lie on no path from a
     // state the search meets, and are skipped. (Closed under the symmetry,
-    // so that canonical forms of relevant states are relevant.)
+    // so that canonical forms of relevant states are relevant.) On a shape
+    // with a dim the mesh does not divide, any axis may join a partial
+    // group (SearchSpace.h's uneven joiners), so every axis is relevant
+    // for a kind that has partial axes.
+    bool uneven = false;
+    for (unsigned d = 0; d < rank; ++d) {
+      int64_t all = 1;
+      for (unsigned a = 0; a < numAxes; ++a)
+        all *= axisSize[a];
+      uneven |= shape[d] % all != 0;
+    }
     for (unsigned k = 1; k <= numKinds; ++k) {
       uint8_t mask = sizeOneMask;
       if (kinds[k - 1] == source.kind && sourcePartialMask)
         mask |= sourcePartialMask;
       if (targetKindIndex == k)
         mask |= targetPartialMask;
+      if (uneven && (mask & ~sizeOneMask))
+        mask = uint8_t((1u << numAxes) - 1);
       for (const std::vector<unsigned> &cls : classes) {
         bool any = false;
         for (unsigned a : cls)
@@ -306,10 +318,24 @@ void AbstractBound::settle() {
             peakOk(bytesOfCodes[xCodes], yBytes))
           relax(ky, xCodes, 0.0);
       }
+    // An axis that may join a partial group on uneven blocks (SearchSpace.h:
+    // some dim's extent is not a multiple of its shards times the axis and
+    // the other partial axes). A chain of such single-axis steps covers
+    // the search's multi-axis one: a larger product stays uneven.
+    auto unevenJoiner = [&](unsigned a, unsigned otherPartial) {
+      int64_t product = axisSize[a];
+      for (unsigned b = 0; b < numAxes; ++b)
+        if (otherPartial >> b & 1)
+          product *= axisSize[b];
+      for (unsigned d = 0; d < rank; ++d)
+        if (shape[d] % (shards[d] * product) != 0)
+          return true;
+      return false;
+    };
     // replicate_to_partial of one axis (free), as the search generates
     // it: a target-partial axis when the kind is (or, with nothing
-    // partial, becomes) the target's; a size-1 axis while something is
-    // partial.
+    // partial, becomes) the target's; a size-1 axis or an uneven joiner
+    // while something is partial.
     if (peakOk(yBytes, yBytes))
       for (unsigned a = 0; a < numAxes; ++a) {
         if (code[a] != kPart)
@@ -317,7 +343,8 @@ void AbstractBound::settle() {
         size_t xCodes = yCodes - power[a];
         const bool targetAxis = targetPartialMask >> a & 1;
         if (partMask != (1u << a)) {
-          if ((targetAxis && ky == targetKindIndex) || (sizeOneMask >> a & 1))
+          if ((targetAxis && ky == targetKindIndex) || (sizeOneMask >> a & 1) ||
+              unevenJoiner(a, partMask & ~(1u << a)))
             relax(ky, xCodes, 0.0);
         } else if (targetAxis && ky == targetKindIndex) {
           relax(0, xCodes, 0.0);

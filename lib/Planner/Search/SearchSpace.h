@@ -473,6 +473,44 @@ void SearchSpace::forEachEdge(const SearchState &state, int64_t bytes,
       r2pKind == target.kind ? v.replicatedMask & targetPartialMask : 0;
   if (numPartial)
     candidates |= v.replicatedMask & sizeOneMask;
+  // On dims whose blocks do not divide evenly a slice may not nest where a
+  // reduce_scatter over a group does: making a replicated axis partial (the
+  // current kind) lets it join one, which a sequential reduce_scatter and
+  // slice cannot always match (found with per-kind parameters, semantics
+  // §3b). Offered, alone or together, at any point.
+  uint8_t unevenJoiners = 0;
+  if (numPartial) {
+    int64_t partialProduct = 1;
+    for (unsigned i = 0; i < numPartial; ++i)
+      partialProduct *= axisSize[partial[i]];
+    for (unsigned a = 0; a < numAxes; ++a) {
+      if (!(v.replicatedMask >> a & 1) || axisSize[a] == 1 ||
+          (candidates >> a & 1))
+        continue;
+      for (unsigned d = 0; d < rank; ++d)
+        if (shape[d] % (shards[d] * axisSize[a] * partialProduct) != 0)
+          unevenJoiners |= uint8_t(1u << a);
+    }
+  }
+  if (unevenJoiners && peakOk(bytes, bytes)) {
+    uint8_t list[kMaxMeshAxes];
+    unsigned count = 0;
+    for (unsigned a = 0; a < numAxes; ++a)
+      if (unevenJoiners >> a & 1)
+        list[count++] = a;
+    for (unsigned mask = 1; mask < (1u << count); ++mask) {
+      start(MoveKind::ReplicateToPartial);
+      edge.move.reduction = kind;
+      for (unsigned i = 0; i < count; ++i)
+        if (mask >> i & 1) {
+          edge.move.axes[edge.move.numAxes++] = list[i];
+          edge.next.layout.slot[list[i]] = kPartialSlot;
+        }
+      edge.cost = 0;
+      edge.bytesAfter = bytes;
+      emit(edge);
+    }
+  }
   if (candidates && finalReplicateToPartialOnly) {
     // Postponed to the last step: only the move that completes the target.
     PackedLayout done = cur;

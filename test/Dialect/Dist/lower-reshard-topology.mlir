@@ -9,6 +9,9 @@
 // RUN: dist-opt %s --dist-lower-reshard="beta=x=1e-9" | FileCheck %s --check-prefix=SLOW
 // RUN: sed 's/@mesh = <\["x"=4, "y"=2\]>/@mesh = <["x"=4, "y"=2]> {cost = {x = {alpha = 1.0e-05, beta = 1.0e-09}, y = {alpha = 1.0e-05, beta = 2.7e-12}}}/' %s \
 // RUN:   | dist-opt --dist-lower-reshard | FileCheck %s --check-prefix=SLOW
+// Per-kind parameters (semantics §3b): only x's reductions slow is enough,
+// the plan is the same.
+// RUN: dist-opt %s --dist-lower-reshard="topology=%S/Inputs/slow-x-reductions.json" | FileCheck %s --check-prefix=SLOW
 // Options win over the mesh attribute: making "x" fast again restores the flat plan.
 // RUN: sed 's/@mesh = <\["x"=4, "y"=2\]>/@mesh = <["x"=4, "y"=2]> {cost = {x = {alpha = 1.0e-05, beta = 1.0e-09}, y = {alpha = 1.0e-05, beta = 2.7e-12}}}/' %s \
 // RUN:   | dist-opt --dist-lower-reshard="beta=x=2.7e-12" | FileCheck %s --check-prefix=FLAT

@@ -97,6 +97,11 @@ ReshardCostModels::get(MeshOp mesh, const planner::Mesh &plannerMesh) {
       auto it = fileTopology->axes.find(axis.str());
       if (it != fileTopology->axes.end())
         params = it->second;
+      // Per-kind parameters (semantics §3b) follow the axis's, so the
+      // overrides below apply to the kinds that leave a field out.
+      auto ops = fileTopology->axisOps.find(axis.str());
+      if (ops != fileTopology->axisOps.end())
+        topology.axisOps[axis.str()] = ops->second;
     }
     if (auto it = alphaOverrides.find(axis.str()); it != alphaOverrides.end())
       params.alpha = it->second;
