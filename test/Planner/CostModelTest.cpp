@@ -219,20 +219,23 @@ TEST(CostModel, PerKindBoundsHold) {
     double permute = model.collectiveCost(MoveKind::Permute, axes, n);
     EXPECT_GE(permute * (1 + 1e-12),
               model.minLatency() + model.minSecondsPerByte() * n);
-    if (model.allReducePaysLatencyTwice())
+    if (model.allReducePaysLatencyTwice()) {
+      double perAxis = latency - model.groupLatencyExcess(axes);
       EXPECT_GE(model.collectiveCost(MoveKind::AllReduce, axes, n) *
                     (1 + 1e-12),
-                latency - model.groupLatencyExcess(axes) +
-                    (latency - model.groupLatencyExcess(axes)));
-    if (model.permuteCostIsUniform() && axes.size() > 1)
+                2 * perAxis);
+    }
+    if (model.permuteCostIsUniform() && axes.size() > 1) {
       EXPECT_DOUBLE_EQ(permute,
                        model.collectiveCost(MoveKind::Permute, {axes[0]}, n));
+    }
     for (unsigned a : axes)
       for (unsigned b : axes)
-        if (model.axesInterchangeable(a, b))
+        if (model.axesInterchangeable(a, b)) {
           for (MoveKind kind : kinds)
             EXPECT_EQ(model.collectiveCost(kind, {a}, n),
                       model.collectiveCost(kind, {b}, n));
+        }
   }
 }
 

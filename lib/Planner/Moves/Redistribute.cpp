@@ -417,7 +417,6 @@ void ExchangeCostEvaluator::shardIndices(const Layout &layout,
 
 bool ExchangeCostEvaluator::evaluate(const Layout &src, const Layout &dst,
                                      Result &result) {
-  const size_t rank = shape.size();
   // Block arithmetic of contiguous dims only; interleaved layouts go
   // through computeExchange.
   if (src.hasSegments() || dst.hasSegments() || tooLarge)

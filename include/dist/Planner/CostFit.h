@@ -1,0 +1,67 @@
+//===- CostFit.h - Alpha and beta from measured timings (semantics §8) -*- C++
+//-*-===//
+//
+// dist-calibrate times each move at a sweep of message sizes and fits the
+// parameters of semantics §3/§3b to them. A move of `kind` over a group of
+// p devices costs latency(kind, p) * alpha + bandwidth(kind, p) * n * beta,
+// so a straight line t = intercept + slope * n through the timings gives
+// alpha = intercept / latency and beta = slope / bandwidth.
+//
+// The sizes span five orders of magnitude, so the line is fitted by
+// *relative* least squares (each point weighted 1/t^2): a 10% miss costs the
+// same at 1 KiB as at 64 MiB, and the latency is not drowned by the large
+// messages. One pass of outlier rejection drops points far off the first
+// fit; a negative intercept refits through the origin (no latency seen);
+// a negative slope is an error (the timings do not grow with size).
+//
+//===----------------------------------------------------------------------===//
+#ifndef DIST_PLANNER_COSTFIT_H
+#define DIST_PLANNER_COSTFIT_H
+
+#include "dist/Planner/CostModel.h"
+#include "dist/Planner/Move.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/Support/Error.h"
+
+namespace dist::planner {
+
+/// One measurement: `bytes` per device before the step (the n of §3) and
+/// the step's time in seconds (the slowest rank's).
+struct TimingSample {
+  double bytes = 0;
+  double seconds = 0;
+};
+
+/// A fitted line and how well it explains the points it kept.
+struct LineFit {
+  double intercept = 0, slope = 0;
+  /// Weighted (relative) coefficient of determination, 1 = perfect.
+  double r2 = 0;
+  /// The largest |fit - t| / t over the points kept.
+  double worstRelativeResidual = 0;
+  size_t pointsUsed = 0, outliersDropped = 0;
+  /// The intercept came out negative and was fixed at 0.
+  bool throughOrigin = false;
+};
+
+/// Fits t = intercept + slope * n. Errors: fewer than 3 distinct sizes, a
+/// non-finite or non-positive time or a negative size, a negative slope.
+llvm::Expected<LineFit> fitLine(llvm::ArrayRef<TimingSample> samples);
+
+/// semantics §3: the step over p devices costs latency * alpha + bandwidth *
+/// n * beta. For a permute and a redistribute, one message of n bytes.
+struct CostFactors {
+  double latency = 0, bandwidth = 0;
+};
+/// Errors for local moves (no link parameters) and p < 2.
+llvm::Expected<CostFactors> costFactors(MoveKind kind, int64_t p);
+
+/// alpha and beta of `kind` on a group of p devices from its timings.
+llvm::Expected<AxisCostParams>
+fitAlphaBeta(MoveKind kind, int64_t p, llvm::ArrayRef<TimingSample> samples,
+             LineFit *quality = nullptr);
+
+} // namespace dist::planner
+
+#endif // DIST_PLANNER_COSTFIT_H

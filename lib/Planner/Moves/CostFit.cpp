@@ -1,0 +1,162 @@
+//===- CostFit.cpp - Alpha and beta from measured timings -----------------===//
+
+#include "dist/Planner/CostFit.h"
+
+#include "llvm/ADT/Twine.h"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+#include <vector>
+
+using namespace dist::planner;
+using llvm::Expected;
+
+static llvm::Error fail(const llvm::Twine &msg) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), msg);
+}
+
+namespace {
+/// Relative least squares over `points` (weights 1/t^2); with
+/// `throughOrigin` the intercept is fixed at 0.
+LineFit solve(const std::vector<TimingSample> &points, bool throughOrigin) {
+  double sw = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
+  for (const TimingSample &p : points) {
+    double w = 1 / (p.seconds * p.seconds);
+    sw += w;
+    sx += w * p.bytes;
+    sy += w * p.seconds;
+    sxx += w * p.bytes * p.bytes;
+    sxy += w * p.bytes * p.seconds;
+  }
+  LineFit fit;
+  fit.throughOrigin = throughOrigin;
+  if (throughOrigin) {
+    fit.slope = sxx > 0 ? sxy / sxx : 0;
+  } else {
+    double det = sw * sxx - sx * sx;
+    fit.slope = det != 0 ? (sw * sxy - sx * sy) / det : 0;
+    fit.intercept = (sy - fit.slope * sx) / sw;
+  }
+  double mean = sy / sw, ssRes = 0, ssTot = 0;
+  for (const TimingSample &p : points) {
+    double w = 1 / (p.seconds * p.seconds);
+    double predicted = fit.intercept + fit.slope * p.bytes;
+    ssRes += w * (p.seconds - predicted) * (p.seconds - predicted);
+    ssTot += w * (p.seconds - mean) * (p.seconds - mean);
+    fit.worstRelativeResidual =
+        std::max(fit.worstRelativeResidual,
+                 std::fabs(predicted - p.seconds) / p.seconds);
+  }
+  fit.r2 = ssTot > 0 ? 1 - ssRes / ssTot : 1;
+  fit.pointsUsed = points.size();
+  return fit;
+}
+
+size_t distinctSizes(const std::vector<TimingSample> &points) {
+  std::set<double> sizes;
+  for (const TimingSample &p : points)
+    sizes.insert(p.bytes);
+  return sizes.size();
+}
+} // namespace
+
+Expected<LineFit> dist::planner::fitLine(llvm::ArrayRef<TimingSample> samples) {
+  std::vector<TimingSample> points(samples.begin(), samples.end());
+  for (const TimingSample &p : points)
+    if (!std::isfinite(p.seconds) || p.seconds <= 0 ||
+        !std::isfinite(p.bytes) || p.bytes < 0)
+      return fail("a timing of " + formatDouble(p.seconds) + " s at " +
+                  formatDouble(p.bytes) +
+                  " bytes cannot be fitted (times must be finite and > 0, "
+                  "sizes finite and >= 0)");
+  if (distinctSizes(points) < 3)
+    return fail("too few message sizes to fit (" +
+                llvm::Twine(distinctSizes(points)) +
+                "; at least 3 are needed)");
+  LineFit fit = solve(points, false);
+  // One pass of outlier rejection: points whose relative residual is far
+  // above the typical one (at most a fifth of them, and only while 3 sizes
+  // remain) are dropped and the line refitted.
+  std::vector<double> residuals;
+  for (const TimingSample &p : points)
+    residuals.push_back(
+        std::fabs(fit.intercept + fit.slope * p.bytes - p.seconds) / p.seconds);
+  std::vector<double> sorted = residuals;
+  std::sort(sorted.begin(), sorted.end());
+  double typical = sorted[sorted.size() / 2];
+  double cut = std::max(0.25, 5 * typical);
+  std::vector<size_t> order(points.size());
+  for (size_t i = 0; i < order.size(); ++i)
+    order[i] = i;
+  std::sort(order.begin(), order.end(),
+            [&](size_t a, size_t b) { return residuals[a] > residuals[b]; });
+  std::vector<bool> drop(points.size(), false);
+  size_t dropped = 0, maxDrop = points.size() / 5;
+  for (size_t i : order) {
+    if (dropped >= maxDrop || residuals[i] <= cut)
+      break;
+    drop[i] = true;
+    ++dropped;
+  }
+  if (dropped) {
+    std::vector<TimingSample> kept;
+    for (size_t i = 0; i < points.size(); ++i)
+      if (!drop[i])
+        kept.push_back(points[i]);
+    if (distinctSizes(kept) >= 3) {
+      points = std::move(kept);
+      fit = solve(points, false);
+    } else {
+      dropped = 0;
+    }
+  }
+  if (fit.intercept < 0)
+    fit = solve(points, true);
+  fit.outliersDropped = dropped;
+  if (fit.slope < 0)
+    return fail("the timings shrink as messages grow (fitted slope " +
+                formatDouble(fit.slope) +
+                " s/byte): the measurement is too noisy to fit");
+  return fit;
+}
+
+Expected<CostFactors> dist::planner::costFactors(MoveKind kind, int64_t p) {
+  if (p < 2)
+    return fail("a group of " + llvm::Twine(p) +
+                " device has no links to measure");
+  const double q = double(p);
+  switch (kind) {
+  case MoveKind::AllGather:
+    return CostFactors{q - 1, q - 1};
+  case MoveKind::AllToAll:
+  case MoveKind::ReduceScatter:
+    return CostFactors{q - 1, (q - 1) / q};
+  case MoveKind::AllReduce:
+    return CostFactors{2 * (q - 1), 2 * (q - 1) / q};
+  case MoveKind::Permute:
+  case MoveKind::Redistribute:
+    return CostFactors{1, 1};
+  case MoveKind::AllSlice:
+  case MoveKind::ReplicateToPartial:
+    break;
+  }
+  return fail(stringifyMoveKind(kind) + " is local: it has no link "
+                                        "parameters to fit");
+}
+
+Expected<AxisCostParams>
+dist::planner::fitAlphaBeta(MoveKind kind, int64_t p,
+                            llvm::ArrayRef<TimingSample> samples,
+                            LineFit *quality) {
+  Expected<CostFactors> factors = costFactors(kind, p);
+  if (!factors)
+    return factors.takeError();
+  Expected<LineFit> fit = fitLine(samples);
+  if (!fit)
+    return fit.takeError();
+  if (quality)
+    *quality = *fit;
+  return AxisCostParams{fit->intercept / factors->latency,
+                        fit->slope / factors->bandwidth};
+}

@@ -1,0 +1,121 @@
+//===- CostFitTest.cpp - Fitting alpha and beta to timings ----------------===//
+//
+// The fitter of dist-calibrate (semantics §8) on synthetic timings: known
+// parameters are recovered exactly and under noise, a wild point is dropped,
+// no latency fits through the origin, and meaningless inputs are errors.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TestUtil.h"
+
+#include "dist/Planner/CostFit.h"
+
+#include <cmath>
+#include <random>
+
+using namespace dist::planner;
+using namespace dist::planner::test;
+using ::testing::HasSubstr;
+
+namespace {
+
+/// 1 KiB to 64 MiB by powers of 4, as a calibration sweep.
+std::vector<double> sweep() {
+  std::vector<double> sizes;
+  for (double n = 1024; n <= 64.0 * 1024 * 1024; n *= 4)
+    sizes.push_back(n);
+  return sizes;
+}
+
+std::vector<TimingSample> timings(MoveKind kind, int64_t p,
+                                  AxisCostParams truth, double noise = 0,
+                                  unsigned seed = 1) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> jitter(-noise, noise);
+  CostFactors f = cantFail(costFactors(kind, p));
+  std::vector<TimingSample> out;
+  for (double n : sweep())
+    out.push_back({n, (f.latency * truth.alpha + f.bandwidth * n * truth.beta) *
+                          (1 + jitter(rng))});
+  return out;
+}
+
+TEST(CostFit, RecoversKnownParametersForEveryKind) {
+  const AxisCostParams truth{7e-6, 1.0 / 25e9};
+  for (MoveKind kind :
+       {MoveKind::AllGather, MoveKind::AllToAll, MoveKind::ReduceScatter,
+        MoveKind::AllReduce, MoveKind::Permute, MoveKind::Redistribute}) {
+    LineFit quality;
+    AxisCostParams fit =
+        cantFail(fitAlphaBeta(kind, 4, timings(kind, 4, truth), &quality));
+    EXPECT_NEAR(fit.alpha, truth.alpha, 1e-9 * truth.alpha)
+        << stringifyMoveKind(kind).str();
+    EXPECT_NEAR(fit.beta, truth.beta, 1e-9 * truth.beta);
+    EXPECT_NEAR(quality.r2, 1, 1e-12);
+    EXPECT_LT(quality.worstRelativeResidual, 1e-9);
+    EXPECT_EQ(quality.outliersDropped, 0u);
+  }
+}
+
+TEST(CostFit, NoisyTimingsStayClose) {
+  const AxisCostParams truth{2e-5, 1.0 / 10e9};
+  for (unsigned seed = 1; seed <= 20; ++seed) {
+    LineFit quality;
+    AxisCostParams fit = cantFail(fitAlphaBeta(
+        MoveKind::AllGather, 8,
+        timings(MoveKind::AllGather, 8, truth, 0.05, seed), &quality));
+    // 5% noise on every point: both parameters within 10%.
+    EXPECT_NEAR(fit.alpha, truth.alpha, 0.1 * truth.alpha) << seed;
+    EXPECT_NEAR(fit.beta, truth.beta, 0.1 * truth.beta) << seed;
+    EXPECT_LE(quality.worstRelativeResidual, 0.11);
+  }
+}
+
+TEST(CostFit, AWildPointIsDropped) {
+  const AxisCostParams truth{1e-5, 1e-10};
+  std::vector<TimingSample> samples =
+      timings(MoveKind::AllReduce, 2, truth, 0.01);
+  samples[3].seconds *= 20; // a page fault, another job, ...
+  LineFit quality;
+  AxisCostParams fit =
+      cantFail(fitAlphaBeta(MoveKind::AllReduce, 2, samples, &quality));
+  EXPECT_EQ(quality.outliersDropped, 1u);
+  EXPECT_EQ(quality.pointsUsed, samples.size() - 1);
+  EXPECT_NEAR(fit.alpha, truth.alpha, 0.05 * truth.alpha);
+  EXPECT_NEAR(fit.beta, truth.beta, 0.05 * truth.beta);
+}
+
+TEST(CostFit, NoLatencyFitsThroughTheOrigin) {
+  // Pure bandwidth, a little below it at the small sizes: the free line's
+  // intercept would be negative, which no alpha can mean.
+  std::vector<TimingSample> samples;
+  for (double n : sweep())
+    samples.push_back({n, n * 1e-10 * (n < 10000 ? 0.9 : 1.0)});
+  LineFit fit = cantFail(fitLine(samples));
+  EXPECT_TRUE(fit.throughOrigin);
+  EXPECT_EQ(fit.intercept, 0);
+  EXPECT_NEAR(fit.slope, 1e-10, 0.05e-10);
+}
+
+TEST(CostFit, MeaninglessInputsAreErrors) {
+  EXPECT_THAT(errorOf(fitLine({{1024, 1e-5}, {4096, 2e-5}})),
+              HasSubstr("too few message sizes to fit (2; at least 3"));
+  EXPECT_THAT(errorOf(fitLine(
+                  {{1024, 1e-5}, {1024, 2e-5}, {1024, 3e-5}, {4096, 1e-5}})),
+              HasSubstr("too few message sizes"));
+  EXPECT_THAT(errorOf(fitLine({{1, 1e-5}, {2, 0}, {3, 1e-5}})),
+              HasSubstr("times must be finite and > 0"));
+  EXPECT_THAT(errorOf(fitLine({{1, 1e-5}, {2, NAN}, {3, 1e-5}})),
+              HasSubstr("cannot be fitted"));
+  std::vector<TimingSample> shrinking;
+  for (double n : sweep())
+    shrinking.push_back({n, 1e-3 - n * 1e-12});
+  EXPECT_THAT(errorOf(fitLine(shrinking)),
+              HasSubstr("the timings shrink as messages grow"));
+  EXPECT_THAT(errorOf(costFactors(MoveKind::AllGather, 1)),
+              HasSubstr("no links to measure"));
+  EXPECT_THAT(errorOf(costFactors(MoveKind::AllSlice, 4)),
+              HasSubstr("all_slice is local"));
+}
+
+} // namespace
