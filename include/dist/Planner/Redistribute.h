@@ -198,6 +198,8 @@ private:
   /// One assignment of senders (the first `numCandidates` replicas per
   /// piece) and its price; false when too large.
   bool assignAndPrice(const Layout &src, int64_t numCandidates, Result &result);
+  /// The last assignAndPrice's send side exceeded its receive side.
+  bool lastSendBound = false;
 };
 
 /// The layouts a redistribute from `from` may go to when the plan's target

@@ -439,8 +439,14 @@ bool ExchangeCostEvaluator::evaluate(const Layout &src, const Layout &dst,
   // receives does not depend on who sends it.
   if (!assignAndPrice(src, 1, result))
     return false;
+  // Every piece a receiver takes comes from a distinct block, over a link
+  // of the same class whichever replica sends it, so the receive side does
+  // not depend on the choice: when it already bounds the step, no
+  // balancing can make it cheaper (and computeExchange keeps the own
+  // replicas too).
   Result balanced;
-  if (numCandidates > 1 && assignAndPrice(src, numCandidates, balanced) &&
+  if (numCandidates > 1 && lastSendBound &&
+      assignAndPrice(src, numCandidates, balanced) &&
       balanced.cost < result.cost)
     result.cost = balanced.cost;
   return true;
@@ -563,6 +569,7 @@ bool ExchangeCostEvaluator::assignAndPrice(const Layout &src,
   for (double s : sendSide)
     worstSend = std::max(worstSend, s);
   result.cost = std::max(worstRecv, worstSend);
+  lastSendBound = worstSend > worstRecv;
   return true;
 }
 
