@@ -134,6 +134,17 @@ TEST(Exchange, RefusesPartialSourcesAcrossMeshes) {
               HasSubstr("reduce the partial axes on the source mesh first"));
 }
 
+/// Makes `to` a layout a same-mesh redistribute from `from` may reach:
+/// `from`'s partial axes and kind, and none of them splitting a dim.
+void keepPartialOf(const Layout &from, Layout &to) {
+  for (auto &axes : to.dimAxes)
+    axes.erase(std::remove_if(axes.begin(), axes.end(),
+                              [&](unsigned a) { return from.isPartial(a); }),
+               axes.end());
+  to.partialAxes = from.partialAxes;
+  to.partialKind = from.partialKind;
+}
+
 // The search's allocation-free pricing agrees with the exchange tables the
 // lowering uses, on random meshes, layouts and uneven shapes.
 TEST(Exchange, CostEvaluatorAgreesWithTheTables) {
@@ -144,13 +155,7 @@ TEST(Exchange, CostEvaluatorAgreesWithTheTables) {
     std::vector<int64_t> shape = randomShape(rng, rank, 11);
     Layout from = randomLayout(rng, m, rank, true);
     Layout to = randomLayout(rng, m, rank, false);
-    to.partialAxes.clear();
-    for (auto &axes : to.dimAxes)
-      axes.erase(std::remove_if(axes.begin(), axes.end(),
-                                [&](unsigned a) { return from.isPartial(a); }),
-                 axes.end());
-    to.partialAxes = from.partialAxes;
-    to.partialKind = from.partialKind;
+    keepPartialOf(from, to);
     AlphaBetaCostModel model = cantFail(
         AlphaBetaCostModel::create(m, randomTopology(rng, m, i % 2 == 1)));
     SameMeshLinks links(model);
@@ -280,12 +285,7 @@ TEST(ExchangeProperty, SendersAreValidAndTheLoadIsBalanced) {
     std::vector<int64_t> shape = randomShape(rng, rank, 9);
     Layout from = randomLayout(rng, m, rank, true);
     Layout to = randomLayout(rng, m, rank, false);
-    to.partialAxes = from.partialAxes;
-    to.partialKind = from.partialKind;
-    for (auto &axes : to.dimAxes)
-      axes.erase(std::remove_if(axes.begin(), axes.end(),
-                                [&](unsigned a) { return from.isPartial(a); }),
-                 axes.end());
+    keepPartialOf(from, to);
     Topology topology;
     if (i % 2)
       topology = randomTopology(rng, m, /*ops=*/i % 4 == 3);

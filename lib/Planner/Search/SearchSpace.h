@@ -492,25 +492,34 @@ void SearchSpace::forEachEdge(const SearchState &state, int64_t bytes,
           unevenJoiners |= uint8_t(1u << a);
     }
   }
-  if (unevenJoiners && peakOk(bytes, bytes)) {
+  // One replicate_to_partial step per non-empty subset of `axesMask` (only
+  // the whole set with `wholeSetOnly`), making them partial with
+  // `reduction`.
+  auto emitReplicateToPartials = [&](uint8_t axesMask, bool wholeSetOnly,
+                                     uint8_t reduction) {
+    if (!axesMask || !peakOk(bytes, bytes))
+      return;
     uint8_t list[kMaxMeshAxes];
     unsigned count = 0;
     for (unsigned a = 0; a < numAxes; ++a)
-      if (unevenJoiners >> a & 1)
+      if (axesMask >> a & 1)
         list[count++] = a;
-    for (unsigned mask = 1; mask < (1u << count); ++mask) {
+    unsigned first = wholeSetOnly ? (1u << count) - 1 : 1;
+    for (unsigned mask = first; mask < (1u << count); ++mask) {
       start(MoveKind::ReplicateToPartial);
-      edge.move.reduction = kind;
+      edge.move.reduction = reduction;
       for (unsigned i = 0; i < count; ++i)
         if (mask >> i & 1) {
           edge.move.axes[edge.move.numAxes++] = list[i];
           edge.next.layout.slot[list[i]] = kPartialSlot;
         }
+      edge.next.layout.kind = reduction;
       edge.cost = 0;
       edge.bytesAfter = bytes;
       emit(edge);
     }
-  }
+  };
+  emitReplicateToPartials(unevenJoiners, /*wholeSetOnly=*/false, kind);
   if (candidates && finalReplicateToPartialOnly) {
     // Postponed to the last step: only the move that completes the target.
     PackedLayout done = cur;
@@ -521,27 +530,7 @@ void SearchSpace::forEachEdge(const SearchState &state, int64_t bytes,
     if (done != target || (numPartial && kind != target.kind))
       candidates = 0;
   }
-  if (candidates && peakOk(bytes, bytes)) {
-    uint8_t list[kMaxMeshAxes];
-    unsigned count = 0;
-    for (unsigned a = 0; a < numAxes; ++a)
-      if (candidates >> a & 1)
-        list[count++] = a;
-    unsigned first = finalReplicateToPartialOnly ? (1u << count) - 1 : 1;
-    for (unsigned mask = first; mask < (1u << count); ++mask) {
-      start(MoveKind::ReplicateToPartial);
-      edge.move.reduction = r2pKind;
-      for (unsigned i = 0; i < count; ++i)
-        if (mask >> i & 1) {
-          edge.move.axes[edge.move.numAxes++] = list[i];
-          edge.next.layout.slot[list[i]] = kPartialSlot;
-        }
-      edge.next.layout.kind = r2pKind;
-      edge.cost = 0;
-      edge.bytesAfter = bytes;
-      emit(edge);
-    }
-  }
+  emitReplicateToPartials(candidates, finalReplicateToPartialOnly, r2pKind);
 
   if (permutes && peakOk(bytes, bytes))
     forEachPermute(state, v, shards, bytes, emit);
