@@ -52,36 +52,32 @@ static std::string opKindList() {
   return out;
 }
 
+static Error readParams(const llvm::json::Value &value, llvm::StringRef where,
+                        AxisCostParams &params,
+                        std::map<MoveKind, MoveCostOverride> *ops = nullptr);
+
 /// An axis's "ops": {KIND: {"alpha": ..., "beta": ...}} (semantics §3b).
 static Error readOps(const llvm::json::Value &value, const std::string &where,
                      std::map<MoveKind, MoveCostOverride> &ops) {
   const llvm::json::Object *object = value.getAsObject();
   if (!object)
     return fail("topology: " + where +
-                " must be an object keyed by move "
-                "kind (" +
-                opKindList() + ")");
+                " must be an object keyed by move kind (" + opKindList() + ")");
   for (const auto &[key, field] : *object) {
     std::optional<MoveKind> kind = parseMoveKind(key);
     if (!kind || isLocalMove(*kind))
       return fail("topology: unknown move kind \"" + key.str() + "\" in " +
                   where + " (expected " + opKindList() + ")");
-    std::string at = where + "." + key.str();
-    const llvm::json::Object *params = field.getAsObject();
-    if (!params)
-      return fail("topology: " + at +
-                  " must be an object with \"alpha\" "
-                  "and/or \"beta\"");
+    // NaN marks a field the kind leaves to the axis (readParam never
+    // accepts one from the file).
+    AxisCostParams read{NAN, NAN};
+    if (Error e = readParams(field, where + "." + key.str(), read))
+      return e;
     MoveCostOverride &override = ops[*kind];
-    for (const auto &[name, number] : *params) {
-      if (name != "alpha" && name != "beta")
-        return fail("topology: unknown key \"" + name.str() + "\" in " + at +
-                    " (expected \"alpha\" or \"beta\")");
-      double v;
-      if (Error e = readParam(number, at + "." + name.str(), v))
-        return e;
-      (name == "alpha" ? override.alpha : override.beta) = v;
-    }
+    if (!std::isnan(read.alpha))
+      override.alpha = read.alpha;
+    if (!std::isnan(read.beta))
+      override.beta = read.beta;
   }
   return Error::success();
 }
@@ -89,7 +85,7 @@ static Error readOps(const llvm::json::Value &value, const std::string &where,
 /// {"alpha": ..., "beta": ...}, and with `ops` also "ops" (an axis).
 static Error readParams(const llvm::json::Value &value, llvm::StringRef where,
                         AxisCostParams &params,
-                        std::map<MoveKind, MoveCostOverride> *ops = nullptr) {
+                        std::map<MoveKind, MoveCostOverride> *ops) {
   const llvm::json::Object *object = value.getAsObject();
   if (!object)
     return fail("topology: " + where + " must be an object with \"alpha\" "

@@ -149,13 +149,11 @@ void AbstractBound::build(const PackedLayout &source,
     // with a dim the mesh does not divide, any axis may join a partial
     // group (SearchSpace.h's uneven joiners), so every axis is relevant
     // for a kind that has partial axes.
-    bool uneven = false;
-    for (unsigned d = 0; d < rank; ++d) {
-      int64_t all = 1;
-      for (unsigned a = 0; a < numAxes; ++a)
-        all *= axisSize[a];
-      uneven |= shape[d] % all != 0;
-    }
+    int64_t devices = 1;
+    for (unsigned a = 0; a < numAxes; ++a)
+      devices *= axisSize[a];
+    const std::vector<int64_t> unsharded(rank, 1);
+    const bool uneven = joinsOnUnevenBlocks(shape, unsharded.data(), devices);
     for (unsigned k = 1; k <= numKinds; ++k) {
       uint8_t mask = sizeOneMask;
       if (kinds[k - 1] == source.kind && sourcePartialMask)
@@ -318,19 +316,15 @@ void AbstractBound::settle() {
             peakOk(bytesOfCodes[xCodes], yBytes))
           relax(ky, xCodes, 0.0);
       }
-    // An axis that may join a partial group on uneven blocks (SearchSpace.h:
-    // some dim's extent is not a multiple of its shards times the axis and
-    // the other partial axes). A chain of such single-axis steps covers
-    // the search's multi-axis one: a larger product stays uneven.
+    // An axis that may join a partial group on uneven blocks
+    // (joinsOnUnevenBlocks). A chain of such single-axis steps covers the
+    // search's multi-axis one: a larger group stays uneven.
     auto unevenJoiner = [&](unsigned a, unsigned otherPartial) {
-      int64_t product = axisSize[a];
+      int64_t group = axisSize[a];
       for (unsigned b = 0; b < numAxes; ++b)
         if (otherPartial >> b & 1)
-          product *= axisSize[b];
-      for (unsigned d = 0; d < rank; ++d)
-        if (shape[d] % (shards[d] * product) != 0)
-          return true;
-      return false;
+          group *= axisSize[b];
+      return joinsOnUnevenBlocks(shape, shards, group);
     };
     // replicate_to_partial of one axis (free), as the search generates
     // it: a target-partial axis when the kind is (or, with nothing

@@ -36,6 +36,18 @@ inline uint8_t dimSlot(unsigned dim, unsigned pos) {
   return uint8_t(dim << 3 | pos);
 }
 inline bool isDimSlot(uint8_t slot) { return slot < kPartialSlot; }
+
+/// Whether a replicated axis may join a partial group on uneven blocks (see
+/// SearchSpace's replicate_to_partial steps): some dim's extent is not a
+/// multiple of its shard count times the group's size (the axis times the
+/// other partial axes). A larger group stays uneven.
+inline bool joinsOnUnevenBlocks(llvm::ArrayRef<int64_t> shape,
+                                const int64_t *shards, int64_t groupSize) {
+  for (size_t d = 0; d < shape.size(); ++d)
+    if (shape[d] % (shards[d] * groupSize) != 0)
+      return true;
+  return false;
+}
 inline unsigned slotDim(uint8_t slot) { return slot >> 3; }
 inline unsigned slotPos(uint8_t slot) { return slot & 7; }
 
@@ -483,14 +495,11 @@ void SearchSpace::forEachEdge(const SearchState &state, int64_t bytes,
     int64_t partialProduct = 1;
     for (unsigned i = 0; i < numPartial; ++i)
       partialProduct *= axisSize[partial[i]];
-    for (unsigned a = 0; a < numAxes; ++a) {
-      if (!(v.replicatedMask >> a & 1) || axisSize[a] == 1 ||
-          (candidates >> a & 1))
-        continue;
-      for (unsigned d = 0; d < rank; ++d)
-        if (shape[d] % (shards[d] * axisSize[a] * partialProduct) != 0)
-          unevenJoiners |= uint8_t(1u << a);
-    }
+    for (unsigned a = 0; a < numAxes; ++a)
+      if ((v.replicatedMask >> a & 1) && axisSize[a] > 1 &&
+          !(candidates >> a & 1) &&
+          joinsOnUnevenBlocks(shape, shards, axisSize[a] * partialProduct))
+        unevenJoiners |= uint8_t(1u << a);
   }
   // One replicate_to_partial step per non-empty subset of `axesMask` (only
   // the whole set with `wholeSetOnly`), making them partial with
