@@ -144,12 +144,11 @@ std::vector<DimPiece> cutAtBlocks(const Mesh &srcMesh, const Layout &src,
 /// One assignment of senders (within one mesh with `ownReplicaOnly`, every
 /// piece from the replica with the receiver's own coordinate on the free
 /// axes) and its price.
-static Expected<Exchange> assignExchange(const Mesh &srcMesh, const Layout &src,
-                                         const Mesh &dstMesh, const Layout &dst,
-                                         llvm::ArrayRef<int64_t> shape,
-                                         int64_t elementBytes, bool sameMesh,
-                                         const LinkCosts &links,
-                                         bool ownReplicaOnly) {
+static Expected<Exchange>
+assignExchange(const Mesh &srcMesh, const Layout &src, const Mesh &dstMesh,
+               const Layout &dst, llvm::ArrayRef<int64_t> shape,
+               int64_t elementBytes, bool sameMesh, const LinkCosts &links,
+               bool ownReplicaOnly, bool *sendBound = nullptr) {
   const size_t rank = shape.size();
   if (sameMesh) {
     Layout a = src, b = dst;
@@ -233,7 +232,8 @@ static Expected<Exchange> assignExchange(const Mesh &srcMesh, const Layout &src,
                                   : k;
         });
         int64_t candidate = srcMesh.linearIndexOf(scoord);
-        if (srcMesh.rankOfIndex(candidate) == receiverRank) {
+        if (srcMesh.rankOfIndex(candidate) == receiverRank ||
+            numCandidates == 1) {
           best = candidate;
           break;
         }
@@ -256,7 +256,7 @@ static Expected<Exchange> assignExchange(const Mesh &srcMesh, const Layout &src,
       t.box = std::move(box);
       t.bytes = bytes;
       t.local = srcMesh.rankOfIndex(best) == receiverRank;
-      if (!t.local)
+      if (!t.local && numCandidates > 1)
         balancer.assign(best, receiver, bestLink, bytes);
       ex.transfers.push_back(std::move(t));
       // Next piece, last dim fastest.
@@ -285,10 +285,14 @@ static Expected<Exchange> assignExchange(const Mesh &srcMesh, const Layout &src,
     recvSide[r] += seconds;
     received[r] += bytes;
   }
+  double worstRecv = 0, worstSend = 0;
   for (const auto &[r, seconds] : recvSide)
-    ex.cost = std::max(ex.cost, seconds);
+    worstRecv = std::max(worstRecv, seconds);
   for (const auto &[s, seconds] : sendSide)
-    ex.cost = std::max(ex.cost, seconds);
+    worstSend = std::max(worstSend, seconds);
+  ex.cost = std::max(worstRecv, worstSend);
+  if (sendBound)
+    *sendBound = worstSend > worstRecv;
   for (const auto &[r, bytes] : received)
     ex.maxRecvBytes = std::max(ex.maxRecvBytes, bytes);
   return ex;
@@ -298,11 +302,15 @@ Expected<Exchange> dist::planner::computeExchange(
     const Mesh &srcMesh, const Layout &src, const Mesh &dstMesh,
     const Layout &dst, llvm::ArrayRef<int64_t> shape, int64_t elementBytes,
     bool sameMesh, const LinkCosts &links) {
-  Expected<Exchange> own = assignExchange(srcMesh, src, dstMesh, dst, shape,
-                                          elementBytes, sameMesh, links,
-                                          /*ownReplicaOnly=*/sameMesh);
-  if (!own || !sameMesh)
+  bool sendBound = false;
+  Expected<Exchange> own = assignExchange(
+      srcMesh, src, dstMesh, dst, shape, elementBytes, sameMesh, links,
+      /*ownReplicaOnly=*/sameMesh, &sendBound);
+  if (!own || !sameMesh || !sendBound)
     return own;
+  // The own replicas give every receiver its fewest senders, over the
+  // cheapest links: no assignment has a smaller receive side, so only
+  // where the send side bounds the step can balancing help.
   std::vector<unsigned> freeAxes;
   sameMeshFreeAxes(srcMesh, src, freeAxes);
   if (numSenderCandidates(srcMesh, freeAxes) == 1)
