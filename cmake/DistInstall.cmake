@@ -82,7 +82,7 @@ if(DIST_ENABLE_MLIR)
 endif()
 
 # Tools, and the plugin mlir-opt loads.
-foreach(tool dist-opt dist-plan dist-run dist-run-worker)
+foreach(tool dist-opt dist-plan dist-run dist-run-worker dist-calibrate)
   if(TARGET ${tool})
     install(TARGETS ${tool} RUNTIME DESTINATION ${DIST_INSTALL_BINDIR})
   endif()

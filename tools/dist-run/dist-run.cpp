@@ -36,6 +36,7 @@
 #include "SharedObject.h"
 #include "Tensors.h"
 #include "common/FaultSpec.h"
+#include "common/FindSibling.h"
 #include "common/JobFile.h"
 #include "common/Npy.h"
 #include "common/OutputFile.h"
@@ -250,20 +251,6 @@ int usageError(const llvm::Twine &message) {
 int failure(const llvm::Twine &message) {
   llvm::errs() << "dist-run: " << message << "\n";
   return kFailure;
-}
-
-/// A program next to this executable (build or install tree: they are
-/// always side by side), else on PATH. No build path is compiled in, so an
-/// installed tree can be moved.
-std::optional<std::string> findSibling(llvm::StringRef self,
-                                       llvm::StringRef name) {
-  llvm::SmallString<256> sibling(llvm::sys::path::parent_path(self));
-  llvm::sys::path::append(sibling, name);
-  if (llvm::sys::fs::can_execute(sibling))
-    return std::string(sibling);
-  if (llvm::ErrorOr<std::string> onPath = llvm::sys::findProgramByName(name))
-    return *onPath;
-  return std::nullopt;
 }
 
 /// Removes the front's temporary folder however the front returns (and

@@ -1,0 +1,439 @@
+//===- Measure.cpp - dist-calibrate on every rank -------------------------===//
+//
+// Each sample is the slowest rank's time for one call, started together
+// after a barrier; a message size's time is the median over --reps samples
+// (two warm-up calls first). A (move, axis) whose timings do not fit a line
+// (CostFit.h: shrinking timings) is measured again, up to three times in
+// all, before the calibration fails. Buffers come from the backend's memory
+// (distRtAlloc), so the nccl backend times device buffers.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Measure.h"
+#include "Sweep.h"
+
+#include "common/OutputFile.h"
+#include "dist/Planner/CostFit.h"
+#include "dist/Planner/Mesh.h"
+#include "dist/Runtime/DistRuntime.h"
+
+#include "llvm/Support/Format.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <functional>
+#include <memory>
+#include <optional>
+
+using namespace dist;
+using namespace dist::calibrate;
+using planner::MoveKind;
+
+namespace {
+
+/// Below this R^2 a fit is reported as poor (it is still written: the
+/// calibration object records the R^2 of every fit).
+constexpr double kPoorFit = 0.9;
+
+/// A fitted (axis, move) for the file.
+struct Fit {
+  std::string axis;
+  MoveKind kind;
+  planner::AxisCostParams params;
+  planner::LineFit quality;
+  int attempts = 1;
+};
+
+class Calibration {
+public:
+  Calibration(const MeasureOptions &options, const planner::Mesh &mesh)
+      : options(options), mesh(mesh) {
+    rank = distRtWorldRank();
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    std::vector<int64_t> sizes;
+    for (unsigned a = 0; a < mesh.getNumAxes(); ++a)
+      sizes.push_back(mesh.getAxisSize(a));
+    std::vector<int64_t> devices(mesh.getDevices().begin(),
+                                 mesh.getDevices().end());
+    meshId =
+        distRtMeshCreate(int64_t(sizes.size()), sizes.data(), devices.data());
+    member = distRtMeshContains(meshId) == 1;
+    int64_t largest = 0;
+    for (int64_t n : options.sizes)
+      largest = std::max(largest, n);
+    int64_t p = 1;
+    for (unsigned a = 0; a < mesh.getNumAxes(); ++a)
+      p = std::max(p, mesh.getAxisSize(a));
+    // The largest buffer: an all_gather's result, rounded up to whole
+    // elements per member.
+    capacity = (largest / 4 + p) * 4 * p;
+    send = distRtAlloc(capacity);
+    recv = distRtAlloc(capacity);
+    int64_t elements = capacity / 4;
+    distRtFillZero(1, &elements, send, &one, DIST_RT_F32, nullptr);
+    distRtFillZero(1, &elements, recv, &one, DIST_RT_F32, nullptr);
+  }
+  ~Calibration() {
+    distRtFree(send);
+    distRtFree(recv);
+    MPI_Comm_free(&comm);
+  }
+
+  bool ok() const { return send && recv && meshId >= 0; }
+
+  /// Every axis of size > 1, every move; false (after printing why on
+  /// rank 0) when one cannot be fitted.
+  bool measureAxes() {
+    for (unsigned a = 0; a < mesh.getNumAxes(); ++a) {
+      int64_t p = mesh.getAxisSize(a);
+      if (p == 1)
+        continue;
+      int64_t axis = a;
+      int64_t group = distRtGroup(meshId, 1, &axis);
+      for (MoveKind kind : kCalibratedMoves)
+        if (!measureMove(a, group, kind))
+          return false;
+    }
+    return true;
+  }
+
+  /// Local copies, contiguous and strided, on every rank at once (they
+  /// share the node's memory bandwidth as a program's do).
+  bool measureLocal() {
+    localContiguous = fitLocal(/*strided=*/false);
+    localStrided = fitLocal(/*strided=*/true);
+    return true;
+  }
+
+  int rank = 0;
+  std::vector<Fit> fits;
+  std::optional<planner::LineFit> localContiguous, localStrided;
+
+private:
+  /// Median over the reps of the slowest rank's time for one call.
+  double time(const std::function<void()> &call) {
+    call();
+    call();
+    distRtSynchronize(nullptr);
+    std::vector<double> samples;
+    for (int r = 0; r < options.reps; ++r) {
+      MPI_Barrier(comm);
+      auto t0 = std::chrono::steady_clock::now();
+      call();
+      distRtSynchronize(nullptr);
+      double mine =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
+              .count();
+      double slowest = 0;
+      MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm);
+      samples.push_back(slowest);
+    }
+    std::nth_element(samples.begin(), samples.begin() + samples.size() / 2,
+                     samples.end());
+    return samples[samples.size() / 2];
+  }
+
+  /// One message of the whole buffer from each device to its neighbour
+  /// along `axis` (coordinate + 1): the pattern of a permute or an
+  /// exchange whose devices differ on that axis only.
+  int64_t neighbourIndex(int64_t device, unsigned axis, int64_t step) const {
+    std::vector<int64_t> c = mesh.coordinateOf(device);
+    int64_t p = mesh.getAxisSize(axis);
+    c[axis] = (c[axis] + step + p) % p;
+    return mesh.linearIndexOf(c);
+  }
+
+  std::function<void()> callFor(MoveKind kind, unsigned axis, int64_t group,
+                                int64_t elements) {
+    int64_t p = mesh.getAxisSize(axis);
+    if (!member)
+      return [] {};
+    switch (kind) {
+    case MoveKind::AllGather:
+      return [=] {
+        distRtAllGather(group, send, recv, elements, DIST_RT_F32, nullptr);
+      };
+    case MoveKind::ReduceScatter:
+      return [=] {
+        distRtReduceScatter(group, send, recv, elements / p, DIST_RT_F32,
+                            DIST_RT_SUM, nullptr);
+      };
+    case MoveKind::AllReduce:
+      return [=] {
+        distRtAllReduce(group, send, recv, elements, DIST_RT_F32, DIST_RT_SUM,
+                        nullptr);
+      };
+    case MoveKind::AllToAll:
+      return [=] {
+        distRtAllToAll(group, send, recv, elements / p, DIST_RT_F32, nullptr);
+      };
+    case MoveKind::Permute: {
+      int64_t maxRank = 0;
+      for (int64_t d = 0; d < mesh.getNumDevices(); ++d)
+        maxRank = std::max(maxRank, mesh.rankOfIndex(d));
+      auto srcRank = std::make_shared<std::vector<int64_t>>(maxRank + 1, -1);
+      auto offsets = std::make_shared<std::vector<int64_t>>(maxRank + 2, 0);
+      auto dests = std::make_shared<std::vector<int64_t>>();
+      std::vector<int64_t> destOf(maxRank + 1, -1);
+      for (int64_t d = 0; d < mesh.getNumDevices(); ++d) {
+        (*srcRank)[mesh.rankOfIndex(d)] =
+            mesh.rankOfIndex(neighbourIndex(d, axis, -1));
+        destOf[mesh.rankOfIndex(d)] =
+            mesh.rankOfIndex(neighbourIndex(d, axis, +1));
+      }
+      for (int64_t r = 0; r <= maxRank; ++r) {
+        if (destOf[r] >= 0)
+          dests->push_back(destOf[r]);
+        (*offsets)[r + 1] = int64_t(dests->size());
+      }
+      return [=] {
+        distRtPermute(meshId, send, recv, elements, DIST_RT_F32,
+                      srcRank->data(), offsets->data(), dests->data(), nullptr);
+      };
+    }
+    case MoveKind::Redistribute: {
+      auto table = std::make_shared<std::vector<int64_t>>();
+      for (int64_t d = 0; d < mesh.getNumDevices(); ++d)
+        for (int64_t v :
+             {mesh.rankOfIndex(neighbourIndex(d, axis, -1)),
+              mesh.rankOfIndex(d), int64_t(0), int64_t(0), elements})
+          table->push_back(v);
+      auto shape = std::make_shared<int64_t>(elements);
+      return [=] {
+        distRtExchange(1, shape.get(), send, shape.get(), recv,
+                       mesh.getNumDevices(), table->data(), DIST_RT_F32,
+                       nullptr);
+      };
+    }
+    case MoveKind::AllSlice:
+    case MoveKind::ReplicateToPartial:
+      break;
+    }
+    return [] {};
+  }
+
+  bool measureMove(unsigned axis, int64_t group, MoveKind kind) {
+    const int64_t p = mesh.getAxisSize(axis);
+    const std::string name = mesh.getAxis(axis).name;
+    const llvm::StringRef word = planner::stringifyMoveKind(kind);
+    for (int attempt = 1; attempt <= 3; ++attempt) {
+      std::vector<planner::TimingSample> samples;
+      for (int64_t bytes : options.sizes) {
+        // Whole elements, a multiple of the group for the chunked moves.
+        int64_t elements = std::max<int64_t>(p, (bytes / 4 + p - 1) / p * p);
+        samples.push_back(
+            {double(elements * 4), time(callFor(kind, axis, group, elements))});
+      }
+      int fitted = 0;
+      if (rank == 0) {
+        planner::LineFit quality;
+        llvm::Expected<planner::AxisCostParams> params =
+            planner::fitAlphaBeta(kind, p, samples, &quality);
+        if (params) {
+          fits.push_back({name, kind, *params, quality, attempt});
+          fitted = 1;
+          llvm::errs() << "dist-calibrate: axis \"" << name << "\" (" << p
+                       << " devices) " << word << ": alpha "
+                       << planner::formatDouble(params->alpha) << " s, beta "
+                       << planner::formatDouble(params->beta) << " s/B (R^2 "
+                       << llvm::format("%.4f", quality.r2)
+                       << ", worst residual "
+                       << llvm::format("%.1f%%",
+                                       100 * quality.worstRelativeResidual)
+                       << ")\n";
+          if (quality.r2 < kPoorFit)
+            llvm::errs() << "dist-calibrate: warning: the line explains "
+                            "little of the timings of "
+                         << word << " on axis \"" << name << "\" (R^2 below "
+                         << llvm::format("%.1f", kPoorFit)
+                         << "): the machine is noisy; more --reps, larger "
+                            "--sizes or a quieter machine give a better fit\n";
+        } else {
+          llvm::errs() << "dist-calibrate: axis \"" << name << "\" " << word
+                       << ", attempt " << attempt
+                       << " of 3: " << llvm::toString(params.takeError())
+                       << "\n";
+        }
+      }
+      MPI_Bcast(&fitted, 1, MPI_INT, 0, comm);
+      if (fitted)
+        return true;
+    }
+    if (rank == 0)
+      llvm::errs() << "dist-calibrate: error: the timings of " << word
+                   << " on axis \"" << name
+                   << "\" fit no line after 3 attempts; the machine is too "
+                      "noisy for this sweep (try more --reps or larger "
+                      "--sizes)\n";
+    return false;
+  }
+
+  std::optional<planner::LineFit> fitLocal(bool strided) {
+    std::vector<planner::TimingSample> samples;
+    for (int64_t bytes : options.sizes) {
+      // A contiguous copy of the buffer, or the strided copy of every
+      // other 16-element run of it (a slice of the last dim).
+      int64_t elements = std::max<int64_t>(32, bytes / 4 / 32 * 32);
+      int64_t sizes2[2] = {elements / 32, 16};
+      int64_t srcStrides[2] = {32, 1}, dstStrides[2] = {16, 1};
+      double seconds = time([&] {
+        if (strided)
+          distRtCopyStrided(2, sizes2, send, srcStrides, recv, dstStrides,
+                            DIST_RT_F32, nullptr);
+        else
+          distRtCopyStrided(1, &elements, send, &one, recv, &one, DIST_RT_F32,
+                            nullptr);
+      });
+      samples.push_back(
+          {double(strided ? elements * 2 : elements * 4), seconds});
+    }
+    if (rank != 0)
+      return std::nullopt;
+    llvm::Expected<planner::LineFit> fit = planner::fitLine(samples);
+    if (!fit) {
+      llvm::errs() << "dist-calibrate: local copies ("
+                   << (strided ? "strided" : "contiguous")
+                   << ") not recorded: " << llvm::toString(fit.takeError())
+                   << "\n";
+      return std::nullopt;
+    }
+    llvm::errs() << "dist-calibrate: local copies ("
+                 << (strided ? "strided" : "contiguous")
+                 << "): " << planner::formatDouble(fit->slope) << " s/B\n";
+    return *fit;
+  }
+
+  const MeasureOptions &options;
+  const planner::Mesh &mesh;
+  MPI_Comm comm;
+  int64_t meshId = -1;
+  bool member = false;
+  int64_t capacity = 0;
+  void *send = nullptr, *recv = nullptr;
+  int64_t one = 1;
+};
+
+std::string quoted(llvm::StringRef text) {
+  std::string out;
+  llvm::raw_string_ostream os(out);
+  os << llvm::json::Value(text.str());
+  return out;
+}
+
+std::string number(double value) { return planner::formatDouble(value); }
+
+/// The topology file (semantics §3b): per axis all_gather's parameters as
+/// the axis's own and every other move's in "ops", and the provenance.
+void writeTopology(llvm::raw_ostream &os, const MeasureOptions &options,
+                   const std::vector<Fit> &fits,
+                   const std::optional<planner::LineFit> &contiguous,
+                   const std::optional<planner::LineFit> &strided,
+                   int64_t worldSize) {
+  os << "{\"axes\": {";
+  std::vector<std::string> axes;
+  for (const Fit &f : fits)
+    if (std::find(axes.begin(), axes.end(), f.axis) == axes.end())
+      axes.push_back(f.axis);
+  for (size_t i = 0; i < axes.size(); ++i) {
+    const Fit *base = nullptr;
+    for (const Fit &f : fits)
+      if (f.axis == axes[i] && f.kind == MoveKind::AllGather)
+        base = &f;
+    os << (i ? ",\n          " : "\n          ") << quoted(axes[i])
+       << ": {\"alpha\": " << number(base->params.alpha)
+       << ", \"beta\": " << number(base->params.beta) << ", \"ops\": {";
+    bool first = true;
+    for (const Fit &f : fits) {
+      if (f.axis != axes[i] || f.kind == MoveKind::AllGather)
+        continue;
+      os << (first ? "" : ", ") << "\"" << planner::stringifyMoveKind(f.kind)
+         << "\": {\"alpha\": " << number(f.params.alpha)
+         << ", \"beta\": " << number(f.params.beta) << "}";
+      first = false;
+    }
+    os << "}}";
+  }
+  os << "},\n \"calibration\": {\"tool\": \"dist-calibrate\", \"backend\": "
+     << quoted(options.backend) << ", \"ranks\": " << worldSize
+     << ", \"mesh\": " << quoted(options.meshText)
+     << ", \"sizes\": " << quoted(options.sizesText) << ", \"bytes\": [";
+  for (size_t i = 0; i < options.sizes.size(); ++i)
+    os << (i ? ", " : "") << options.sizes[i];
+  os << "], \"reps\": " << options.reps << ",\n  \"fits\": [";
+  for (size_t i = 0; i < fits.size(); ++i) {
+    const Fit &f = fits[i];
+    os << (i ? ",\n           " : "\n           ")
+       << "{\"axis\": " << quoted(f.axis) << ", \"op\": \""
+       << planner::stringifyMoveKind(f.kind)
+       << "\", \"r2\": " << number(f.quality.r2)
+       << ", \"worst_relative_residual\": "
+       << number(f.quality.worstRelativeResidual)
+       << ", \"points\": " << f.quality.pointsUsed
+       << ", \"outliers\": " << f.quality.outliersDropped
+       << ", \"attempts\": " << f.attempts << "}";
+  }
+  os << "]";
+  // Local work is not priced yet (semantics §3b "local" is refused), so
+  // the copy bandwidth is provenance only.
+  auto local = [&](const char *key, const std::optional<planner::LineFit> &f) {
+    if (f)
+      os << ", \"" << key << "\": {\"seconds_per_byte\": " << number(f->slope)
+         << ", \"r2\": " << number(f->r2) << "}";
+  };
+  os << ",\n  \"local_copy\": {\"note\": \"measured, not used by the "
+        "planner yet\"";
+  local("contiguous", contiguous);
+  local("strided", strided);
+  os << "}}}\n";
+}
+
+} // namespace
+
+int dist::calibrate::runRank(const MeasureOptions &options) {
+  llvm::Expected<planner::Mesh> mesh = planner::Mesh::parse(options.meshText);
+  if (!mesh) {
+    llvm::errs() << "dist-calibrate: error: --mesh: "
+                 << llvm::toString(mesh.takeError()) << "\n";
+    return 2;
+  }
+  if (distRtInitWithBackend(options.backend.c_str()) != DIST_RT_OK) {
+    std::fprintf(stderr, "dist-calibrate: error: cannot start the %s backend\n",
+                 options.backend.c_str());
+    return 1;
+  }
+  // Time the transfers, not the cross-rank signature checks.
+  distRtSetValidation(0);
+  int code = 0;
+  {
+    Calibration calibration(options, *mesh);
+    if (!calibration.ok()) {
+      std::fprintf(stderr, "dist-calibrate: error: cannot allocate the "
+                           "sweep's buffers\n");
+      code = 1;
+    } else if (!calibration.measureAxes() || !calibration.measureLocal()) {
+      code = 1;
+    } else if (calibration.rank == 0) {
+      if (llvm::Error error = run::writeOutputFile(
+              options.output, [&](llvm::raw_pwrite_stream &os) {
+                writeTopology(os, options, calibration.fits,
+                              calibration.localContiguous,
+                              calibration.localStrided, distRtWorldSize());
+                return llvm::Error::success();
+              })) {
+        llvm::errs() << "dist-calibrate: error: "
+                     << llvm::toString(std::move(error)) << "\n";
+        code = 1;
+      } else {
+        llvm::errs() << "dist-calibrate: wrote " << options.output << "\n";
+      }
+    }
+    MPI_Bcast(&code, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  }
+  distRtFinalize();
+  return code;
+}
