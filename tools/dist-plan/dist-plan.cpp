@@ -1,4 +1,5 @@
-//===- dist-plan.cpp - The planner on the command line (semantics §4) ----------===//
+//===- dist-plan.cpp - The planner on the command line (semantics §4)
+//----------===//
 //
 //   dist-plan --mesh '<["x"=2, "y"=4]>' --shape 1024x1024xf32
 //             --from '[{"x"}, {"y"}]' --to '[{"y"}, {"x"}]'
@@ -6,6 +7,12 @@
 //             [--strategy optimal|greedy] [--moves all|collective]
 //             [--to-mesh MESH] [--cache DIR]
 //             [--max-peak-bytes N] [--format text|json]
+//             [--replay PLAN.json]
+//
+// --replay prices a given plan (--format json's output) under this
+// topology instead of planning: what a plan made for one machine costs on
+// another (utils/bench/model_fidelity.py prices each plan under the
+// defaults and under dist-calibrate's file).
 //
 // Exit codes: 0 plan printed; 1 no plan (the reason is printed); 2 a bad
 // argument (the message names it). Arguments are parsed by hand rather than
@@ -38,6 +45,7 @@ const char *const kUsage =
     "                 [--strategy optimal|greedy] [--moves all|collective]\n"
     "                 [--to-mesh MESH] [--cache DIR]\n"
     "                 [--max-peak-bytes N] [--format text|json]\n"
+    "                 [--replay PLAN.json]\n"
     "\n"
     "  --mesh     '<[\"x\"=2, \"y\"=4]>' (optionally with devices = [...])\n"
     "  --shape    global tensor type, e.g. 1024x1024xf32\n"
@@ -45,6 +53,8 @@ const char *const kUsage =
     "{\"y\"}'\n"
     "  --to-mesh  the target's mesh for a cross-mesh reshard (--to is on it)\n"
     "  --moves    collective: no point-to-point redistribute steps\n"
+    "  --replay   price this plan (--format json output) instead of "
+    "planning\n"
     "  --topology JSON {\"axes\": {\"x\": {\"alpha\": 1e-5, \"beta\": "
     "2.7e-12}}, \"transfer\": {...}}\n"
     "Defaults: alpha = 1e-5 s and beta = 1/370e9 s/B on every axis; "
@@ -63,9 +73,9 @@ struct Options {
 
 Options parseArguments(int argc, char **argv) {
   static const char *const kKnown[] = {
-      "--mesh",     "--shape", "--from",     "--to",
-      "--topology", "--alpha", "--beta",     "--strategy",
-      "--cache",    "--format", "--max-peak-bytes", "--to-mesh", "--moves"};
+      "--mesh",           "--shape",   "--from",     "--to",    "--topology",
+      "--alpha",          "--beta",    "--strategy", "--cache", "--format",
+      "--max-peak-bytes", "--to-mesh", "--moves",    "--replay"};
   Options options;
   for (int i = 1; i < argc; ++i) {
     llvm::StringRef arg = argv[i];
@@ -253,14 +263,34 @@ int main(int argc, char **argv) {
       llvm::errs() << "dist-plan: warning: " << warning << "\n";
     });
   }
-  llvm::Expected<Plan> plan =
-      cache ? cache->getOrPlan(request) : planReshard(request);
+  std::optional<std::string> replayFile = take(options, "--replay");
+  if (replayFile && cache)
+    badArgument("--replay", "cannot be combined with --cache");
+  const Mesh *toMesh = targetMesh ? &*targetMesh : nullptr;
+  // The plan read back and replayed under this request's cost model; a
+  // plan that does not take --from to --to has no price here.
+  auto replay = [&](const std::string &file) -> llvm::Expected<Plan> {
+    llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
+        llvm::MemoryBuffer::getFile(file);
+    if (!buffer)
+      badArgument("--replay",
+                  "cannot read '" + file + "': " + buffer.getError().message());
+    llvm::Expected<Plan> read =
+        planFromJSON(*mesh, (*buffer)->getBuffer(), toMesh);
+    if (!read)
+      badArgument("--replay", file + ": " + llvm::toString(read.takeError()));
+    if (llvm::Error e = replayPlan(request, *read))
+      return std::move(e);
+    return read;
+  };
+  llvm::Expected<Plan> plan = replayFile ? replay(*replayFile)
+                              : cache    ? cache->getOrPlan(request)
+                                         : planReshard(request);
   if (!plan) {
     llvm::errs() << "dist-plan: no plan: " << llvm::toString(plan.takeError())
                  << "\n";
     return kExitNoPlan;
   }
-  const Mesh *toMesh = targetMesh ? &*targetMesh : nullptr;
   if (json)
     llvm::outs() << planToJSON(*mesh, *plan, toMesh) << "\n";
   else

@@ -170,6 +170,10 @@ cl::opt<dist::planner::Strategy>
     strategy("strategy", cl::desc("How reshards are planned"),
              cl::init(dist::planner::Strategy::Optimal),
              dist::strategyOptionValues(), cl::cat(planCategory));
+cl::opt<dist::planner::MoveSet> moves("moves", cl::desc("Moves plans may use"),
+                                      cl::init(dist::planner::MoveSet::All),
+                                      dist::moveSetOptionValues(),
+                                      cl::cat(planCategory));
 cl::opt<std::string> topology("topology", cl::desc("Topology JSON file"),
                               cl::value_desc("FILE"), cl::cat(planCategory));
 cl::list<std::string> alpha("alpha", cl::desc("Per-axis alpha, AXIS=SECONDS"),
@@ -386,6 +390,7 @@ int runFront(const char *argv0) {
   options.contractions = contractions;
   options.gpuChip = gpuChip;
   options.strategy = strategy;
+  options.moves = moves;
   options.topology = topology;
   options.alpha = alpha;
   options.beta = beta;
