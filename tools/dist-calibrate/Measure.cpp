@@ -411,9 +411,16 @@ int dist::calibrate::runRank(const MeasureOptions &options) {
   int code = 0;
   {
     Calibration calibration(options, *mesh);
-    if (!calibration.ok()) {
-      std::fprintf(stderr, "dist-calibrate: error: cannot allocate the "
-                           "sweep's buffers\n");
+    // Every rank must agree to go on: one that could not allocate would
+    // leave the others waiting in the first collective.
+    int ok = calibration.ok() ? 1 : 0, allOk = 0;
+    MPI_Allreduce(&ok, &allOk, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (!allOk) {
+      if (!ok)
+        std::fprintf(stderr,
+                     "dist-calibrate: error: rank %lld cannot "
+                     "allocate the sweep's buffers\n",
+                     (long long)distRtWorldRank());
       code = 1;
     } else if (!calibration.measureAxes() || !calibration.measureLocal()) {
       code = 1;

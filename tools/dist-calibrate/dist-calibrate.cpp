@@ -19,6 +19,7 @@
 
 #include "Job.h"
 #include "common/FindSibling.h"
+#include "common/MachineMemory.h"
 #include "dist/Planner/Mesh.h"
 
 #include "llvm/Support/CommandLine.h"
@@ -123,6 +124,21 @@ int runFront(const char *argv0, calibrate::MeasureOptions &options) {
                       "at configure time)");
   if (timeoutSeconds < 0)
     return usageError("--timeout must be >= 0");
+  // Every rank holds two buffers of p messages of the largest size (an
+  // all_gather's result), p the largest axis; all ranks run on this
+  // machine, so a sweep that cannot fit is refused before it starts.
+  int64_t largestAxis = 1;
+  for (unsigned a = 0; a < mesh->getNumAxes(); ++a)
+    largestAxis = std::max(largestAxis, mesh->getAxisSize(a));
+  const uint64_t needed = 2 * uint64_t(options.sizes.back() + 4 * largestAxis) *
+                          uint64_t(largestAxis) * uint64_t(numRanks);
+  if (needed > run::machineMemory())
+    return usageError(
+        "--sizes " + sizes + " needs " + llvm::Twine(needed >> 20) +
+        " MiB on " + llvm::Twine(numRanks) + " ranks (two buffers of " +
+        llvm::Twine(largestAxis) + " x the largest size each), more than the " +
+        llvm::Twine(run::machineMemory() >> 20) +
+        " MiB this machine has; lower HI");
 
   std::string self = llvm::sys::fs::getMainExecutable(
       argv0, reinterpret_cast<void *>(&usageError));

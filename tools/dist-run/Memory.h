@@ -13,6 +13,7 @@
 #define DIST_TOOLS_DIST_RUN_MEMORY_H
 
 #include "Program.h"
+#include "common/MachineMemory.h"
 
 #include <cstdint>
 #include <optional>
@@ -20,10 +21,6 @@
 #include <vector>
 
 namespace dist::run {
-
-/// The bytes this machine can give a job: its physical memory, or the
-/// memory limit of the cgroup dist-run runs in (a container) when lower.
-uint64_t machineMemory();
 
 /// One buffer every rank allocates.
 struct RankBuffer {
