@@ -194,7 +194,8 @@ static Error replayWith(const PlanRequest &request, const CostModel &srcModel,
       std::optional<SameMeshLinks> same;
       const LinkCosts *links;
       if (move.crossMesh) {
-        transfer.emplace(detail::transferParamsOf(request, srcModel, dstModel));
+        transfer.emplace(detail::transferParamsOf(request, srcModel, dstModel),
+                         transferLocalRate(srcModel, dstModel));
         links = &*transfer;
       } else {
         same.emplace(*model);
@@ -240,8 +241,11 @@ static Error replayWith(const PlanRequest &request, const CostModel &srcModel,
         return stepError(llvm::toString(next.takeError()));
       int64_t moved = collectiveInputBytes(*mesh, from, *next, move, shape,
                                            request.elementBytes);
-      cost = model->stepCost(move, moved);
-      recvBytes = cost > 0 ? collectiveRecvBytes(*mesh, move, moved) : 0;
+      // What crosses the links, then the local copying (semantics §3b).
+      double wire = model->stepCost(move, moved, /*localBytes=*/0);
+      cost = wire + model->localCost(localStepBytes(
+                        *mesh, from, *next, move, shape, request.elementBytes));
+      recvBytes = wire > 0 ? collectiveRecvBytes(*mesh, move, moved) : 0;
     }
     step.bytesBefore = bytes;
     step.bytesAfter = localBytes(*mesh, *next, shape, request.elementBytes);

@@ -250,7 +250,10 @@ dist::planner::test::bruteForcePlan(const PlanRequest &request,
                                    move.kind == MoveKind::AllReduce);
       size_t v = 2 * indexOf.at(printLayout(mesh, *next)) +
                  (planner && keepsOpen ? 0 : 1);
-      double stepCost = model.stepCost(move, before);
+      double stepCost = model.stepCost(move, before,
+                                       localStepBytes(mesh, l, *next, move,
+                                                      request.globalShape,
+                                                      request.elementBytes));
       if (move.kind == MoveKind::Redistribute) {
         llvm::Expected<Exchange> ex =
             computeExchange(mesh, l, mesh, *next, request.globalShape,

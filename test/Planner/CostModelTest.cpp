@@ -55,11 +55,11 @@ TEST_F(RingModelTest, PermuteCostsOneMessageAtTheWorstAxis) {
 }
 
 TEST_F(RingModelTest, LocalMovesAreFree) {
-  EXPECT_EQ(model.stepCost(Move::allSlice({X}, 0), 1 << 20), 0);
+  EXPECT_EQ(model.stepCost(Move::allSlice({X}, 0), 1 << 20, 1 << 19), 0);
   EXPECT_EQ(model.stepCost(Move::replicateToPartial({X}, ReductionKind::Sum),
-                           1 << 20),
+                           1 << 20, 0),
             0);
-  EXPECT_DOUBLE_EQ(model.stepCost(Move::allGather({X}, 0), 1000),
+  EXPECT_DOUBLE_EQ(model.stepCost(Move::allGather({X}, 0), 1000, 0),
                    3 * 1e-5 + 3 * 1000 * 1e-9);
 }
 
@@ -173,9 +173,50 @@ TEST(CostModel, PerKindParameters) {
       HasSubstr("axis \"x\".ops.permute.beta must be finite and >= 0"));
   EXPECT_THAT(error(R"({"default": {"ops": {}}})"),
               HasSubstr("unknown key \"ops\" in default"));
-  EXPECT_THAT(error(R"({"local": {"beta": 5e-11}})"),
-              HasSubstr("\"local\" (the cost of local copies, semantics §3b) "
-                        "is not supported yet"));
+}
+
+// semantics §3b "local": a step pays local.beta per byte it copies locally
+// on top of its §3 cost; the file's errors name the key; the plan cache's
+// key changes only when local copies are priced.
+TEST(CostModel, LocalCopies) {
+  auto error = [](llvm::StringRef text) {
+    llvm::Expected<Topology> t = Topology::parseJSON(text);
+    return t ? std::string("<success>") : llvm::toString(t.takeError());
+  };
+  EXPECT_THAT(error(R"({"local": 5e-11})"),
+              HasSubstr("local must be an object with \"beta\""));
+  EXPECT_THAT(error(R"({"local": {"alpha": 1e-6}})"),
+              HasSubstr("unknown key \"alpha\" in local (expected \"beta\")"));
+  EXPECT_THAT(error(R"({"local": {"beta": -1e-11}})"),
+              HasSubstr("local.beta must be finite and >= 0"));
+  EXPECT_THAT(error(R"({"local": {"beta": "fast"}})"),
+              HasSubstr("local.beta must be a number"));
+
+  Mesh m = mesh("<[\"x\"=4, \"y\"=2]>");
+  Topology t = cantFail(Topology::parseJSON(
+      R"({"axes": {"x": {"alpha": 1e-5, "beta": 1e-9}}, "local": {"beta": 2e-12}})"));
+  EXPECT_EQ(t.localBeta, 2e-12);
+  AlphaBetaCostModel priced = cantFail(AlphaBetaCostModel::create(m, t));
+  AlphaBetaCostModel free = cantFail(AlphaBetaCostModel::create(m, Topology()));
+  EXPECT_EQ(priced.localSecondsPerByte(), 2e-12);
+  EXPECT_EQ(free.localSecondsPerByte(), 0);
+  EXPECT_DOUBLE_EQ(priced.stepCost(Move::allSlice({0}, 0), 4000, 1000),
+                   1000 * 2e-12);
+  EXPECT_DOUBLE_EQ(priced.stepCost(Move::allGather({0}, 0), 1000, 4000),
+                   3 * 1e-5 + 3 * 1000 * 1e-9 + 4000 * 2e-12);
+  EXPECT_EQ(free.stepCost(Move::allSlice({0}, 0), 4000, 1000), 0);
+  // 2e-12 <= every beta (y's is the default 2.7e-12): slices are never
+  // dearer than sending (the search's pruning rules hold); above the
+  // smallest beta they may be.
+  EXPECT_TRUE(priced.localCopiesNeverDearerThanSending());
+  t.localBeta = 1e-8;
+  EXPECT_FALSE(cantFail(AlphaBetaCostModel::create(m, t))
+                   .localCopiesNeverDearerThanSending());
+  std::string a, b;
+  priced.appendFingerprint(a);
+  free.appendFingerprint(b);
+  EXPECT_THAT(a, HasSubstr(";local=2e-12}"));
+  EXPECT_EQ(b.find("local"), std::string::npos);
 }
 
 // With random per-kind parameters every bound the search relies on holds

@@ -214,7 +214,7 @@ TEST_F(MoveTest, OnlyARelabellingPermuteNamesNoAxes) {
   EXPECT_TRUE(relabel.axes.empty());
   EXPECT_EQ(applyOnU("[{\"x\"}]", relabel), "[{\"tp\", \"x\"}]");
   AlphaBetaCostModel model = cantFail(AlphaBetaCostModel::create(u, Topology()));
-  EXPECT_EQ(model.stepCost(relabel, 16), 0);
+  EXPECT_EQ(model.stepCost(relabel, 16, 0), 0);
 
   // Where a coordinate changes, naming no axes would understate the cost.
   Move swap = Move::permute(m, layout(m, "[{\"x\"}, {}]"),
@@ -253,7 +253,7 @@ TEST_F(MoveTest, CollectivesOverSizeOneAxesAloneAreFree) {
     ASSERT_TRUE(bool(to)) << printMove(u, step.move) << ": "
                           << llvm::toString(to.takeError());
     EXPECT_EQ(printLayout(u, *to), step.to) << printMove(u, step.move);
-    EXPECT_EQ(model.stepCost(step.move, localBytes(u, from, shape, 4)), 0)
+    EXPECT_EQ(model.stepCost(step.move, localBytes(u, from, shape, 4), 0), 0)
         << printMove(u, step.move);
   }
 }

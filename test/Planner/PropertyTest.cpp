@@ -78,7 +78,8 @@ TEST(PlannerProperty, PlansExecuteExactlyAndOptimalBeatsGreedy) {
     std::optional<AlphaBetaCostModel> model;
     if (i % 3 == 0)
       model.emplace(cantFail(AlphaBetaCostModel::create(
-          mesh, randomTopology(rng, mesh, /*ops=*/i % 2 == 1))));
+          mesh, randomTopology(rng, mesh, /*ops=*/i % 2 == 1,
+                               /*local=*/i % 9 == 3))));
     PlanRequest request(mesh, shape, 4, from, to);
     if (model)
       request.costModel = &*model;
@@ -157,8 +158,9 @@ void optimalMatchesExhaustiveSearch(uint64_t seed, int cases) {
     Layout to = randomLayout(rng, mesh, rank, uniform(rng, 0, 2) == 0,
                              {ReductionKind::Sum, ReductionKind::Max});
     AlphaBetaCostModel model = cantFail(AlphaBetaCostModel::create(
-        mesh,
-        i % 2 ? randomTopology(rng, mesh, /*ops=*/i % 4 == 3) : Topology()));
+        mesh, i % 2 ? randomTopology(rng, mesh, /*ops=*/i % 4 == 3,
+                                     /*local=*/i % 8 < 4)
+                    : Topology()));
     PlanRequest request(mesh, shape, 4, from, to);
     request.costModel = &model;
     if (i % 4 == 3) {
@@ -194,7 +196,8 @@ void optimalMatchesExhaustiveSearchOnFourAxes(uint64_t seed, int cases) {
     Layout from = randomLayout(rng, mesh, rank, true);
     Layout to = randomLayout(rng, mesh, rank, uniform(rng, 0, 3) == 0);
     AlphaBetaCostModel model = cantFail(AlphaBetaCostModel::create(
-        mesh, i % 3 == 2 ? randomTopology(rng, mesh, /*ops=*/i % 2 == 1)
+        mesh, i % 3 == 2 ? randomTopology(rng, mesh, /*ops=*/i % 2 == 1,
+                                          /*local=*/i % 4 < 2)
                          : Topology()));
     PlanRequest request(mesh, shape, 4, from, to);
     request.costModel = &model;
@@ -235,7 +238,8 @@ TEST(PlannerProperty, SearchHeuristicIsAdmissible) {
     Layout to = randomLayout(rng, mesh, rank, uniform(rng, 0, 2) == 0);
     AlphaBetaCostModel model = cantFail(AlphaBetaCostModel::create(
         mesh, i % 4 == 1 || i % 8 == 3
-                  ? randomTopology(rng, mesh, /*ops=*/i % 8 == 3)
+                  ? randomTopology(rng, mesh, /*ops=*/i % 8 == 3,
+                                   /*local=*/i % 16 >= 8)
                   : Topology()));
     PlanRequest request(mesh, shape, 4, from, to);
     request.costModel = &model;

@@ -84,8 +84,11 @@ inline std::vector<int64_t> randomShape(Rng &rng, unsigned rank,
 /// latency-bound and bandwidth-bound regimes and non-uniform axes all occur.
 /// Random per-axis parameters; with `ops`, also random per-move-kind ones
 /// (semantics §3b) on each axis: each non-local kind gets its own alpha,
-/// beta, both or neither.
-inline Topology randomTopology(Rng &rng, const Mesh &mesh, bool ops = false) {
+/// beta, both or neither. With `local`, a random local copy rate (semantics
+/// §3b) from far below to far above the links' betas, so that slices are
+/// both cheaper and dearer than sending their bytes.
+inline Topology randomTopology(Rng &rng, const Mesh &mesh, bool ops = false,
+                               bool local = false) {
   static const double alphas[] = {1e-5, 2e-6, 5e-5, 1e-7};
   static const double betas[] = {1.0 / 370e9, 1e-9, 4e-8, 1e-11};
   Topology topology;
@@ -107,6 +110,10 @@ inline Topology randomTopology(Rng &rng, const Mesh &mesh, bool ops = false) {
       if (which & 2)
         o.beta = betas[uniform(rng, 0, 3)];
     }
+  }
+  if (local) {
+    static const double locals[] = {1e-13, 1e-12, 3e-11, 2e-10, 1e-8, 1e-6};
+    topology.localBeta = locals[uniform(rng, 0, 5)];
   }
   return topology;
 }

@@ -17,6 +17,8 @@
 #include "dist/Planner/Redistribute.h"
 
 #include <cstdlib>
+#include <map>
+#include <optional>
 
 using namespace dist::planner;
 using namespace dist::planner::test;
@@ -100,7 +102,7 @@ TEST(Exchange, AcrossMeshesTakesTheLocalCopyAndBalancesReplicas) {
   // its half from one source replica.
   Mesh src = mesh("<[\"r\"=4]>");
   Mesh dst = mesh("<[\"t\"=2], devices = [3, 4]>");
-  TransferLinks links({kAlpha, kBeta});
+  TransferLinks links({kAlpha, kBeta}, 0);
   Exchange ex = cantFail(computeExchange(src, layout(src, "[{}]"), dst,
                                          layout(dst, "[{\"t\"}]"), {8}, 4,
                                          false, links));
@@ -126,7 +128,7 @@ TEST(Exchange, AcrossMeshesTakesTheLocalCopyAndBalancesReplicas) {
 TEST(Exchange, RefusesPartialSourcesAcrossMeshes) {
   Mesh src = mesh("<[\"r\"=2]>");
   Mesh dst = mesh("<[\"t\"=2], devices = [2, 3]>");
-  TransferLinks links({kAlpha, kBeta});
+  TransferLinks links({kAlpha, kBeta}, 0);
   EXPECT_THAT(errorOf(computeExchange(src,
                                       layout(src, "[{}], partial = sum {\"r\"}"),
                                       dst, layout(dst, "[{}]"), {8}, 4, false,
@@ -156,11 +158,20 @@ TEST(Exchange, CostEvaluatorAgreesWithTheTables) {
     Layout from = randomLayout(rng, m, rank, true);
     Layout to = randomLayout(rng, m, rank, false);
     keepPartialOf(from, to);
-    AlphaBetaCostModel model = cantFail(
-        AlphaBetaCostModel::create(m, randomTopology(rng, m, i % 2 == 1)));
+    AlphaBetaCostModel model = cantFail(AlphaBetaCostModel::create(
+        m, randomTopology(rng, m, i % 2 == 1, /*local=*/i % 3 == 1)));
     SameMeshLinks links(model);
     Exchange ex =
         cantFail(computeExchange(m, from, m, to, shape, 2, true, links));
+    // semantics §3b: what a receiver keeps is what it copies locally.
+    std::map<int64_t, int64_t> kept;
+    for (const ExchangeTransfer &t : ex.transfers)
+      if (t.local)
+        kept[t.receiver] += t.bytes;
+    int64_t maxKept = 0;
+    for (const auto &[receiver, bytes] : kept)
+      maxKept = std::max(maxKept, bytes);
+    ASSERT_EQ(ex.maxKeptBytes, maxKept);
     ExchangeCostEvaluator evaluator(model, shape, 2);
     ExchangeCostEvaluator::Result fast;
     ASSERT_TRUE(evaluator.evaluate(from, to, fast));
@@ -168,6 +179,7 @@ TEST(Exchange, CostEvaluatorAgreesWithTheTables) {
         << m.str() << " " << printLayout(m, from) << " -> "
         << printLayout(m, to);
     ASSERT_EQ(fast.maxRecvBytes, ex.maxRecvBytes);
+    ASSERT_EQ(fast.maxKeptBytes, ex.maxKeptBytes);
   }
 }
 
@@ -752,6 +764,46 @@ TEST(Segments, CollectivesWorkPerSegmentAtThePlainCost) {
   EXPECT_EQ(a2a.steps.size(), 1u);
 }
 
+// semantics §3b: the local bytes of a move on a segmented dim are those the
+// compiler packs before a split and unpacks after a join (Localize.cpp).
+TEST(Segments, LocalBytesArePackedAndUnpacked) {
+  Mesh m = mesh("<[\"dp\"=2, \"tp\"=4]>");
+  std::vector<int64_t> shape{96, 64};
+  auto bytesOf = [&](const char *text) {
+    return localBytes(m, layout(m, text), shape, 2);
+  };
+  auto local = [&](const char *from, const Move &move) {
+    Layout src = layout(m, from);
+    llvm::Expected<Layout> after = applyMove(m, src, move, shape);
+    if (!after) {
+      ADD_FAILURE() << printMove(m, move) << ": "
+                    << toString(after.takeError());
+      return int64_t(-1);
+    }
+    return localStepBytes(m, src, *after, move, shape, 2);
+  };
+  const char *fused = "[{\"tp\"} segments [64, 16, 16], {}]";
+  // A gather of a fused weight unpacks what arrives: the result.
+  EXPECT_EQ(local(fused, Move::allGather({1}, 0)), bytesOf("[{}, {}]"));
+  // Its contiguous twin copies nothing locally.
+  EXPECT_EQ(local("[{\"tp\"}, {}]", Move::allGather({1}, 0)), 0);
+  // A slice into segments packs the whole buffer, then keeps its block.
+  Move split = Move::allSlice({1}, 0);
+  split.segments = {64, 16, 16};
+  EXPECT_EQ(local("[{}, {}]", split), bytesOf("[{}, {}]") + bytesOf(fused));
+  EXPECT_EQ(local("[{}, {}]", Move::allSlice({1}, 0)),
+            bytesOf("[{\"tp\"}, {}]"));
+  // An all_to_all from dim 1 into segments on dim 0 packs dim 0.
+  Move a2a = Move::allToAll({1}, 1, 0);
+  a2a.segments = {64, 16, 16};
+  EXPECT_EQ(local("[{}, {\"tp\"}]", a2a), bytesOf("[{}, {\"tp\"}]"));
+  // Collectives that name no dim copy nothing.
+  EXPECT_EQ(local("[{\"tp\"} segments [64, 16, 16], {}], partial = sum "
+                  "{\"dp\"}",
+                  Move::allReduce({0}, ReductionKind::Sum)),
+            0);
+}
+
 TEST(Segments, BadSegmentedMovesSayWhy) {
   Mesh m = mesh("<[\"x\"=2, \"y\"=2]>");
   Layout qkv = layout(m, "[{\"x\"} segments [4, 4], {}]");
@@ -837,6 +889,14 @@ TEST(SegmentsProperty, PlansExecuteExactly) {
         }
     }
     PlanRequest r(m, shape, 4, from, to);
+    // Priced local copies (semantics §3b) on some cases: packing and
+    // unpacking segments then costs, and the plans must still execute.
+    std::optional<AlphaBetaCostModel> model;
+    if (i % 3 == 2) {
+      model.emplace(cantFail(AlphaBetaCostModel::create(
+          m, randomTopology(rng, m, /*ops=*/false, /*local=*/true))));
+      r.costModel = &*model;
+    }
     std::string what = m.str() + " " + printLayout(m, from) + " -> " +
                        printLayout(m, to);
     llvm::Expected<Plan> p = planReshard(r);

@@ -253,6 +253,7 @@ namespace {
 /// Every link costs nothing: the executor checks data, not prices.
 struct FreeLinks final : LinkCosts {
   AxisCostParams link(int64_t, int64_t) const override { return {0, 0}; }
+  double localSecondsPerByte() const override { return 0; }
 };
 } // namespace
 

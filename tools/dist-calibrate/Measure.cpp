@@ -358,7 +358,13 @@ void writeTopology(llvm::raw_ostream &os, const MeasureOptions &options,
     }
     os << "}}";
   }
-  os << "},\n \"calibration\": {\"tool\": \"dist-calibrate\", \"backend\": "
+  os << "}";
+  // semantics §3b: the planner prices local copies at the contiguous rate
+  // (the runtime's copies move whole rows of the inner dims; the strided
+  // probe's 64-byte runs are its worst case, kept as provenance).
+  if (contiguous)
+    os << ",\n \"local\": {\"beta\": " << number(contiguous->slope) << "}";
+  os << ",\n \"calibration\": {\"tool\": \"dist-calibrate\", \"backend\": "
      << quoted(options.backend) << ", \"ranks\": " << worldSize
      << ", \"mesh\": " << quoted(options.meshText)
      << ", \"sizes\": " << quoted(options.sizesText) << ", \"bytes\": [";
@@ -378,15 +384,13 @@ void writeTopology(llvm::raw_ostream &os, const MeasureOptions &options,
        << ", \"attempts\": " << f.attempts << "}";
   }
   os << "]";
-  // Local work is not priced yet (semantics §3b "local" is refused), so
-  // the copy bandwidth is provenance only.
   auto local = [&](const char *key, const std::optional<planner::LineFit> &f) {
     if (f)
       os << ", \"" << key << "\": {\"seconds_per_byte\": " << number(f->slope)
          << ", \"r2\": " << number(f->r2) << "}";
   };
-  os << ",\n  \"local_copy\": {\"note\": \"measured, not used by the "
-        "planner yet\"";
+  os << ",\n  \"local_copy\": {\"note\": \"local.beta is the contiguous "
+        "rate\"";
   local("contiguous", contiguous);
   local("strided", strided);
   os << "}}}\n";

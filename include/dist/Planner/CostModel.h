@@ -63,6 +63,9 @@ struct Topology {
   /// Per axis name, the move kinds (never local ones) priced with their own
   /// parameters on that axis (semantics §3b).
   std::map<std::string, std::map<MoveKind, MoveCostOverride>> axisOps;
+  /// Seconds per byte of local copying (semantics §3b "local"); 0 when the
+  /// file gives none: local work is then free, as in semantics §3.
+  double localBeta = 0;
 
   /// Parses `{"axes": {"x": {"alpha": 1e-5, "beta": 2.7e-12}, ...}}`. Either
   /// field of an axis may be left out (the default is used). An optional
@@ -74,9 +77,8 @@ struct Topology {
   /// "device": {"flops": F, "mem_bw": B, "memory": BYTES} describes one
   /// device (each field optional, finite and >= 0, flops and mem_bw > 0).
   /// An axis may carry "ops": {KIND: {"alpha": ..., "beta": ...}} for the
-  /// non-local move kinds (semantics §3b); "calibration" (dist-calibrate's
-  /// provenance) is read past. "local" is refused: local work is not priced
-  /// yet, and a file asking for it must not silently plan without it.
+  /// non-local move kinds (semantics §3b); "local": {"beta": ...} prices
+  /// local copies; "calibration" (dist-calibrate's provenance) is read past.
   static llvm::Expected<Topology> parseJSON(llvm::StringRef text);
   /// The axes of `mesh` only (a cross-mesh topology names the axes of both
   /// meshes); the defaults and the transfer link are kept.
@@ -183,13 +185,33 @@ public:
   /// safe.
   virtual bool groupCostIgnoresAxisOrder() const { return false; }
 
+  /// Seconds per byte a device copies within its own memory (semantics
+  /// §3b "local"). 0, the default, makes local work free as in semantics §3.
+  virtual double localSecondsPerByte() const { return 0; }
+  double localCost(int64_t bytes) const {
+    return localSecondsPerByte() * double(bytes);
+  }
+  /// True when copying a byte locally never costs more than sending it in
+  /// any collective or exchange (localSecondsPerByte() <= the smallest beta
+  /// of any move on any axis of size > 1). The exact search then keeps two
+  /// rules that rest on slices being no dearer than moves: the axes only
+  /// the target holds partial become partial in the last step, and a
+  /// replicated axis never becomes partial only to be reduced again
+  /// (docs/planner.md). False makes the search offer those steps too.
+  bool localCopiesNeverDearerThanSending() const {
+    return localSecondsPerByte() <= minSecondsPerByte();
+  }
+
   /// Appends a stable text that identifies the model and every parameter it
   /// uses for this mesh (the plan cache keys on it).
   virtual void appendFingerprint(std::string &out) const = 0;
 
-  /// The cost of one step: 0 for local moves (semantics §3) and for a permute
-  /// that changes no coordinate, collectiveCost otherwise.
-  double stepCost(const Move &move, int64_t bytesBefore) const;
+  /// The cost of one step that is not a redistribute (semantics §3, §3b):
+  /// its collective's cost (0 for local moves and for a permute that
+  /// changes no coordinate) plus the local copying of `localBytes` bytes
+  /// (localStepBytes in Move.h says how many a move writes).
+  double stepCost(const Move &move, int64_t bytesBefore,
+                  int64_t localBytes) const;
 
 protected:
   Mesh mesh;
@@ -243,6 +265,7 @@ public:
   bool sameKindStepsCommute() const override;
   /// p is a product and alpha, beta are maxima: order-free.
   bool groupCostIgnoresAxisOrder() const override { return true; }
+  double localSecondsPerByte() const override { return localBeta; }
   void appendFingerprint(std::string &out) const override;
 
   /// The axis's own parameters (those of a kind without "ops").
@@ -256,7 +279,7 @@ private:
   static constexpr size_t kNumKinds = std::size(kAllMoveKinds);
   using KindParams = std::array<AxisCostParams, kNumKinds>;
   AlphaBetaCostModel(Mesh mesh, std::vector<AxisCostParams> params,
-                     std::vector<KindParams> kindParams);
+                     std::vector<KindParams> kindParams, double localBeta);
   /// The largest alpha and beta of `kind` over `axes`.
   AxisCostParams maxima(MoveKind kind, llvm::ArrayRef<unsigned> axes) const;
   /// True when every axis of size > 1 has the same parameters for `kind`
@@ -266,6 +289,7 @@ private:
   std::vector<KindParams> kindParams; // by mesh axis index, then kind
   std::vector<double> minBetaOfAxis;  // over the non-local kinds
   double minAlpha = 0, minBeta = 0;   // over axes of size > 1 and kinds
+  double localBeta = 0;               // semantics §3b "local"
 };
 
 /// Shortest text that reads back as the same double (std::to_chars), e.g.

@@ -176,6 +176,18 @@ int64_t collectiveInputBytes(const Mesh &mesh, const Layout &src,
                              llvm::ArrayRef<int64_t> globalShape,
                              int64_t elementBytes);
 
+/// The bytes one device writes in its own memory in the step `move` (from
+/// `src` to `after`), which semantics §3b prices at `local.beta` each: an
+/// all_slice's result; on a dim with segments, the buffer packed before a
+/// split (all_slice, reduce_scatter, the dim an all_to_all splits) and the
+/// buffer unpacked after a join (all_gather, the dim an all_to_all joins),
+/// as the compiler lowers those moves; 0 for every other move. (A
+/// redistribute's are the bytes it keeps from the old buffer: its
+/// Exchange's maxKeptBytes.)
+int64_t localStepBytes(const Mesh &mesh, const Layout &src, const Layout &after,
+                       const Move &move, llvm::ArrayRef<int64_t> globalShape,
+                       int64_t elementBytes);
+
 /// True when splitting each of the `outer` blocks of a dim of `extent`
 /// elements into `inner` pieces gives exactly the blocks of a dim split
 /// outer*inner ways: ceil(N/(P q)) * q == ceil(N/P), or everything lies in

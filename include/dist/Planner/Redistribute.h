@@ -19,6 +19,7 @@
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/Support/Error.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -32,7 +33,8 @@ struct ExchangeTransfer {
   std::vector<DimRange> box; // global indices, never empty
   int64_t bytes = 0;
   /// The sender and the receiver are the same world rank: a local copy,
-  /// which costs nothing and is not wire traffic.
+  /// which is not wire traffic (priced at the local copy rate, semantics
+  /// §3b, and free without one).
   bool local = false;
 };
 
@@ -41,10 +43,13 @@ struct Exchange {
   /// the source blocks it intersects. Deterministic.
   std::vector<ExchangeTransfer> transfers;
   /// semantics §3: max over world ranks of max(receive side, send side), each
-  /// side the sum over its peers of alpha + bytes * beta.
+  /// side the sum over its peers of alpha + bytes * beta; plus (semantics
+  /// §3b) the local copy rate times maxKeptBytes.
   double cost = 0;
   /// The most bytes one rank receives from other ranks (wire traffic).
   int64_t maxRecvBytes = 0;
+  /// The most bytes one rank keeps from its old buffer (its local copies).
+  int64_t maxKeptBytes = 0;
 };
 
 /// Prices one message between two devices (linear indices in the source
@@ -53,6 +58,9 @@ class LinkCosts {
 public:
   virtual ~LinkCosts();
   virtual AxisCostParams link(int64_t sender, int64_t receiver) const = 0;
+  /// Seconds per byte a rank copies within its own memory (semantics §3b
+  /// "local"): the price of every byte it keeps.
+  virtual double localSecondsPerByte() const = 0;
 };
 
 /// Within one mesh: the maxima of alpha and beta over the axes on which the
@@ -61,6 +69,9 @@ class SameMeshLinks final : public LinkCosts {
 public:
   explicit SameMeshLinks(const CostModel &model) : model(model) {}
   AxisCostParams link(int64_t sender, int64_t receiver) const override;
+  double localSecondsPerByte() const override {
+    return model.localSecondsPerByte();
+  }
 
 private:
   const CostModel &model;
@@ -69,11 +80,16 @@ private:
 /// Between two meshes: one `transfer` link for every pair (semantics §3a).
 class TransferLinks final : public LinkCosts {
 public:
-  explicit TransferLinks(AxisCostParams transfer) : transfer(transfer) {}
+  /// `localSecondsPerByte`: the local copy rate of the ranks both meshes
+  /// share (semantics §3b).
+  TransferLinks(AxisCostParams transfer, double localSecondsPerByte)
+      : transfer(transfer), local(localSecondsPerByte) {}
   AxisCostParams link(int64_t, int64_t) const override { return transfer; }
+  double localSecondsPerByte() const override { return local; }
 
 private:
   AxisCostParams transfer;
+  double local;
 };
 
 /// semantics §3 redistribute, the senders: each source device's send load
@@ -149,6 +165,7 @@ public:
   struct Result {
     double cost = 0;
     int64_t maxRecvBytes = 0;
+    int64_t maxKeptBytes = 0;
   };
   /// Same preconditions as computeExchange with sameMesh; layouts must be
   /// valid for the mesh and shape. False when the exchange is larger than
@@ -225,6 +242,14 @@ std::vector<int64_t> exchangeTable(const Exchange &exchange,
 /// of either mesh's model (semantics §3a).
 AxisCostParams defaultTransferParams(const CostModel &srcModel,
                                      const CostModel &dstModel);
+/// The local copy rate of a cross-mesh transfer's kept bytes (a rank in both
+/// meshes copies what it keeps): the larger of the two models' (semantics
+/// §3b).
+inline double transferLocalRate(const CostModel &srcModel,
+                                const CostModel &dstModel) {
+  return std::max(srcModel.localSecondsPerByte(),
+                  dstModel.localSecondsPerByte());
+}
 
 } // namespace dist::planner
 

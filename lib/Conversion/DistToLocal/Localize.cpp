@@ -395,7 +395,7 @@ struct LocalizeRedistributeOp : LocalizePattern<RedistributeOp> {
       return failure();
     bool sameMesh = fromName == toName;
     // Prices do not matter here, only who sends what.
-    planner::TransferLinks links({0, 0});
+    planner::TransferLinks links({0, 0}, 0);
     std::vector<int64_t> shape(op.getType().getShape());
     llvm::Expected<planner::Exchange> exchange =
         planner::computeExchange(from->mesh, *src, to->mesh, *dst, shape,

@@ -132,6 +132,21 @@ static Error readDevice(const llvm::json::Value &value, DeviceParams &device) {
   return Error::success();
 }
 
+/// "local": {"beta": SECONDS_PER_BYTE} (semantics §3b).
+static Error readLocal(const llvm::json::Value &value, double &beta) {
+  const llvm::json::Object *object = value.getAsObject();
+  if (!object)
+    return fail("topology: local must be an object with \"beta\"");
+  for (const auto &[key, field] : *object) {
+    if (key != "beta")
+      return fail("topology: unknown key \"" + key.str() +
+                  "\" in local (expected \"beta\")");
+    if (Error e = readParam(field, "local.beta", beta))
+      return e;
+  }
+  return Error::success();
+}
+
 Expected<Topology> Topology::parseJSON(llvm::StringRef text) {
   Expected<llvm::json::Value> root = parseBoundedJSON(text);
   if (!root)
@@ -165,14 +180,15 @@ Expected<Topology> Topology::parseJSON(llvm::StringRef text) {
     // Provenance written by dist-calibrate (semantics §8): not read.
     if (key == "calibration")
       continue;
-    if (key == "local")
-      return fail("topology: \"local\" (the cost of local copies, semantics "
-                  "§3b) is not supported yet; remove it to plan without "
-                  "local work");
+    if (key == "local") {
+      if (Error e = readLocal(value, topology.localBeta))
+        return std::move(e);
+      continue;
+    }
     if (key != "axes")
       return fail("topology: unknown key \"" + key.str() +
                   "\" (expected \"axes\", \"default\", \"transfer\", "
-                  "\"device\" or \"calibration\")");
+                  "\"local\", \"device\" or \"calibration\")");
     const llvm::json::Object *axes = value.getAsObject();
     if (!axes)
       return fail("topology: \"axes\" must be an object keyed by axis name");
@@ -236,14 +252,16 @@ Error Topology::setFromList(llvm::StringRef list, bool alpha) {
 
 CostModel::~CostModel() = default;
 
-double CostModel::stepCost(const Move &move, int64_t bytesBefore) const {
+double CostModel::stepCost(const Move &move, int64_t bytesBefore,
+                           int64_t localBytes) const {
+  double local = localCost(localBytes);
   if (isLocalMove(move.kind))
-    return 0;
+    return local;
   // A permute that changes no coordinate (it only relabels size-1 axes)
   // moves no data.
   if (move.kind == MoveKind::Permute && move.axes.empty())
-    return 0;
-  return collectiveCost(move.kind, move.axes, bytesBefore);
+    return local;
+  return collectiveCost(move.kind, move.axes, bytesBefore) + local;
 }
 
 //===----------------------------------------------------------------------===//
@@ -252,9 +270,10 @@ double CostModel::stepCost(const Move &move, int64_t bytesBefore) const {
 
 AlphaBetaCostModel::AlphaBetaCostModel(Mesh mesh,
                                        std::vector<AxisCostParams> params,
-                                       std::vector<KindParams> kindParams)
+                                       std::vector<KindParams> kindParams,
+                                       double localBeta)
     : CostModel(std::move(mesh)), params(std::move(params)),
-      kindParams(std::move(kindParams)) {
+      kindParams(std::move(kindParams)), localBeta(localBeta) {
   bool any = false;
   minBetaOfAxis.assign(this->mesh.getNumAxes(), 0);
   for (unsigned a = 0; a < this->mesh.getNumAxes(); ++a) {
@@ -299,7 +318,8 @@ AlphaBetaCostModel::create(const Mesh &mesh, const Topology &topology) {
       p.beta = override.beta.value_or(p.beta);
     }
   }
-  return AlphaBetaCostModel(mesh, std::move(params), std::move(kindParams));
+  return AlphaBetaCostModel(mesh, std::move(params), std::move(kindParams),
+                            topology.localBeta);
 }
 
 AxisCostParams AlphaBetaCostModel::maxima(MoveKind kind,
@@ -448,5 +468,9 @@ void AlphaBetaCostModel::appendFingerprint(std::string &out) const {
                formatDouble(getParams(a, kind).alpha) + "," +
                formatDouble(getParams(a, kind).beta);
   }
+  // Priced local copies (semantics §3b); free: the key is what it was
+  // before "local" existed.
+  if (localBeta != 0)
+    out += ";local=" + formatDouble(localBeta);
   out += "}";
 }

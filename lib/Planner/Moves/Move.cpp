@@ -515,6 +515,23 @@ Expected<Layout> dist::planner::applyMove(const Mesh &mesh, const Layout &src,
   return result;
 }
 
+/// The bytes of `src`'s buffer packed for a split of `dim` by the group of
+/// `move` (one chunk per member, each `after`'s block of every segment).
+static int64_t packedSplitBytes(const Mesh &mesh, const Layout &src,
+                                const Layout &after, const Move &move,
+                                llvm::ArrayRef<int64_t> shape, unsigned dim,
+                                int64_t elementBytes) {
+  int64_t group = 1;
+  for (unsigned axis : move.axes)
+    group *= mesh.getAxisSize(axis);
+  std::vector<int64_t> packed = localShape(mesh, src, shape);
+  packed[dim] = group * localShape(mesh, after, shape)[dim];
+  int64_t count = elementBytes;
+  for (int64_t extent : packed)
+    count *= extent;
+  return count;
+}
+
 int64_t dist::planner::collectiveInputBytes(const Mesh &mesh,
                                             const Layout &src,
                                             const Layout &after,
@@ -527,15 +544,40 @@ int64_t dist::planner::collectiveInputBytes(const Mesh &mesh,
   int64_t dim = move.kind == MoveKind::AllToAll ? move.toDim : move.dim;
   if (dim < 0 || !after.isSegmented(unsigned(dim)))
     return bytes;
-  int64_t group = 1;
-  for (unsigned axis : move.axes)
-    group *= mesh.getAxisSize(axis);
-  std::vector<int64_t> packed = localShape(mesh, src, shape);
-  packed[dim] = group * localShape(mesh, after, shape)[dim];
-  int64_t count = elementBytes;
-  for (int64_t extent : packed)
-    count *= extent;
-  return count;
+  return packedSplitBytes(mesh, src, after, move, shape, unsigned(dim),
+                          elementBytes);
+}
+
+int64_t dist::planner::localStepBytes(const Mesh &mesh, const Layout &src,
+                                      const Layout &after, const Move &move,
+                                      llvm::ArrayRef<int64_t> shape,
+                                      int64_t elementBytes) {
+  auto segmented = [&](int64_t dim) {
+    return dim >= 0 &&
+           (src.isSegmented(unsigned(dim)) || after.isSegmented(unsigned(dim)));
+  };
+  auto packed = [&](int64_t dim) {
+    return packedSplitBytes(mesh, src, after, move, shape, unsigned(dim),
+                            elementBytes);
+  };
+  auto unpacked = [&] { return localBytes(mesh, after, shape, elementBytes); };
+  switch (move.kind) {
+  case MoveKind::AllSlice:
+    return (segmented(move.dim) ? packed(move.dim) : 0) + unpacked();
+  case MoveKind::ReduceScatter:
+    return segmented(move.dim) ? packed(move.dim) : 0;
+  case MoveKind::AllGather:
+    return segmented(move.dim) ? unpacked() : 0;
+  case MoveKind::AllToAll:
+    return (segmented(move.toDim) ? packed(move.toDim) : 0) +
+           (segmented(move.dim) ? unpacked() : 0);
+  case MoveKind::AllReduce:
+  case MoveKind::ReplicateToPartial:
+  case MoveKind::Permute:
+  case MoveKind::Redistribute:
+    return 0;
+  }
+  return 0;
 }
 
 std::string dist::planner::printMove(const Mesh &mesh, const Move &move) {

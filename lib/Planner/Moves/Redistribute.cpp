@@ -275,7 +275,10 @@ assignExchange(const Mesh &srcMesh, const Layout &src, const Mesh &dstMesh,
     if (!t.local)
       pairBytes[{t.sender, t.receiver}] += t.bytes;
   std::map<int64_t, double> recvSide, sendSide;
-  std::map<int64_t, int64_t> received;
+  std::map<int64_t, int64_t> received, kept;
+  for (const ExchangeTransfer &t : ex.transfers)
+    if (t.local)
+      kept[t.receiver] += t.bytes;
   for (const auto &[pair, bytes] : pairBytes) {
     AxisCostParams link = links.link(pair.first, pair.second);
     double seconds = link.alpha + double(bytes) * link.beta;
@@ -290,11 +293,17 @@ assignExchange(const Mesh &srcMesh, const Layout &src, const Mesh &dstMesh,
     worstRecv = std::max(worstRecv, seconds);
   for (const auto &[s, seconds] : sendSide)
     worstSend = std::max(worstSend, seconds);
-  ex.cost = std::max(worstRecv, worstSend);
-  if (sendBound)
-    *sendBound = worstSend > worstRecv;
   for (const auto &[r, bytes] : received)
     ex.maxRecvBytes = std::max(ex.maxRecvBytes, bytes);
+  for (const auto &[r, bytes] : kept)
+    ex.maxKeptBytes = std::max(ex.maxKeptBytes, bytes);
+  // semantics §3b: what a rank keeps it copies locally. (Every receiver
+  // keeps what it holds whoever else sends, so the choice of senders does
+  // not change this term.)
+  ex.cost = std::max(worstRecv, worstSend) +
+            links.localSecondsPerByte() * double(ex.maxKeptBytes);
+  if (sendBound)
+    *sendBound = worstSend > worstRecv;
   return ex;
 }
 
@@ -509,6 +518,7 @@ bool ExchangeCostEvaluator::assignAndPrice(const Layout &src,
       candidateDelta[c] = delta;
       candidateMask[c] = mask;
     }
+    int64_t kept = 0;
     for (int64_t p = 0; p < pieces; ++p) {
       int64_t elements = 1, sender = u;
       unsigned forcedMask = 0;
@@ -548,6 +558,8 @@ bool ExchangeCostEvaluator::assignAndPrice(const Layout &src,
         if (pairBytes[best] == 0)
           touched.push_back(best);
         pairBytes[best] += bytes;
+      } else {
+        kept += elements * elementBytes;
       }
       for (size_t d = rank; d-- > 0;) {
         if (++pos[d] < count[d])
@@ -572,11 +584,14 @@ bool ExchangeCostEvaluator::assignAndPrice(const Layout &src,
     }
     worstRecv = std::max(worstRecv, recv);
     result.maxRecvBytes = std::max(result.maxRecvBytes, received);
+    result.maxKeptBytes = std::max(result.maxKeptBytes, kept);
   }
   double worstSend = 0;
   for (double s : sendSide)
     worstSend = std::max(worstSend, s);
-  result.cost = std::max(worstRecv, worstSend);
+  // semantics §3b, as computeExchange.
+  result.cost =
+      std::max(worstRecv, worstSend) + model.localCost(result.maxKeptBytes);
   lastSendBound = worstSend > worstRecv;
   return true;
 }

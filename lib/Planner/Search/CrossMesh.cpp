@@ -182,7 +182,7 @@ llvm::Expected<std::vector<Move>> dist::planner::detail::searchCrossMesh(
   }
 
   AxisCostParams transfer = transferParamsOf(request, srcModel, dstModel);
-  TransferLinks links(transfer);
+  TransferLinks links(transfer, transferLocalRate(srcModel, dstModel));
   bool disjoint = true;
   for (int64_t i = 0; i < dstMesh.getNumDevices() && disjoint; ++i)
     disjoint = srcMesh.coordinateOfRank(dstMesh.rankOfIndex(i)).empty();

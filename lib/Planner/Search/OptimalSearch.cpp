@@ -625,8 +625,11 @@ llvm::Expected<std::vector<Move>> dist::planner::detail::searchOptimalWithin(
     if (best != kNoNode) {
       if (costLess(bestCost, e.f))
         break; // nothing left can match the best cost
-      if (e.stepBound >= bestSteps)
-        continue; // equal cost at best, but not fewer steps
+      // Equal cost at best, but not fewer steps. (A goal reached inside a
+      // slice run costs more than its f, so entries below the best cost
+      // may remain.)
+      if (e.stepBound >= bestSteps && !costLess(e.f, bestCost))
+        continue;
     }
     // Copy what expansion needs: `nodes` may grow (and move) inside it.
     const SearchState state = n.state;
@@ -686,13 +689,15 @@ llvm::Expected<std::vector<Move>> dist::planner::detail::searchOptimalWithin(
       n.permutesDone[e.tier - 1] = true;
       // (A state whose open slice run cannot end has no permutes at all.)
       if (uniformPermutes && space.runMayEnd(state)) {
+        // A member inside a slice run pays for ending it first.
+        const double start = g + space.closeCost(state, bytes);
         auto [it, first] = permutedClasses.try_emplace(
-            space.permuteClassKey(state.layout), ClassVisit{g, steps, id});
+            space.permuteClassKey(state.layout), ClassVisit{start, steps, id});
         if (!first && it->second.node != id) {
-          if (!costLess(g, it->second.g) &&
-              !(costEqual(g, it->second.g) && steps < it->second.steps))
+          if (!costLess(start, it->second.g) &&
+              !(costEqual(start, it->second.g) && steps < it->second.steps))
             continue;
-          it->second = {g, steps, id};
+          it->second = {start, steps, id};
         }
       }
       const double classLatency = n.classLatency;
@@ -758,13 +763,19 @@ llvm::Expected<std::vector<Move>> dist::planner::detail::searchOptimalWithin(
     if (stats)
       ++stats->expanded;
     if (space.isGoal(state)) {
-      if (best == kNoNode || costLess(g, bestCost) ||
-          (costEqual(g, bestCost) && steps < bestSteps)) {
+      // Reaching the target inside a slice run ends the run there.
+      const double ending = space.closeCost(state, bytes);
+      const double cost = g + ending;
+      if (best == kNoNode || costLess(cost, bestCost) ||
+          (costEqual(cost, bestCost) && steps < bestSteps)) {
         best = id;
-        bestCost = g;
+        bestCost = cost;
         bestSteps = steps;
       }
-      continue;
+      // A priced run may still get cheaper by growing (a smaller result to
+      // copy) and then coming back, so such a goal is expanded too.
+      if (!(ending > 0))
+        continue;
     }
     pending.clear();
     space.forEachEdge(state, bytes, /*sliceRuns=*/true, /*permutes=*/false,

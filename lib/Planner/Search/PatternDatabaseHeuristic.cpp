@@ -24,6 +24,11 @@ bool AbstractBound::applicable(const Mesh &mesh, unsigned rank,
                                const CostModel &model) {
   if (!model.groupCostIgnoresAxisOrder())
     return false;
+  // Slices dearer than sending (semantics §3b) let the search make any axis
+  // partial with any kind it meets (SearchSpace.h), beyond the relevant
+  // states and kinds the table is built over.
+  if (!model.localCopiesNeverDearerThanSending())
+    return false;
   size_t entries = 3; // kind indices: none, source's, target's
   for (unsigned a = 0; a < mesh.getNumAxes(); ++a) {
     entries *= 2 + rank;

@@ -64,10 +64,12 @@ SearchSpace::SearchSpace(const Mesh &mesh, llvm::ArrayRef<int64_t> shape,
                          int64_t elementBytes, const CostModel &model,
                          std::optional<int64_t> maxPeakBytes,
                          const PackedLayout &target)
-    : mesh(mesh), model(model), numAxes(mesh.getNumAxes()),
-      rank(shape.size()), shape(shape.begin(), shape.end()),
-      elementBytes(elementBytes), maxPeak(maxPeakBytes), target(target),
-      pruneReduceScatterGroups(model.sequentialReduceScatterIsCheaper()) {
+    : mesh(mesh), model(model), numAxes(mesh.getNumAxes()), rank(shape.size()),
+      shape(shape.begin(), shape.end()), elementBytes(elementBytes),
+      maxPeak(maxPeakBytes), target(target),
+      pruneReduceScatterGroups(model.sequentialReduceScatterIsCheaper()),
+      localBeta(model.localSecondsPerByte()),
+      slicesNoDearer(model.localCopiesNeverDearerThanSending()) {
   for (unsigned a = 0; a < kMaxMeshAxes; ++a)
     axisSize[a] = a < numAxes ? mesh.getAxisSize(a) : 1;
   for (unsigned a = 0; a < numAxes; ++a)

@@ -96,11 +96,14 @@ struct PackedMove {
               const Layout &permuteTarget) const;
 };
 
-/// Slices cost nothing, so a multi-axis all_slice is a run of single-axis
-/// slices onto one dim that counts as a single step. A search state records
-/// the open run (its dim and how many axes the dim had when it started):
-/// the run's validity (blocks nest, peak bytes) is checked as a whole when
-/// it ends, exactly as for the one multi-axis step it stands for.
+/// A multi-axis all_slice is a run of single-axis slices onto one dim that
+/// counts as a single step. A search state records the open run (its dim
+/// and how many axes the dim had when it started): the run's validity
+/// (blocks nest, peak bytes) is checked as a whole when it ends, exactly as
+/// for the one multi-axis step it stands for, and so is its price: the
+/// slices inside a run are free, and the move that ends it (or reaching the
+/// goal in it) pays the local copy of the run's result (semantics §3b,
+/// SearchSpace::closeCost).
 struct SliceRun {
   bool open = false;
   uint8_t dim = 0;
@@ -194,8 +197,15 @@ public:
   /// replicated (see docs/planner.md), so it can always be postponed to the
   /// end. (A size-1 axis made partial early can ride along a reduce_scatter
   /// and save a step, so meshes with size-1 axes keep every position.)
+  /// With priced local copies the argument needs a slice to cost no more
+  /// than sending its bytes (CostModel::localCopiesNeverDearerThanSending).
   void setFinalReplicateToPartialOnly(bool value) {
-    finalReplicateToPartialOnly = value && !sizeOneMask;
+    finalReplicateToPartialOnly = value && !sizeOneMask && slicesNoDearer;
+  }
+  /// What ending the state's open slice run costs: its result's local copy
+  /// (semantics §3b); 0 without a run. `bytes`: the state's buffer.
+  double closeCost(const SearchState &state, int64_t bytes) const {
+    return state.run.open ? localBeta * double(bytes) : 0.0;
   }
 
   /// Identifies the layouts a permute can reach from `layout` (and from
@@ -241,6 +251,10 @@ private:
   uint8_t sizeOneMask = 0; // axes of size 1
   bool pruneReduceScatterGroups;
   bool finalReplicateToPartialOnly = false;
+  /// semantics §3b: seconds per byte copied locally, and whether a slice's
+  /// copy never costs more than sending the bytes would.
+  double localBeta;
+  bool slicesNoDearer;
 };
 
 //===----------------------------------------------------------------------===//
@@ -274,9 +288,11 @@ void SearchSpace::forEachEdge(const SearchState &state, int64_t bytes,
         continue;
       // Two slice runs in a row onto different dims commute (both free,
       // each dim's blocks nest on their own), so only the order by
-      // increasing dim is generated. A peak limit can tell the orders
-      // apart, so then both are.
-      if (sliceRuns && state.run.open && d < state.run.dim && !maxPeak)
+      // increasing dim is generated. A peak limit, or priced local copies
+      // (the first run's result differs), can tell the orders apart, so
+      // then both are.
+      if (sliceRuns && state.run.open && d < state.run.dim && !maxPeak &&
+          localBeta == 0)
         continue;
       if (v.len[d] >= kMaxMeshAxes)
         continue;
@@ -306,16 +322,21 @@ void SearchSpace::forEachEdge(const SearchState &state, int64_t bytes,
           edge.next.run = SliceRun();
         }
       }
-      edge.cost = 0;
+      // A slice outside a run, or one that ends its run, pays for its
+      // result; one that opens a new run ends the open one first.
+      edge.cost = (extend ? 0.0 : closeCost(state, bytes)) +
+                  (edge.next.run.open ? 0.0 : localBeta * double(after));
       edge.bytesAfter = after;
       edge.newStep = !extend;
       edge.order = OrderMark();
       emit(edge);
     }
   }
-  // Every other move first ends the open run, which must be valid.
+  // Every other move first ends the open run, which must be valid, and
+  // pays for it.
   if (!runEnds)
     return;
+  const double ending = closeCost(state, bytes);
 
   auto start = [&](MoveKind kind) {
     edge.move = PackedMove();
@@ -352,7 +373,7 @@ void SearchSpace::forEachEdge(const SearchState &state, int64_t bytes,
         edge.move.axes[i] = axis;
         edge.next.layout.slot[axis] = kReplicatedSlot;
       }
-      edge.cost = price(MoveKind::AllGather, edge.move.axes, k, bytes);
+      edge.cost = ending + price(MoveKind::AllGather, edge.move.axes, k, bytes);
       edge.bytesAfter = after;
       emit(edge);
     }
@@ -383,7 +404,8 @@ void SearchSpace::forEachEdge(const SearchState &state, int64_t bytes,
           edge.move.axes[i] = axis;
           edge.next.layout.slot[axis] = dimSlot(e, v.len[e] + i);
         }
-        edge.cost = price(MoveKind::AllToAll, edge.move.axes, k, bytes);
+        edge.cost =
+            ending + price(MoveKind::AllToAll, edge.move.axes, k, bytes);
         edge.bytesAfter = after;
         emit(edge);
       }
@@ -443,8 +465,8 @@ void SearchSpace::forEachEdge(const SearchState &state, int64_t bytes,
             }
             if (numPartial == depth + 1)
               edge.next.layout.kind = 0;
-            edge.cost =
-                price(MoveKind::ReduceScatter, edge.move.axes, depth + 1, bytes);
+            edge.cost = ending + price(MoveKind::ReduceScatter, edge.move.axes,
+                                       depth + 1, bytes);
             edge.bytesAfter = bytesAfter;
             emit(edge);
           }
@@ -467,8 +489,8 @@ void SearchSpace::forEachEdge(const SearchState &state, int64_t bytes,
         }
       if (edge.move.numAxes == numPartial)
         edge.next.layout.kind = 0;
-      edge.cost =
-          price(MoveKind::AllReduce, edge.move.axes, edge.move.numAxes, bytes);
+      edge.cost = ending + price(MoveKind::AllReduce, edge.move.axes,
+                                 edge.move.numAxes, bytes);
       edge.bytesAfter = bytes;
       emit(edge);
     }
@@ -490,8 +512,16 @@ void SearchSpace::forEachEdge(const SearchState &state, int64_t bytes,
   // current kind) lets it join one, which a sequential reduce_scatter and
   // slice cannot always match (found with per-kind parameters, semantics
   // §3b). Offered, alone or together, at any point.
+  // With slices dearer than sending their bytes (semantics §3b), making any
+  // replicated axis partial and reducing it again can beat slicing it, so
+  // then every one is offered, at any point.
   uint8_t unevenJoiners = 0;
-  if (numPartial) {
+  if (!slicesNoDearer) {
+    for (unsigned a = 0; a < numAxes; ++a)
+      if ((v.replicatedMask >> a & 1) && axisSize[a] > 1 &&
+          !(candidates >> a & 1))
+        unevenJoiners |= uint8_t(1u << a);
+  } else if (numPartial) {
     int64_t partialProduct = 1;
     for (unsigned i = 0; i < numPartial; ++i)
       partialProduct *= axisSize[partial[i]];
@@ -523,12 +553,12 @@ void SearchSpace::forEachEdge(const SearchState &state, int64_t bytes,
           edge.next.layout.slot[list[i]] = kPartialSlot;
         }
       edge.next.layout.kind = reduction;
-      edge.cost = 0;
+      edge.cost = ending;
       edge.bytesAfter = bytes;
       emit(edge);
     }
   };
-  emitReplicateToPartials(unevenJoiners, /*wholeSetOnly=*/false, kind);
+  emitReplicateToPartials(unevenJoiners, /*wholeSetOnly=*/false, r2pKind);
   if (candidates && finalReplicateToPartialOnly) {
     // Postponed to the last step: only the move that completes the target.
     PackedLayout done = cur;
@@ -583,6 +613,8 @@ void SearchSpace::forEachPermute(const SearchState &state, const DimView &v,
     if (!(v.partialMask >> a & 1))
       freeMask |= 1u << a;
 
+  // A permute ends the open slice run.
+  const double ending = closeCost(state, bytes);
   Edge edge;
   edge.move = PackedMove();
   edge.move.kind = MoveKind::Permute;
@@ -623,7 +655,8 @@ void SearchSpace::forEachPermute(const SearchState &state, const DimView &v,
     edge.move.numAxes = count;
     std::memcpy(edge.move.axes, changed, count);
     edge.next.layout = next;
-    edge.cost = count ? price(MoveKind::Permute, changed, count, bytes) : 0;
+    edge.cost =
+        ending + (count ? price(MoveKind::Permute, changed, count, bytes) : 0);
     emit(edge);
   };
 

@@ -170,9 +170,11 @@ void SegmentedSearch::relax(int64_t from, Move move) {
     }
     cost = exchange->cost;
   } else {
-    cost = model.stepCost(move, collectiveInputBytes(mesh, layout, *next, move,
-                                                     shape,
-                                                     request.elementBytes));
+    cost = model.stepCost(
+        move,
+        collectiveInputBytes(mesh, layout, *next, move, shape,
+                             request.elementBytes),
+        localStepBytes(mesh, layout, *next, move, shape, request.elementBytes));
   }
   int64_t to = intern(*next);
   Node &source = nodes[from];

@@ -59,6 +59,9 @@ public:
   }
   double minLatency() const override { return full.minLatency(); }
   double minSecondsPerByte() const override { return full.minSecondsPerByte(); }
+  double localSecondsPerByte() const override {
+    return full.localSecondsPerByte();
+  }
   double axisLatencyBound(unsigned axis) const override {
     return full.axisLatencyBound(toFull[axis]);
   }
@@ -297,7 +300,10 @@ static std::vector<Move> foldUnitSteps(const Mesh &mesh,
     if (*next != to)
       return std::nullopt;
     if (m.kind != MoveKind::Redistribute)
-      return model.stepCost(m, bytesOf(from));
+      return model.stepCost(m, bytesOf(from),
+                            localStepBytes(mesh, from, to, m,
+                                           request.globalShape,
+                                           request.elementBytes));
     ExchangeCostEvaluator::Result ex;
     if (!exchanges.evaluate(from, to, ex))
       return std::nullopt;
@@ -483,7 +489,9 @@ static std::optional<Move> rideAlong(const Mesh &mesh, const CostModel &model,
   default:
     candidates.push_back(move);
   }
-  double budget = model.stepCost(move, bytes);
+  // Size-1 axes change no block, so the local bytes (semantics §3b) of a
+  // candidate are the move's: comparing what crosses the links suffices.
+  double budget = model.stepCost(move, bytes, /*localBytes=*/0);
   for (const Move &m : candidates) {
     Expected<Layout> next = applyMove(mesh, cur, m, shape);
     if (!next) {
@@ -494,7 +502,7 @@ static std::optional<Move> rideAlong(const Mesh &mesh, const CostModel &model,
       continue;
     // A redistribute's price is its exchange, which size-1 axes leave alone.
     if (m.kind != MoveKind::Redistribute &&
-        detail::costLess(budget, model.stepCost(m, bytes)))
+        detail::costLess(budget, model.stepCost(m, bytes, /*localBytes=*/0)))
       continue;
     return m;
   }
