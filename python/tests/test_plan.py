@@ -172,6 +172,15 @@ def test_overrides_change_costs(mesh24: Mesh) -> None:
                           alpha={"x": 1e-5}).to_json() == base.to_json()
 
 
+def test_local_copies_are_priced() -> None:
+    # semantics §3b "local": a slice pays for the block it copies out.
+    free = Mesh({"x": 2, "y": 4})
+    priced = Mesh({"x": 2, "y": 4}, topology={"local": {"beta": 1e-12}})
+    args = ((64, 64), "f32", "[{}, {}]", '[{"x"}, {}]')
+    assert dist_mlir.plan(free, *args).cost == 0
+    assert dist_mlir.plan(priced, *args).cost == pytest.approx(32 * 64 * 4e-12)
+
+
 def test_cache_miss_then_hit(tmp_path, mesh24: Mesh) -> None:
     args = (mesh24, (512, 512), "f32", '[{"x"}, {"y"}]', '[{"y"}, {"x"}]')
     first = dist_mlir.plan(*args, cache_dir=tmp_path)

@@ -24,9 +24,11 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstdio>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 
@@ -113,6 +115,10 @@ public:
   int rank = 0;
   std::vector<Fit> fits;
   std::optional<planner::LineFit> localContiguous, localStrided;
+  /// The transfer link's fit (its axis empty), and the most messages one
+  /// rank sent or received in it.
+  std::optional<Fit> transfer;
+  int64_t transferMessagesPerRank = 0;
 
 private:
   /// Median over the reps of the slowest rank's time for one call.
@@ -138,14 +144,24 @@ private:
     return samples[samples.size() / 2];
   }
 
-  /// One message of the whole buffer from each device to its neighbour
-  /// along `axis` (coordinate + 1): the pattern of a permute or an
-  /// exchange whose devices differ on that axis only.
+  /// The device `step` places further along `axis` (cyclically): a
+  /// permute's neighbour (step 1), a transposition's peers.
   int64_t neighbourIndex(int64_t device, unsigned axis, int64_t step) const {
     std::vector<int64_t> c = mesh.coordinateOf(device);
     int64_t p = mesh.getAxisSize(axis);
     c[axis] = (c[axis] + step + p) % p;
     return mesh.linearIndexOf(c);
+  }
+
+  /// The local block [a, p b] of `elements` (a multiple of p) whose dim 1
+  /// a transposition splits into p chunks of b columns: rows of up to 256
+  /// elements (1 KiB), as a plan's tensors have.
+  static std::pair<int64_t, int64_t> transposeBlock(int64_t elements,
+                                                    int64_t p) {
+    int64_t perChunk = elements / p, b = std::min<int64_t>(256, perChunk);
+    while (perChunk % b)
+      --b;
+    return {perChunk / b, b};
   }
 
   std::function<void()> callFor(MoveKind kind, unsigned axis, int64_t group,
@@ -168,10 +184,19 @@ private:
         distRtAllReduce(group, send, recv, elements, DIST_RT_F32, DIST_RT_SUM,
                         nullptr);
       };
-    case MoveKind::AllToAll:
+    case MoveKind::AllToAll: {
+      // As compiled plans run it (DistToRuntime's strided all_to_all): the
+      // split moves from dim 0 to dim 1 of a row-major [a, p b] block,
+      // chunks read and written in place.
+      auto [a, b] = transposeBlock(elements, p);
+      auto geometry = std::make_shared<std::array<int64_t, 6>>(
+          std::array<int64_t, 6>{a, b, p * b, 1, b, 1});
       return [=] {
-        distRtAllToAll(group, send, recv, elements / p, DIST_RT_F32, nullptr);
+        const int64_t *g = geometry->data();
+        distRtAllToAllStrided(group, 2, g, send, g + 2, b, recv, g + 4, a * b,
+                              DIST_RT_F32, nullptr);
       };
+    }
     case MoveKind::Permute: {
       int64_t maxRank = 0;
       for (int64_t d = 0; d < mesh.getNumDevices(); ++d)
@@ -197,17 +222,28 @@ private:
       };
     }
     case MoveKind::Redistribute: {
+      // The exchange of the same transposition ([{"x"}, {}] -> [{}, {"x"}]
+      // along the axis): each device receives the (a x b) box it lacks
+      // from every other member, strided in both buffers; the box it keeps
+      // is local work (semantics §3b), not timed here.
+      auto [a, b] = transposeBlock(elements, p);
       auto table = std::make_shared<std::vector<int64_t>>();
-      for (int64_t d = 0; d < mesh.getNumDevices(); ++d)
-        for (int64_t v :
-             {mesh.rankOfIndex(neighbourIndex(d, axis, -1)),
-              mesh.rankOfIndex(d), int64_t(0), int64_t(0), elements})
-          table->push_back(v);
-      auto shape = std::make_shared<int64_t>(elements);
+      for (int64_t d = 0; d < mesh.getNumDevices(); ++d) {
+        int64_t i = mesh.coordinateOf(d)[axis];
+        for (int64_t k = 1; k < p; ++k) {
+          int64_t j = (i + k) % p;
+          for (int64_t v : {mesh.rankOfIndex(neighbourIndex(d, axis, k)),
+                            mesh.rankOfIndex(d), int64_t(0), i * b, j * a,
+                            int64_t(0), a, b})
+            table->push_back(v);
+        }
+      }
+      auto shapes = std::make_shared<std::array<int64_t, 4>>(
+          std::array<int64_t, 4>{a, p * b, p * a, b});
+      int64_t count = int64_t(table->size() / 8);
       return [=] {
-        distRtExchange(1, shape.get(), send, shape.get(), recv,
-                       mesh.getNumDevices(), table->data(), DIST_RT_F32,
-                       nullptr);
+        distRtExchange(2, shapes->data(), send, shapes->data() + 2, recv, count,
+                       table->data(), DIST_RT_F32, nullptr);
       };
     }
     case MoveKind::AllSlice:
@@ -220,25 +256,101 @@ private:
   bool measureMove(unsigned axis, int64_t group, MoveKind kind) {
     const int64_t p = mesh.getAxisSize(axis);
     const std::string name = mesh.getAxis(axis).name;
-    const llvm::StringRef word = planner::stringifyMoveKind(kind);
+    const std::string word = planner::stringifyMoveKind(kind).str();
+    return measureAndFit(
+        "axis \"" + name + "\" (" + std::to_string(p) + " devices) " + word,
+        word + " on axis \"" + name + "\"", p,
+        [&](int64_t elements) { return callFor(kind, axis, group, elements); },
+        [&](llvm::ArrayRef<planner::TimingSample> samples,
+            planner::LineFit &quality) {
+          // The exchange is timed as a transposition (callFor): p - 1
+          // messages of n / p bytes each, an all_to_all's factors.
+          MoveKind shape =
+              kind == MoveKind::Redistribute ? MoveKind::AllToAll : kind;
+          return planner::fitAlphaBeta(shape, p, samples, &quality);
+        },
+        [&](planner::AxisCostParams params, planner::LineFit quality,
+            int attempt) {
+          fits.push_back({name, kind, params, quality, attempt});
+        });
+  }
+
+public:
+  /// The transfer link to `to` (semantics §3a): every pair of
+  /// transferPairs at once, each a message of the sweep's size. The
+  /// busiest rank sends or receives k of them, so the step costs
+  /// k (alpha + n beta) (semantics §3 redistribute).
+  bool measureTransfer(const planner::Mesh &to) {
+    std::vector<std::pair<int64_t, int64_t>> pairs = transferPairs(mesh, to);
+    std::map<int64_t, int64_t> sent, received;
+    int64_t k = 1;
+    for (auto [from, into] : pairs) {
+      k = std::max(k, ++sent[from]);
+      k = std::max(k, ++received[into]);
+    }
+    auto table = std::make_shared<std::vector<int64_t>>();
+    auto shape = std::make_shared<int64_t>(0);
+    return measureAndFit(
+        "transfer " + mesh.str() + " -> " + to.str() + " (" +
+            std::to_string(pairs.size()) + " messages, at most " +
+            std::to_string(k) + " per rank)",
+        "the transfer link", 1,
+        [&, table, shape](int64_t elements) -> std::function<void()> {
+          table->clear();
+          for (auto [from, into] : pairs)
+            for (int64_t v : {from, into, int64_t(0), int64_t(0), elements})
+              table->push_back(v);
+          *shape = elements;
+          int64_t count = int64_t(pairs.size());
+          return [=, this] {
+            distRtExchange(1, shape.get(), send, shape.get(), recv, count,
+                           table->data(), DIST_RT_F32, nullptr);
+          };
+        },
+        [&](llvm::ArrayRef<planner::TimingSample> samples,
+            planner::LineFit &quality)
+            -> llvm::Expected<planner::AxisCostParams> {
+          llvm::Expected<planner::LineFit> line = planner::fitLine(samples);
+          if (!line)
+            return line.takeError();
+          quality = *line;
+          return planner::AxisCostParams{line->intercept / double(k),
+                                         line->slope / double(k)};
+        },
+        [&](planner::AxisCostParams params, planner::LineFit quality,
+            int attempt) {
+          transfer = Fit{"", MoveKind::Redistribute, params, quality, attempt};
+          transferMessagesPerRank = k;
+        });
+  }
+
+private:
+  /// Times `callOf(elements)` over the sweep (whole elements, a multiple of
+  /// `multiple`) and fits the timings on rank 0, up to three attempts;
+  /// `label` starts the report line, `subject` names it in warnings. False
+  /// (after printing why on rank 0) when no attempt fits.
+  bool measureAndFit(
+      const std::string &label, const std::string &subject, int64_t multiple,
+      const std::function<std::function<void()>(int64_t)> &callOf,
+      const std::function<llvm::Expected<planner::AxisCostParams>(
+          llvm::ArrayRef<planner::TimingSample>, planner::LineFit &)> &fit,
+      const std::function<void(planner::AxisCostParams, planner::LineFit, int)>
+          &keep) {
     for (int attempt = 1; attempt <= 3; ++attempt) {
       std::vector<planner::TimingSample> samples;
       for (int64_t bytes : options.sizes) {
-        // Whole elements, a multiple of the group for the chunked moves.
-        int64_t elements = std::max<int64_t>(p, (bytes / 4 + p - 1) / p * p);
-        samples.push_back(
-            {double(elements * 4), time(callFor(kind, axis, group, elements))});
+        int64_t elements = std::max<int64_t>(
+            multiple, (bytes / 4 + multiple - 1) / multiple * multiple);
+        samples.push_back({double(elements * 4), time(callOf(elements))});
       }
       int fitted = 0;
       if (rank == 0) {
         planner::LineFit quality;
-        llvm::Expected<planner::AxisCostParams> params =
-            planner::fitAlphaBeta(kind, p, samples, &quality);
+        llvm::Expected<planner::AxisCostParams> params = fit(samples, quality);
         if (params) {
-          fits.push_back({name, kind, *params, quality, attempt});
+          keep(*params, quality, attempt);
           fitted = 1;
-          llvm::errs() << "dist-calibrate: axis \"" << name << "\" (" << p
-                       << " devices) " << word << ": alpha "
+          llvm::errs() << "dist-calibrate: " << label << ": alpha "
                        << planner::formatDouble(params->alpha) << " s, beta "
                        << planner::formatDouble(params->beta) << " s/B (R^2 "
                        << llvm::format("%.4f", quality.r2)
@@ -249,13 +361,12 @@ private:
           if (quality.r2 < kPoorFit)
             llvm::errs() << "dist-calibrate: warning: the line explains "
                             "little of the timings of "
-                         << word << " on axis \"" << name << "\" (R^2 below "
+                         << subject << " (R^2 below "
                          << llvm::format("%.1f", kPoorFit)
                          << "): the machine is noisy; more --reps, larger "
                             "--sizes or a quieter machine give a better fit\n";
         } else {
-          llvm::errs() << "dist-calibrate: axis \"" << name << "\" " << word
-                       << ", attempt " << attempt
+          llvm::errs() << "dist-calibrate: " << label << ", attempt " << attempt
                        << " of 3: " << llvm::toString(params.takeError())
                        << "\n";
         }
@@ -265,9 +376,8 @@ private:
         return true;
     }
     if (rank == 0)
-      llvm::errs() << "dist-calibrate: error: the timings of " << word
-                   << " on axis \"" << name
-                   << "\" fit no line after 3 attempts; the machine is too "
+      llvm::errs() << "dist-calibrate: error: the timings of " << subject
+                   << " fit no line after 3 attempts; the machine is too "
                       "noisy for this sweep (try more --reps or larger "
                       "--sizes)\n";
     return false;
@@ -330,10 +440,12 @@ std::string number(double value) { return planner::formatDouble(value); }
 /// The topology file (semantics §3b): per axis all_gather's parameters as
 /// the axis's own and every other move's in "ops", and the provenance.
 void writeTopology(llvm::raw_ostream &os, const MeasureOptions &options,
-                   const std::vector<Fit> &fits,
-                   const std::optional<planner::LineFit> &contiguous,
-                   const std::optional<planner::LineFit> &strided,
-                   int64_t worldSize) {
+                   const Calibration &calibration, int64_t worldSize) {
+  const std::vector<Fit> &fits = calibration.fits;
+  const std::optional<planner::LineFit> &contiguous =
+      calibration.localContiguous;
+  const std::optional<planner::LineFit> &strided = calibration.localStrided;
+  const std::optional<Fit> &transfer = calibration.transfer;
   os << "{\"axes\": {";
   std::vector<std::string> axes;
   for (const Fit &f : fits)
@@ -364,6 +476,10 @@ void writeTopology(llvm::raw_ostream &os, const MeasureOptions &options,
   // probe's 64-byte runs are its worst case, kept as provenance).
   if (contiguous)
     os << ",\n \"local\": {\"beta\": " << number(contiguous->slope) << "}";
+  // semantics §3a: the link between the two meshes.
+  if (transfer)
+    os << ",\n \"transfer\": {\"alpha\": " << number(transfer->params.alpha)
+       << ", \"beta\": " << number(transfer->params.beta) << "}";
   os << ",\n \"calibration\": {\"tool\": \"dist-calibrate\", \"backend\": "
      << quoted(options.backend) << ", \"ranks\": " << worldSize
      << ", \"mesh\": " << quoted(options.meshText)
@@ -393,10 +509,33 @@ void writeTopology(llvm::raw_ostream &os, const MeasureOptions &options,
         "rate\"";
   local("contiguous", contiguous);
   local("strided", strided);
-  os << "}}}\n";
+  os << "}";
+  if (transfer)
+    os << ",\n  \"transfer\": {\"to_mesh\": " << quoted(options.toMeshText)
+       << ", \"messages_per_rank\": " << calibration.transferMessagesPerRank
+       << ", \"r2\": " << number(transfer->quality.r2)
+       << ", \"worst_relative_residual\": "
+       << number(transfer->quality.worstRelativeResidual)
+       << ", \"points\": " << transfer->quality.pointsUsed
+       << ", \"outliers\": " << transfer->quality.outliersDropped
+       << ", \"attempts\": " << transfer->attempts << "}";
+  os << "}}\n";
 }
 
 } // namespace
+
+std::vector<std::pair<int64_t, int64_t>>
+dist::calibrate::transferPairs(const planner::Mesh &from,
+                               const planner::Mesh &to) {
+  std::vector<std::pair<int64_t, int64_t>> pairs;
+  for (int64_t j = 0; j < to.getNumDevices(); ++j) {
+    int64_t sender = from.rankOfIndex(j % from.getNumDevices());
+    int64_t receiver = to.rankOfIndex(j);
+    if (sender != receiver)
+      pairs.emplace_back(sender, receiver);
+  }
+  return pairs;
+}
 
 int dist::calibrate::runRank(const MeasureOptions &options) {
   llvm::Expected<planner::Mesh> mesh = planner::Mesh::parse(options.meshText);
@@ -404,6 +543,17 @@ int dist::calibrate::runRank(const MeasureOptions &options) {
     llvm::errs() << "dist-calibrate: error: --mesh: "
                  << llvm::toString(mesh.takeError()) << "\n";
     return 2;
+  }
+  std::optional<planner::Mesh> toMesh;
+  if (!options.toMeshText.empty()) {
+    llvm::Expected<planner::Mesh> parsed =
+        planner::Mesh::parse(options.toMeshText);
+    if (!parsed) {
+      llvm::errs() << "dist-calibrate: error: --to-mesh: "
+                   << llvm::toString(parsed.takeError()) << "\n";
+      return 2;
+    }
+    toMesh = std::move(*parsed);
   }
   if (distRtInitWithBackend(options.backend.c_str()) != DIST_RT_OK) {
     std::fprintf(stderr, "dist-calibrate: error: cannot start the %s backend\n",
@@ -426,14 +576,13 @@ int dist::calibrate::runRank(const MeasureOptions &options) {
                      "allocate the sweep's buffers\n",
                      (long long)distRtWorldRank());
       code = 1;
-    } else if (!calibration.measureAxes() || !calibration.measureLocal()) {
+    } else if (!calibration.measureAxes() || !calibration.measureLocal() ||
+               (toMesh && !calibration.measureTransfer(*toMesh))) {
       code = 1;
     } else if (calibration.rank == 0) {
       if (llvm::Error error = run::writeOutputFile(
               options.output, [&](llvm::raw_pwrite_stream &os) {
-                writeTopology(os, options, calibration.fits,
-                              calibration.localContiguous,
-                              calibration.localStrided, distRtWorldSize());
+                writeTopology(os, options, calibration, distRtWorldSize());
                 return llvm::Error::success();
               })) {
         llvm::errs() << "dist-calibrate: error: "

@@ -1,11 +1,13 @@
 //===- dist-calibrate.cpp - Fit the cost model to this machine ------------===//
 //
-//   dist-calibrate --np N --mesh '<["x"=2, "y"=4]>' [--backend mpi|nccl]
-//                  [--sizes 1KiB:64MiB] [--reps R] [--timeout S] -o FILE
+//   dist-calibrate --np N --mesh '<["x"=2, "y"=4]>' [--to-mesh MESH]
+//                  [--backend mpi|nccl] [--sizes 1KiB:64MiB] [--reps R]
+//                  [--timeout S] -o FILE
 //
 // semantics §8: times every move of §3 on each axis of the mesh (all the
 // axis's groups at once, as a plan runs them) over a sweep of message sizes,
-// plus local copies, fits alpha and beta per (axis, move) and writes a
+// plus local copies (and with --to-mesh the transfer link to a second mesh,
+// §3a), fits alpha and beta per (axis, move) and writes a
 // topology file (§3b) that dist-plan, the passes, dist-run and Python read.
 //
 // The front checks the command line, then starts N ranks of this same
@@ -43,8 +45,9 @@ cl::opt<std::string> meshText("mesh",
                                        "'<[\"x\"=2, \"y\"=4]>'"),
                               cl::cat(category));
 cl::opt<std::string> toMesh("to-mesh",
-                            cl::desc("A second mesh: measure the transfer "
-                                     "link between the two (not yet)"),
+                            cl::desc("A second mesh (e.g. the next pipeline "
+                                     "stage's): measure the transfer link "
+                                     "between the two too"),
                             cl::cat(category));
 cl::opt<std::string> backend("backend", cl::desc("mpi (default) or nccl"),
                              cl::init("mpi"), cl::cat(category));
@@ -87,10 +90,6 @@ int runFront(const char *argv0, calibrate::MeasureOptions &options) {
                       ")");
   if (output.empty())
     return usageError("-o FILE is required (the topology file to write)");
-  if (!toMesh.empty())
-    return usageError("--to-mesh (the transfer link between two meshes) is "
-                      "not supported yet; give the link as \"transfer\" in "
-                      "the topology file");
   llvm::SmallString<256> parent(llvm::sys::path::parent_path(output));
   if (parent.empty())
     parent = ".";
@@ -100,13 +99,31 @@ int runFront(const char *argv0, calibrate::MeasureOptions &options) {
   llvm::Expected<planner::Mesh> mesh = planner::Mesh::parse(meshText);
   if (!mesh)
     return usageError("--mesh: " + llvm::toString(mesh.takeError()));
-  int64_t maxRank = 0;
-  for (int64_t d = 0; d < mesh->getNumDevices(); ++d)
-    maxRank = std::max(maxRank, mesh->rankOfIndex(d));
-  if (mesh->getNumDevices() > numRanks || maxRank >= numRanks)
-    return usageError("the mesh " + mesh->str() + " needs ranks 0.." +
-                      llvm::Twine(maxRank) + " but the job has " +
-                      llvm::Twine(numRanks) + " (--np)");
+  auto fitsTheJob = [&](const planner::Mesh &m) {
+    int64_t maxRank = 0;
+    for (int64_t d = 0; d < m.getNumDevices(); ++d)
+      maxRank = std::max(maxRank, m.rankOfIndex(d));
+    if (m.getNumDevices() <= numRanks && maxRank < numRanks)
+      return true;
+    usageError("the mesh " + m.str() + " needs ranks 0.." +
+               llvm::Twine(maxRank) + " but the job has " +
+               llvm::Twine(numRanks) + " (--np)");
+    return false;
+  };
+  if (!fitsTheJob(*mesh))
+    return kUsage;
+  if (!toMesh.empty()) {
+    llvm::Expected<planner::Mesh> to = planner::Mesh::parse(toMesh);
+    if (!to)
+      return usageError("--to-mesh: " + llvm::toString(to.takeError()));
+    if (!fitsTheJob(*to))
+      return kUsage;
+    if (calibrate::transferPairs(*mesh, *to).empty())
+      return usageError("the meshes " + mesh->str() + " and " + to->str() +
+                        " put every device of the transfer on the same "
+                        "rank: no link between them to measure (give the "
+                        "second mesh other ranks with devices = [...])");
+  }
   bool measurable = false;
   for (unsigned a = 0; a < mesh->getNumAxes(); ++a)
     measurable |= mesh->getAxisSize(a) > 1;
@@ -160,9 +177,16 @@ int runFront(const char *argv0, calibrate::MeasureOptions &options) {
                                    std::to_string(reps),
                                    "-o",
                                    output};
+  if (!toMesh.empty()) {
+    args.push_back("--to-mesh");
+    args.push_back(toMesh);
+  }
   llvm::errs() << "dist-calibrate: " << numRanks << " ranks, mesh "
-               << mesh->str() << ", " << options.sizes.size() << " sizes from "
-               << sizes << ", " << reps << " timed calls each\n";
+               << mesh->str()
+               << (toMesh.empty() ? std::string()
+                                  : ", transfer to " + std::string(toMesh))
+               << ", " << options.sizes.size() << " sizes from " << sizes
+               << ", " << reps << " timed calls each\n";
   run::catchStopSignals();
   std::optional<run::Deadline> deadline;
   if (timeoutSeconds > 0)
@@ -202,6 +226,7 @@ int main(int argc, char **argv) {
     return kUsage;
   calibrate::MeasureOptions options;
   options.meshText = meshText;
+  options.toMeshText = toMesh;
   options.backend = backend;
   options.sizesText = sizes;
   options.reps = reps;

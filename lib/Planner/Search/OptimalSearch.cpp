@@ -24,6 +24,8 @@
 
 #include "dist/Planner/Redistribute.h"
 
+#include "llvm/ADT/DenseMap.h"
+
 #include <algorithm>
 #include <array>
 #include <atomic>
@@ -403,6 +405,9 @@ llvm::Expected<std::vector<Move>> dist::planner::detail::searchOptimalWithin(
   ExchangeCostEvaluator exchangeCosts(model, request.globalShape,
                                       request.elementBytes);
   std::vector<double> floors;
+  // Per node, the redistribute targets its tier-3 entry bounded, which its
+  // tier-4 entries (one per target) price: a node's state never changes.
+  llvm::DenseMap<uint32_t, std::vector<Layout>> redistributeTargets;
 
   Layout targetLayout = request.target;
   targetLayout.canonicalize();
@@ -644,8 +649,8 @@ llvm::Expected<std::vector<Move>> dist::planner::detail::searchOptimalWithin(
       // exact exchange is priced only if that comes to the front.
       n.permutesDone[2] = true;
       Layout from = unpackLayout(state.layout, numAxes, rank);
-      std::vector<Layout> candidates =
-          redistributeCandidates(mesh, from, targetLayout);
+      std::vector<Layout> &candidates = redistributeTargets[id];
+      candidates = redistributeCandidates(mesh, from, targetLayout);
       if (candidates.size() > 256)
         candidates.resize(256);
       exchangeCosts.lowerBounds(from, candidates, floors);
@@ -660,9 +665,7 @@ llvm::Expected<std::vector<Move>> dist::planner::detail::searchOptimalWithin(
     }
     if (e.tier == 4) {
       Layout from = unpackLayout(state.layout, numAxes, rank);
-      std::vector<Layout> candidates =
-          redistributeCandidates(mesh, from, targetLayout);
-      const Layout &to = candidates[e.candidate];
+      const Layout &to = redistributeTargets[id][e.candidate];
       PackedLayout packed = packLayout(to);
       int64_t after = space.bytesOf(packed);
       if (request.maxPeakBytes && bytes + after > *request.maxPeakBytes)
