@@ -246,6 +246,10 @@ struct Node {
   /// reported bound, which holds for point-to-point steps too); the
   /// collective-only bound `h` is capped by it (see redistributeCap).
   double hCap = std::numeric_limits<double>::infinity();
+  /// hCap is redistributeCap's, not yet the cheap one inherited from the
+  /// parent (its cap less the edge's cost: the cost to go never drops by
+  /// more than the edge costs); computed when the state reaches the front.
+  bool hCapFull = true;
 };
 
 /// The edges of one expansion (see searchOptimal).
@@ -561,7 +565,14 @@ llvm::Expected<std::vector<Move>> dist::planner::detail::searchOptimalWithin(
       child.classLatency = lat.classOnly;
       child.misplacedFloor = lat.misplacedFloor;
       child.classBandwidth = lat.classBandwidth;
-      child.hCap = redistributeCap(next);
+      // Inherited while the state waits in the queue (most never reach its
+      // front); the exact cap is computed there (see hCapFull).
+      if (allowRedistribute && !next.pointToPointClosed && !next.run.open) {
+        child.hCap = std::max(0.0, nodes[parent].hCap - edge.cost);
+        child.hCapFull = false;
+      } else {
+        child.hCap = redistributeCap(next);
+      }
       nodes.push_back(child);
       push(nodes.size() - 1);
       return;
@@ -747,6 +758,11 @@ llvm::Expected<std::vector<Move>> dist::planner::detail::searchOptimalWithin(
       }
     }
     bool raised = false;
+    if (!n.hCapFull) {
+      n.hCapFull = true;
+      n.hCap = std::max(n.hCap, redistributeCap(state));
+      raised = true;
+    }
     if (!n.hFull) {
       n.hFull = true;
       n.h = std::max(n.h, bound(state.layout, state.run));
