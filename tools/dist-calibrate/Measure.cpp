@@ -191,10 +191,11 @@ private:
       auto [a, b] = transposeBlock(elements, p);
       auto geometry = std::make_shared<std::array<int64_t, 6>>(
           std::array<int64_t, 6>{a, b, p * b, 1, b, 1});
+      const int64_t sendChunkStride = b, recvChunkStride = a * b;
       return [=] {
         const int64_t *g = geometry->data();
-        distRtAllToAllStrided(group, 2, g, send, g + 2, b, recv, g + 4, a * b,
-                              DIST_RT_F32, nullptr);
+        distRtAllToAllStrided(group, 2, g, send, g + 2, sendChunkStride, recv,
+                              g + 4, recvChunkStride, DIST_RT_F32, nullptr);
       };
     }
     case MoveKind::Permute: {
@@ -302,9 +303,10 @@ public:
               table->push_back(v);
           *shape = elements;
           int64_t count = int64_t(pairs.size());
-          return [=, this] {
-            distRtExchange(1, shape.get(), send, shape.get(), recv, count,
-                           table->data(), DIST_RT_F32, nullptr);
+          void *sendBuffer = send, *recvBuffer = recv;
+          return [=] {
+            distRtExchange(1, shape.get(), sendBuffer, shape.get(), recvBuffer,
+                           count, table->data(), DIST_RT_F32, nullptr);
           };
         },
         [&](llvm::ArrayRef<planner::TimingSample> samples,
