@@ -507,29 +507,25 @@ void SearchSpace::forEachEdge(const SearchState &state, int64_t bytes,
       r2pKind == target.kind ? v.replicatedMask & targetPartialMask : 0;
   if (numPartial)
     candidates |= v.replicatedMask & sizeOneMask;
-  // On dims whose blocks do not divide evenly a slice may not nest where a
-  // reduce_scatter over a group does: making a replicated axis partial (the
-  // current kind) lets it join one, which a sequential reduce_scatter and
-  // slice cannot always match (found with per-kind parameters, semantics
-  // §3b). Offered, alone or together, at any point.
-  // With slices dearer than sending their bytes (semantics §3b), making any
-  // replicated axis partial and reducing it again can beat slicing it, so
-  // then every one is offered, at any point.
-  uint8_t unevenJoiners = 0;
-  if (!slicesNoDearer) {
-    for (unsigned a = 0; a < numAxes; ++a)
-      if ((v.replicatedMask >> a & 1) && axisSize[a] > 1 &&
-          !(candidates >> a & 1))
-        unevenJoiners |= uint8_t(1u << a);
-  } else if (numPartial) {
+  // Joiners: replicated axes (of size > 1, not offered above) made partial
+  // to join a reduction, alone or together, at any point. On dims whose
+  // blocks do not divide evenly a slice may not nest where a reduce_scatter
+  // over a group does, which a sequential reduce_scatter and slice cannot
+  // always match (found with per-kind parameters, semantics §3b): those
+  // join the current partial axes. With slices dearer than sending their
+  // bytes (semantics §3b), making any replicated axis partial and reducing
+  // it again can beat slicing it: then every one is offered.
+  uint8_t joiners = 0;
+  if (!slicesNoDearer || numPartial) {
     int64_t partialProduct = 1;
     for (unsigned i = 0; i < numPartial; ++i)
       partialProduct *= axisSize[partial[i]];
     for (unsigned a = 0; a < numAxes; ++a)
       if ((v.replicatedMask >> a & 1) && axisSize[a] > 1 &&
           !(candidates >> a & 1) &&
-          joinsOnUnevenBlocks(shape, shards, axisSize[a] * partialProduct))
-        unevenJoiners |= uint8_t(1u << a);
+          (!slicesNoDearer ||
+           joinsOnUnevenBlocks(shape, shards, axisSize[a] * partialProduct)))
+        joiners |= uint8_t(1u << a);
   }
   // One replicate_to_partial step per non-empty subset of `axesMask` (only
   // the whole set with `wholeSetOnly`), making them partial with
@@ -558,7 +554,7 @@ void SearchSpace::forEachEdge(const SearchState &state, int64_t bytes,
       emit(edge);
     }
   };
-  emitReplicateToPartials(unevenJoiners, /*wholeSetOnly=*/false, r2pKind);
+  emitReplicateToPartials(joiners, /*wholeSetOnly=*/false, r2pKind);
   if (candidates && finalReplicateToPartialOnly) {
     // Postponed to the last step: only the move that completes the target.
     PackedLayout done = cur;
