@@ -76,12 +76,17 @@ static const CostModel &modelFor(const PlanRequest &request,
   return *storage;
 }
 
-/// The target mesh's model, or the default one of semantics §3.
+/// The target mesh's model, or the default one of semantics §3. (A
+/// same-mesh request never prices anything on a target mesh: its own
+/// model stands in, and no default is built per request.)
 static const CostModel &
 targetModelFor(const PlanRequest &request,
-               std::optional<AlphaBetaCostModel> &storage) {
+               std::optional<AlphaBetaCostModel> &storage,
+               const CostModel &sourceModel) {
   if (request.targetCostModel)
     return *request.targetCostModel;
+  if (!request.isCrossMesh())
+    return sourceModel;
   storage.emplace(cantFail(AlphaBetaCostModel::create(request.getTargetMesh())));
   return *storage;
 }
@@ -114,8 +119,9 @@ Expected<double> dist::planner::planLowerBound(const PlanRequest &request) {
   if (Error e = verifyRequest(request))
     return std::move(e);
   std::optional<AlphaBetaCostModel> storage, targetStorage;
-  return lowerBoundOf(request, modelFor(request, storage),
-                      targetModelFor(request, targetStorage));
+  const CostModel &model = modelFor(request, storage);
+  return lowerBoundOf(request, model,
+                      targetModelFor(request, targetStorage, model));
 }
 
 /// Bytes the busiest device receives in a collective step over the product
@@ -282,8 +288,9 @@ Error dist::planner::replayPlan(const PlanRequest &request, Plan &plan) {
   if (Error e = verifyRequest(request))
     return e;
   std::optional<AlphaBetaCostModel> storage, targetStorage;
-  return replayWith(request, modelFor(request, storage),
-                    targetModelFor(request, targetStorage), plan);
+  const CostModel &model = modelFor(request, storage);
+  return replayWith(request, model,
+                    targetModelFor(request, targetStorage, model), plan);
 }
 
 Expected<Plan> dist::planner::planReshard(const PlanRequest &request,
@@ -292,7 +299,7 @@ Expected<Plan> dist::planner::planReshard(const PlanRequest &request,
     return std::move(e);
   std::optional<AlphaBetaCostModel> storage, targetStorage;
   const CostModel &model = modelFor(request, storage);
-  const CostModel &targetModel = targetModelFor(request, targetStorage);
+  const CostModel &targetModel = targetModelFor(request, targetStorage, model);
 
   Plan plan;
   plan.strategy = request.strategy;
@@ -356,7 +363,9 @@ std::string dist::planner::planCacheKey(const PlanRequest &request) {
     key += "\ntarget_cost_model=";
     if (!request.targetCostModel ||
         request.targetCostModel->getMesh() == *request.targetMesh)
-      targetModelFor(request, targetStorage).appendFingerprint(key);
+      // (Cross-mesh: the source model is not consulted.)
+      targetModelFor(request, targetStorage, modelFor(request, storage))
+          .appendFingerprint(key);
     key += "\ntarget_mesh=" + request.targetMesh->str();
     key += "\ntransfer=" +
            (request.transfer ? formatDouble(request.transfer->alpha) + "," +

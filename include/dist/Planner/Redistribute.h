@@ -21,9 +21,13 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 namespace dist::planner {
+namespace detail {
+class LayoutBlocks;
+} // namespace detail
 
 /// One box of the global tensor sent from a source device to a target
 /// device. Devices are row-major linear indices in their own mesh.
@@ -162,6 +166,7 @@ public:
   ExchangeCostEvaluator(const CostModel &model,
                         llvm::ArrayRef<int64_t> globalShape,
                         int64_t elementBytes);
+  ~ExchangeCostEvaluator();
   struct Result {
     double cost = 0;
     int64_t maxRecvBytes = 0;
@@ -217,6 +222,9 @@ private:
   bool assignAndPrice(const Layout &src, int64_t numCandidates, Result &result);
   /// The last assignAndPrice's send side exceeded its receive side.
   bool lastSendBound = false;
+  /// planBound's target, worked out once (the search asks with one target).
+  Layout planTargetLayout;
+  std::unique_ptr<detail::LayoutBlocks> planTarget;
 };
 
 /// The layouts a redistribute from `from` may go to when the plan's target

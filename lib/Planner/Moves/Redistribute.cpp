@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "dist/Planner/Redistribute.h"
+#include "Moves/BlockCoverage.h"
 #include "dist/Support/MixedRadix.h"
 
 #include "llvm/ADT/Twine.h"
@@ -56,6 +57,7 @@ dist::planner::redistributeCandidates(const Mesh &mesh, const Layout &from,
   base.partialKind = from.partialKind;
   base.canonicalize();
   std::vector<Layout> out;
+  out.reserve(1 + mesh.getNumAxes() * base.getRank());
   Layout canonicalFrom = from;
   canonicalFrom.canonicalize();
   auto add = [&](const Layout &l) {
@@ -387,10 +389,17 @@ ExchangeCostEvaluator::ExchangeCostEvaluator(const CostModel &model,
     tooLarge = true;
     return;
   }
-  coords.resize(size_t(numDevices) * numAxes);
-  for (int64_t dev = 0; dev < numDevices; ++dev) {
-    std::vector<int64_t> c = mesh.coordinateOf(dev);
-    std::copy(c.begin(), c.end(), coords.begin() + dev * numAxes);
+  // Coordinates in index order (semantics §1: the last axis fastest),
+  // each device's from the previous one's.
+  coords.assign(size_t(numDevices) * numAxes, 0);
+  for (int64_t dev = 1; dev < numDevices; ++dev) {
+    int64_t *c = &coords[dev * numAxes];
+    std::copy(c - numAxes, c, c);
+    for (unsigned a = numAxes; a-- > 0;) {
+      if (++c[a] < mesh.getAxisSize(a))
+        break;
+      c[a] = 0;
+    }
   }
   axisStride.assign(numAxes, 1);
   for (unsigned a = numAxes; a-- > 1;)
@@ -400,6 +409,8 @@ ExchangeCostEvaluator::ExchangeCostEvaluator(const CostModel &model,
   pairBytes.assign(numDevices, 0);
   sendSide.assign(numDevices, 0);
 }
+
+ExchangeCostEvaluator::~ExchangeCostEvaluator() = default;
 
 const AxisCostParams &ExchangeCostEvaluator::linkOf(unsigned mask) {
   if (!linkKnown[mask]) {
@@ -599,43 +610,29 @@ bool ExchangeCostEvaluator::assignAndPrice(const Layout &src,
 void ExchangeCostEvaluator::lowerBounds(const Layout &src,
                                         llvm::ArrayRef<Layout> dsts,
                                         std::vector<double> &out) {
-  const size_t rank = shape.size();
-  shardIndices(src, srcIndex, srcBlock);
   const double alpha = model.minLatency(), beta = model.minSecondsPerByte();
   out.assign(dsts.size(), 0);
+  if (tooLarge)
+    return;
+  const detail::LayoutBlocks source(mesh, src, shape, /*ideal=*/false);
   for (size_t k = 0; k < dsts.size(); ++k) {
-    shardIndices(dsts[k], dstIndex, dstBlock);
     double worst = 0;
-    for (int64_t u = 0; u < numDevices; ++u) {
-      // Every source block the target block overlaps is a distinct sender
-      // (one message each), except the device's own.
-      int64_t wanted = 1, held = 1, senders = 1;
-      for (unsigned d = 0; d < rank; ++d) {
-        int64_t t = dstIndex[u * rank + d], s = srcIndex[u * rank + d];
-        int64_t tb = std::min(t * dstBlock[d], shape[d]);
-        int64_t te = std::min((t + 1) * dstBlock[d], shape[d]);
-        int64_t sb = std::min(s * srcBlock[d], shape[d]);
-        int64_t se = std::min((s + 1) * srcBlock[d], shape[d]);
-        wanted *= te - tb;
-        held *= std::max<int64_t>(0, std::min(te, se) - std::max(tb, sb));
-        senders *=
-            te > tb ? (te - 1) / srcBlock[d] - tb / srcBlock[d] + 1 : 0;
-      }
-      if (held > 0)
-        --senders;
-      worst = std::max(worst, double(senders) * alpha +
-                                  double(wanted - held) *
-                                      double(elementBytes) * beta);
-    }
+    detail::forEachBlockCoverage</*Ideal=*/false>(
+        mesh, source, detail::LayoutBlocks(mesh, dsts[k], shape, false),
+        [&](const detail::BlockCoverage &c) {
+          // Every source block the target block overlaps is a distinct
+          // sender (one message each), except the device's own.
+          int64_t senders = c.sourceBlocks - (c.held > 0 ? 1 : 0);
+          worst = std::max(worst, double(senders) * alpha +
+                                      (c.wanted - c.held) *
+                                          double(elementBytes) * beta);
+        });
     out[k] = worst;
   }
 }
 
 double ExchangeCostEvaluator::planBound(const Layout &from,
-                                       const Layout &target) {
-  const size_t rank = shape.size();
-  shardIndices(from, srcIndex, srcBlock);
-  shardIndices(target, dstIndex, dstBlock);
+                                        const Layout &target) {
   const double alpha = model.minLatency(), beta = model.minSecondsPerByte();
   // Partial axes whose values are not final in the target must be reduced
   // by collectives over groups that contain them.
@@ -645,44 +642,33 @@ double ExchangeCostEvaluator::planBound(const Layout &from,
         !(target.isPartial(a) && target.partialKind == from.partialKind))
       reduction += model.axisLatencyBound(a);
   const bool final = reduction == 0;
-  double targetParts[32], sourceParts[32];
-  for (unsigned d = 0; d < rank; ++d) {
-    targetParts[d] = double(target.shardCount(mesh, d));
-    sourceParts[d] = double(from.shardCount(mesh, d));
-  }
   double worst = 0;
-  for (int64_t u = 0; u < numDevices; ++u) {
-    // Missing elements on blocks of semantics §2 and on ideal blocks (see
-    // ReportedLowerBound.cpp); the smaller of the two.
-    double wanted = 1, held = final ? 1 : 0, wantedIdeal = 1,
-           heldIdeal = final ? 1 : 0;
-    int64_t blocks = 1;
-    for (unsigned d = 0; d < rank; ++d) {
-      int64_t t = dstIndex[u * rank + d], s = srcIndex[u * rank + d];
-      int64_t n = shape[d];
-      int64_t tb = std::min(t * dstBlock[d], n);
-      int64_t te = std::min((t + 1) * dstBlock[d], n);
-      int64_t sb = std::min(s * srcBlock[d], n);
-      int64_t se = std::min((s + 1) * srcBlock[d], n);
-      wanted *= double(te - tb);
-      held *= double(std::max<int64_t>(0, std::min(te, se) - std::max(tb, sb)));
-      blocks *= te > tb ? (te - 1) / srcBlock[d] - tb / srcBlock[d] + 1 : 0;
-      double pt = targetParts[d], ps = sourceParts[d];
-      double itb = double(t) * double(n) / pt, ite = double(t + 1) * double(n) / pt;
-      double isb = double(s) * double(n) / ps, ise = double(s + 1) * double(n) / ps;
-      wantedIdeal *= ite - itb;
-      heldIdeal *= std::max(0.0, std::min(ite, ise) - std::max(itb, isb));
-    }
-    double missing = std::min(wanted - held, wantedIdeal - heldIdeal);
-    if (missing < 1e-2)
-      missing = 0;
-    double latency = reduction;
-    if (final) {
-      int64_t others = blocks - (held > 0 ? 1 : 0);
-      if (others > 0)
-        latency = alpha * std::ceil(std::log2(double(others) + 1));
-    }
-    worst = std::max(worst, latency + missing * double(elementBytes) * beta);
+  if (tooLarge)
+    return worst;
+  // The search asks with one target throughout.
+  if (!planTarget || planTargetLayout != target) {
+    planTargetLayout = target;
+    planTarget =
+        std::make_unique<detail::LayoutBlocks>(mesh, planTargetLayout, shape);
   }
+  detail::forEachBlockCoverage(
+      mesh, detail::LayoutBlocks(mesh, from, shape), *planTarget,
+      [&](const detail::BlockCoverage &c) {
+        // Missing elements on blocks of semantics §2 and on ideal blocks
+        // (see ReportedLowerBound.cpp); the smaller of the two.
+        const double held = final ? c.held : 0;
+        double missing = std::min(c.wanted - held,
+                                  c.wantedIdeal - (final ? c.heldIdeal : 0));
+        if (missing < 1e-2)
+          missing = 0;
+        double latency = reduction;
+        if (final) {
+          int64_t others = c.sourceBlocks - (held > 0 ? 1 : 0);
+          if (others > 0)
+            latency = alpha * std::ceil(std::log2(double(others) + 1));
+        }
+        worst =
+            std::max(worst, latency + missing * double(elementBytes) * beta);
+      });
   return worst;
 }

@@ -28,6 +28,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Moves/ReportedLowerBound.h"
+#include "Moves/BlockCoverage.h"
 
 #include <algorithm>
 
@@ -61,11 +62,12 @@ static IdealRange idealBlock(const Mesh &mesh, const Layout &layout,
   return {index * extent / shards, (index + 1) * extent / shards};
 }
 
-double dist::planner::detail::reportedLowerBound(
-    const Mesh &mesh, const Layout &source, const Layout &target,
-    llvm::ArrayRef<int64_t> shape, int64_t elementBytes,
-    const CostModel &model) {
-  bool final = partialsAreFinal(mesh, source, target);
+/// The most elements any device lacks (see reportedLowerBound) when a layout
+/// is interleaved: the runs of semantics §2 on every segmented dim, ideal
+/// blocks elsewhere. (Contiguous layouts take forEachBlockCoverage.)
+static double segmentedMissing(const Mesh &mesh, const Layout &source,
+                               const Layout &target,
+                               llvm::ArrayRef<int64_t> shape, bool final) {
   double worst = 0;
   for (int64_t device = 0; device < mesh.getNumDevices(); ++device) {
     std::vector<int64_t> coord = mesh.coordinateOf(device);
@@ -108,6 +110,26 @@ double dist::planner::detail::reportedLowerBound(
     }
     worst = std::max(worst, std::min(wanted - held, wantedExact - heldExact));
   }
+  return worst;
+}
+
+double dist::planner::detail::reportedLowerBound(const Mesh &mesh,
+                                                 const Layout &source,
+                                                 const Layout &target,
+                                                 llvm::ArrayRef<int64_t> shape,
+                                                 int64_t elementBytes,
+                                                 const CostModel &model) {
+  bool final = partialsAreFinal(mesh, source, target);
+  double worst = 0;
+  if (!source.hasSegments() && !target.hasSegments())
+    forEachBlockCoverage(
+        mesh, source, target, shape, [&](const BlockCoverage &c) {
+          worst = std::max(worst,
+                           std::min(c.wantedIdeal - (final ? c.heldIdeal : 0),
+                                    c.wanted - (final ? c.held : 0)));
+        });
+  else
+    worst = segmentedMissing(mesh, source, target, shape, final);
   // Below a hundredth of an element is rounding, not data.
   double perDevice =
       worst < 1e-2 ? 0
@@ -155,16 +177,24 @@ void blocksWith(const Mesh &mesh, const Layout &layout,
   double n = double(shape[dim]);
   int64_t block = (shape[dim] + parts - 1) / parts;
   out.clear();
-  for (int64_t s = 0; s < parts; ++s) {
-    if (stride && (s / stride) % size != c)
-      continue;
+  auto add = [&](int64_t s) {
     double b = ideal ? double(s) * n / double(parts)
                      : double(std::min(s * block, shape[dim]));
     double e = ideal ? double(s + 1) * n / double(parts)
                      : double(std::min((s + 1) * block, shape[dim]));
     if (e > b)
       out.push_back({b, e});
+  };
+  if (!stride) {
+    for (int64_t s = 0; s < parts; ++s)
+      add(s);
+    return;
   }
+  // The shard indices whose digit for the axis is c, in increasing order:
+  // hi * (size * stride) + c * stride + lo.
+  for (int64_t hi = 0; hi < parts; hi += size * stride)
+    for (int64_t lo = 0; lo < stride; ++lo)
+      add(hi + c * stride + lo);
 }
 
 double measure(const Ranges &r) {
@@ -214,6 +244,17 @@ double dist::planner::detail::crossingBound(const Mesh &mesh,
   bool final = partialsAreFinal(mesh, source, target);
   double best = 0;
   Ranges t, src; // reused: this runs once per plan, on every plan
+  // A dim that the axis splits in neither layout contributes the same
+  // factors for every axis and value: all blocks, in both layouts.
+  const size_t rank = shape.size();
+  std::vector<double> wholeWanted(2 * rank), wholeKept(2 * rank);
+  for (unsigned d = 0; d < rank; ++d)
+    for (bool ideal : {true, false}) {
+      blocksWith(mesh, target, shape, d, ~0u, 0, ideal, t);
+      blocksWith(mesh, source, shape, d, ~0u, 0, ideal, src);
+      wholeWanted[2 * d + ideal] = measure(t);
+      wholeKept[2 * d + ideal] = intersection(t, src);
+    }
   for (unsigned a = 0; a < mesh.getNumAxes(); ++a) {
     int64_t p = mesh.getAxisSize(a);
     if (p == 1)
@@ -227,12 +268,20 @@ double dist::planner::detail::crossingBound(const Mesh &mesh,
         !(target.isPartial(a) && target.partialKind == source.partialKind);
     bool held = final || !pending;
     double beta = model.axisSecondsPerByte(a);
+    const unsigned srcDim = source.dimOf(a).value_or(rank),
+                   dstDim = target.dimOf(a).value_or(rank);
     double perHyperplane = double(mesh.getNumDevices() / p);
     for (int64_t c = 0; c < p; ++c) {
       double crossing = -1;
       for (bool ideal : {true, false}) {
         double wanted = 1, kept = held ? 1 : 0;
-        for (unsigned d = 0; d < shape.size(); ++d) {
+        for (unsigned d = 0; d < rank; ++d) {
+          if (d != srcDim && d != dstDim) {
+            wanted *= wholeWanted[2 * d + ideal];
+            if (held)
+              kept *= wholeKept[2 * d + ideal];
+            continue;
+          }
           blocksWith(mesh, target, shape, d, a, c, ideal, t);
           wanted *= measure(t);
           if (held) {
