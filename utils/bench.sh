@@ -213,6 +213,8 @@ $(cat "$work/layout-choice.md")
 layout pairs (partial values included) on meshes of rank 1 to 6, each plan timed
 uncached (median of 5 runs). Targets: median ≤ 50 µs on 4-D meshes, worst ≤ 20 ms on 6-D.
 The last columns compare the optimal plans' modelled cost with greedy's on the same cases.
+Absolute times move with the machine's load; to compare a change with its base, run
+\`utils/bench/plan_time_ab.sh BASE\`: both builds, interleaved runs, one table of ratios.
 
 ![plan time](img/plan-time.svg)
 
