@@ -183,6 +183,44 @@ TEST(Exchange, CostEvaluatorAgreesWithTheTables) {
   }
 }
 
+// The search bounds redistribute targets from the candidate set (R and its
+// refinements, never built); the floors must be those of the built layouts,
+// bit for bit, and each floor must stay below the exchange's exact cost.
+TEST(Exchange, CandidateSetFloorsMatchTheBuiltCandidates) {
+  Rng rng(4711);
+  for (int i = 0; i < 1000 * propertyScale(); ++i) {
+    Mesh m = randomMesh(rng, 4, 4, 48);
+    unsigned rank = uniform(rng, 1, 3);
+    std::vector<int64_t> shape = randomShape(rng, rank, 13);
+    Layout from = randomLayout(rng, m, rank, true);
+    Layout target = randomLayout(rng, m, rank, true);
+    AlphaBetaCostModel model = cantFail(AlphaBetaCostModel::create(
+        m, randomTopology(rng, m, i % 2 == 1, /*local=*/i % 3 == 1)));
+    RedistributeCandidates set = redistributeCandidateSet(m, from, target);
+    std::vector<Layout> built = redistributeCandidates(m, from, target);
+    ASSERT_EQ(set.size(), built.size());
+    Layout canonicalFrom = from;
+    canonicalFrom.canonicalize();
+    for (size_t c = 0; c < built.size(); ++c) {
+      ASSERT_EQ(set.layout(c), built[c]);
+      ASSERT_NE(built[c], canonicalFrom);
+    }
+    ExchangeCostEvaluator evaluator(model, shape, 2);
+    std::vector<double> fromSet, fromLayouts;
+    evaluator.lowerBounds(from, set, set.size(), fromSet);
+    evaluator.lowerBounds(from, built, fromLayouts);
+    ASSERT_EQ(fromSet, fromLayouts) << m.str() << " " << printLayout(m, from)
+                                    << " -> " << printLayout(m, target);
+    for (size_t c = 0; c < built.size(); ++c) {
+      ExchangeCostEvaluator::Result exact;
+      if (evaluator.evaluate(from, built[c], exact)) {
+        ASSERT_LE(fromSet[c], exact.cost * (1 + 1e-12) + 1e-24)
+            << printLayout(m, from) << " -> " << printLayout(m, built[c]);
+      }
+    }
+  }
+}
+
 // semantics §3, the senders: the defect the fidelity measurements found. On
 // a=8 x b=2 with equal parameters, each quarter of the rows is held by two
 // replicas; taking them all from the replica with the receiver's own b sent

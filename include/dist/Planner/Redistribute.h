@@ -28,6 +28,7 @@ namespace dist::planner {
 namespace detail {
 class LayoutBlocks;
 } // namespace detail
+struct RedistributeCandidates;
 
 /// One box of the global tensor sent from a source device to a target
 /// device. Devices are row-major linear indices in their own mesh.
@@ -190,6 +191,9 @@ public:
   /// once.)
   void lowerBounds(const Layout &src, llvm::ArrayRef<Layout> dsts,
                    std::vector<double> &out);
+  /// The same for the first `count` candidates of a candidate set.
+  void lowerBounds(const Layout &src, const RedistributeCandidates &dsts,
+                   size_t count, std::vector<double> &out);
 
 private:
   void shardIndices(const Layout &layout, std::vector<int64_t> &out,
@@ -233,6 +237,25 @@ private:
 /// replicates appended to one of its dims (then all-gathered: each device
 /// receives a 1/p share over the slow links and the group completes it
 /// over a faster axis). `from` itself is never among them.
+///
+/// Kept as R and the refinements, not as layouts: the search bounds every
+/// candidate but builds (allocates) only those it prices.
+struct RedistributeCandidates {
+  /// R (canonical).
+  Layout base;
+  /// R is a candidate (it is not `from`); it comes first.
+  bool withBase = false;
+  /// (axis, dim): R with `axis` appended to `dim`, in order.
+  std::vector<std::pair<unsigned, unsigned>> refinements;
+
+  size_t size() const { return (withBase ? 1 : 0) + refinements.size(); }
+  /// Candidate i (0 <= i < size()).
+  Layout layout(size_t i) const;
+};
+RedistributeCandidates redistributeCandidateSet(const Mesh &mesh,
+                                                const Layout &from,
+                                                const Layout &target);
+/// Every candidate of redistributeCandidateSet, built.
 std::vector<Layout> redistributeCandidates(const Mesh &mesh, const Layout &from,
                                            const Layout &target);
 

@@ -24,6 +24,7 @@
 #include "llvm/ADT/SmallVector.h"
 
 #include <algorithm>
+#include <cassert>
 
 namespace dist::planner::detail {
 
@@ -72,6 +73,21 @@ public:
       for (int64_t i = 0; i <= parts[d]; ++i)
         edge.push_back(idealEdge(d, i));
     }
+  }
+  /// The blocks of the layout with `axis` (splitting no dim yet) appended
+  /// as the minor-most axis of `dim`. Only for blocks built without `ideal`
+  /// (the boundaries are not re-tabled).
+  void appendAxis(const Mesh &mesh, unsigned axis, unsigned dim) {
+    assert(!tables && dimOfAxis[axis] == shape.size());
+    const int64_t size = mesh.getAxisSize(axis);
+    for (unsigned a = 0; a < dimOfAxis.size(); ++a)
+      if (dimOfAxis[a] == dim)
+        weight[a] *= size;
+    dimOfAxis[axis] = dim;
+    weight[axis] = 1;
+    parts[dim] *= size;
+    block[dim] = std::max<int64_t>(
+        1, dist::mixed_radix::blockSize(shape[dim], parts[dim]));
   }
   /// The ideal block boundary i along d.
   double edgeOf(unsigned d, int64_t i) const {

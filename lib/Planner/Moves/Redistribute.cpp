@@ -45,10 +45,12 @@ AxisCostParams dist::planner::defaultTransferParams(const CostModel &srcModel,
   return {std::max(a.alpha, b.alpha), std::max(a.beta, b.beta)};
 }
 
-std::vector<Layout>
-dist::planner::redistributeCandidates(const Mesh &mesh, const Layout &from,
-                                      const Layout &target) {
-  Layout base = target;
+RedistributeCandidates
+dist::planner::redistributeCandidateSet(const Mesh &mesh, const Layout &from,
+                                        const Layout &target) {
+  RedistributeCandidates out;
+  Layout &base = out.base;
+  base = target;
   for (std::vector<unsigned> &axes : base.dimAxes)
     axes.erase(std::remove_if(axes.begin(), axes.end(),
                               [&](unsigned a) { return from.isPartial(a); }),
@@ -56,24 +58,44 @@ dist::planner::redistributeCandidates(const Mesh &mesh, const Layout &from,
   base.partialAxes = from.partialAxes;
   base.partialKind = from.partialKind;
   base.canonicalize();
-  std::vector<Layout> out;
-  out.reserve(1 + mesh.getNumAxes() * base.getRank());
   Layout canonicalFrom = from;
   canonicalFrom.canonicalize();
-  auto add = [&](const Layout &l) {
-    if (l != canonicalFrom)
-      out.push_back(l);
-  };
-  add(base);
+  out.withBase = base != canonicalFrom;
+  // Each refinement is compared with `from` in place (one axis pushed and
+  // popped), so that no candidate is built here.
+  Layout refined = base;
+  for (std::vector<unsigned> &axes : refined.dimAxes)
+    axes.reserve(axes.size() + 1);
   for (unsigned a = 0; a < mesh.getNumAxes(); ++a) {
     if (mesh.getAxisSize(a) == 1 || !base.isReplicated(a))
       continue;
     for (unsigned d = 0; d < base.getRank(); ++d) {
-      Layout refined = base;
       refined.dimAxes[d].push_back(a);
-      add(refined);
+      if (refined != canonicalFrom)
+        out.refinements.push_back({a, d});
+      refined.dimAxes[d].pop_back();
     }
   }
+  return out;
+}
+
+Layout RedistributeCandidates::layout(size_t i) const {
+  Layout l = base;
+  if (!withBase || i > 0) {
+    auto [axis, dim] = refinements[i - (withBase ? 1 : 0)];
+    l.dimAxes[dim].push_back(axis);
+  }
+  return l;
+}
+
+std::vector<Layout>
+dist::planner::redistributeCandidates(const Mesh &mesh, const Layout &from,
+                                      const Layout &target) {
+  RedistributeCandidates set = redistributeCandidateSet(mesh, from, target);
+  std::vector<Layout> out;
+  out.reserve(set.size());
+  for (size_t i = 0; i < set.size(); ++i)
+    out.push_back(set.layout(i));
   return out;
 }
 
@@ -622,6 +644,35 @@ void ExchangeCostEvaluator::lowerBounds(const Layout &src,
         [&](const detail::BlockCoverage &c) {
           // Every source block the target block overlaps is a distinct
           // sender (one message each), except the device's own.
+          int64_t senders = c.sourceBlocks - (c.held > 0 ? 1 : 0);
+          worst = std::max(worst, double(senders) * alpha +
+                                      (c.wanted - c.held) *
+                                          double(elementBytes) * beta);
+        });
+    out[k] = worst;
+  }
+}
+
+void ExchangeCostEvaluator::lowerBounds(const Layout &src,
+                                        const RedistributeCandidates &dsts,
+                                        size_t count,
+                                        std::vector<double> &out) {
+  const double alpha = model.minLatency(), beta = model.minSecondsPerByte();
+  out.assign(count, 0);
+  if (tooLarge)
+    return;
+  const detail::LayoutBlocks source(mesh, src, shape, /*ideal=*/false);
+  const detail::LayoutBlocks base(mesh, dsts.base, shape, /*ideal=*/false);
+  for (size_t k = 0; k < count; ++k) {
+    detail::LayoutBlocks target = base;
+    if (!dsts.withBase || k > 0) {
+      auto [axis, dim] = dsts.refinements[k - (dsts.withBase ? 1 : 0)];
+      target.appendAxis(mesh, axis, dim);
+    }
+    double worst = 0;
+    detail::forEachBlockCoverage</*Ideal=*/false>(
+        mesh, source, target, [&](const detail::BlockCoverage &c) {
+          // As above.
           int64_t senders = c.sourceBlocks - (c.held > 0 ? 1 : 0);
           worst = std::max(worst, double(senders) * alpha +
                                       (c.wanted - c.held) *

@@ -411,7 +411,7 @@ llvm::Expected<std::vector<Move>> dist::planner::detail::searchOptimalWithin(
   std::vector<double> floors;
   // Per node, the redistribute targets its tier-3 entry bounded, which its
   // tier-4 entries (one per target) price: a node's state never changes.
-  llvm::DenseMap<uint32_t, std::vector<Layout>> redistributeTargets;
+  llvm::DenseMap<uint32_t, RedistributeCandidates> redistributeTargets;
 
   Layout targetLayout = request.target;
   targetLayout.canonicalize();
@@ -660,15 +660,21 @@ llvm::Expected<std::vector<Move>> dist::planner::detail::searchOptimalWithin(
       // exact exchange is priced only if that comes to the front.
       n.permutesDone[2] = true;
       Layout from = unpackLayout(state.layout, numAxes, rank);
-      std::vector<Layout> &candidates = redistributeTargets[id];
-      candidates = redistributeCandidates(mesh, from, targetLayout);
-      if (candidates.size() > 256)
-        candidates.resize(256);
-      exchangeCosts.lowerBounds(from, candidates, floors);
-      for (size_t c = 0; c < candidates.size(); ++c) {
+      RedistributeCandidates &candidates = redistributeTargets[id];
+      candidates = redistributeCandidateSet(mesh, from, targetLayout);
+      const size_t count = std::min<size_t>(candidates.size(), 256);
+      exchangeCosts.lowerBounds(from, candidates, count, floors);
+      const PackedLayout base = packLayout(candidates.base);
+      for (size_t c = 0; c < count; ++c) {
         // After the redistribute only collectives remain, so the child's
         // collective bound adds to the exchange's.
-        LowerBound::Latency lat = bound.latencies(packLayout(candidates[c]));
+        PackedLayout packed = base;
+        if (!candidates.withBase || c > 0) {
+          auto [axis, dim] =
+              candidates.refinements[c - (candidates.withBase ? 1 : 0)];
+          packed.slot[axis] = dimSlot(dim, candidates.base.dimAxes[dim].size());
+        }
+        LowerBound::Latency lat = bound.latencies(packed);
         open.push({g + floors[c] + lat.full + lat.classBandwidth,
                    uint32_t(steps) + 1, seq++, id, n.version, 4, uint8_t(c)});
       }
@@ -676,7 +682,7 @@ llvm::Expected<std::vector<Move>> dist::planner::detail::searchOptimalWithin(
     }
     if (e.tier == 4) {
       Layout from = unpackLayout(state.layout, numAxes, rank);
-      const Layout &to = redistributeTargets[id][e.candidate];
+      const Layout to = redistributeTargets[id].layout(e.candidate);
       PackedLayout packed = packLayout(to);
       int64_t after = space.bytesOf(packed);
       if (request.maxPeakBytes && bytes + after > *request.maxPeakBytes)
