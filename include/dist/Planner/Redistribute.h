@@ -196,8 +196,8 @@ public:
                    size_t count, std::vector<double> &out);
 
 private:
-  void shardIndices(const Layout &layout, std::vector<int64_t> &out,
-                    std::vector<int64_t> &blockSize);
+  /// Per dim, the block size of `layout` (at least 1).
+  void blockSizes(const Layout &layout, std::vector<int64_t> &out) const;
   const CostModel &model;
   const Mesh &mesh;
   std::vector<int64_t> shape;
@@ -210,7 +210,7 @@ private:
   std::vector<AxisCostParams> linkByMask;
   std::vector<bool> linkKnown;
   // Scratch, reused across calls.
-  std::vector<int64_t> srcIndex, dstIndex, srcBlock, dstBlock;
+  std::vector<int64_t> srcBlock, dstBlock;
   std::vector<int64_t> pairBytes, touched;
   std::vector<double> sendSide;
   // The replicas a piece may come from (see computeExchange): per candidate,
@@ -219,11 +219,16 @@ private:
   std::vector<unsigned> freeAxes;
   std::vector<int64_t> candidateDigits, candidateDelta;
   std::vector<unsigned> candidateMask;
+  // The idle axes of the exchange being priced and the number of devices
+  // that share one's blocks along them (see evaluate).
+  std::vector<unsigned> idleAxes;
+  int64_t idleCopies = 1;
   SenderBalancer balancer;
   const AxisCostParams &linkOf(unsigned mask);
   /// One assignment of senders (the first `numCandidates` replicas per
   /// piece) and its price; false when too large.
-  bool assignAndPrice(const Layout &src, int64_t numCandidates, Result &result);
+  bool assignAndPrice(const Layout &src, const Layout &dst,
+                      int64_t numCandidates, Result &result);
   /// The last assignAndPrice's send side exceeded its receive side.
   bool lastSendBound = false;
   /// planBound's target, worked out once (the search asks with one target).

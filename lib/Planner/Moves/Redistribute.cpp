@@ -446,23 +446,12 @@ const AxisCostParams &ExchangeCostEvaluator::linkOf(unsigned mask) {
   return linkByMask[mask];
 }
 
-void ExchangeCostEvaluator::shardIndices(const Layout &layout,
-                                         std::vector<int64_t> &out,
-                                         std::vector<int64_t> &blockSize) {
-  size_t rank = shape.size();
-  out.assign(size_t(numDevices) * rank, 0);
-  blockSize.assign(rank, 1);
-  for (unsigned d = 0; d < rank; ++d) {
-    int64_t parts = layout.shardCount(mesh, d);
-    blockSize[d] =
-        std::max<int64_t>(1, dist::mixed_radix::blockSize(shape[d], parts));
-    const std::vector<unsigned> &axes = layout.dimAxes[d];
-    for (int64_t dev = 0; dev < numDevices; ++dev)
-      out[dev * rank + d] = dist::mixed_radix::compose(
-          axes.size(),
-          [&](size_t i) { return coords[dev * numAxes + axes[i]]; },
-          [&](size_t i) { return mesh.getAxisSize(axes[i]); });
-  }
+void ExchangeCostEvaluator::blockSizes(const Layout &layout,
+                                       std::vector<int64_t> &out) const {
+  out.resize(shape.size());
+  for (unsigned d = 0; d < shape.size(); ++d)
+    out[d] = std::max<int64_t>(
+        1, dist::mixed_radix::blockSize(shape[d], layout.shardCount(mesh, d)));
 }
 
 bool ExchangeCostEvaluator::evaluate(const Layout &src, const Layout &dst,
@@ -471,8 +460,8 @@ bool ExchangeCostEvaluator::evaluate(const Layout &src, const Layout &dst,
   // through computeExchange.
   if (src.hasSegments() || dst.hasSegments() || tooLarge)
     return false;
-  shardIndices(src, srcIndex, srcBlock);
-  shardIndices(dst, dstIndex, dstBlock);
+  blockSizes(src, srcBlock);
+  blockSizes(dst, dstBlock);
   sameMeshFreeAxes(mesh, src, freeAxes);
   const int64_t numCandidates = numSenderCandidates(mesh, freeAxes);
   candidateDigits.resize(size_t(numCandidates) * freeAxes.size());
@@ -484,10 +473,23 @@ bool ExchangeCostEvaluator::evaluate(const Layout &src, const Layout &dst,
       candidateDigits[c * freeAxes.size() + freeAxes.size() - 1 - i++] = k;
     });
   }
+  // Idle axes (of size > 1, splitting no dim of either layout, not
+  // partial): moving a device along them changes neither its blocks nor,
+  // with every piece from the receiver's own replica, its senders' offsets.
+  // That assignment is the same around every idle coordinate, so
+  // assignAndPrice prices it on the devices at idle coordinate 0 alone.
+  idleAxes.clear();
+  idleCopies = 1;
+  for (unsigned a = 0; a < numAxes; ++a)
+    if (mesh.getAxisSize(a) > 1 && !src.dimOf(a) && !dst.dimOf(a) &&
+        !src.isPartial(a)) {
+      idleAxes.push_back(a);
+      idleCopies *= mesh.getAxisSize(a);
+    }
   // As computeExchange: the receiver's own replicas, then (with a choice)
   // the balanced assignment, the cheaper of the two. What a device
   // receives does not depend on who sends it.
-  if (!assignAndPrice(src, 1, result))
+  if (!assignAndPrice(src, dst, 1, result))
     return false;
   // Every piece a receiver takes comes from a distinct block, over a link
   // of the same class whichever replica sends it, so the receive side does
@@ -496,13 +498,13 @@ bool ExchangeCostEvaluator::evaluate(const Layout &src, const Layout &dst,
   // replicas too).
   Result balanced;
   if (numCandidates > 1 && lastSendBound &&
-      assignAndPrice(src, numCandidates, balanced) &&
+      assignAndPrice(src, dst, numCandidates, balanced) &&
       balanced.cost < result.cost)
     result.cost = balanced.cost;
   return true;
 }
 
-bool ExchangeCostEvaluator::assignAndPrice(const Layout &src,
+bool ExchangeCostEvaluator::assignAndPrice(const Layout &src, const Layout &dst,
                                            int64_t numCandidates,
                                            Result &result) {
   const size_t rank = shape.size();
@@ -514,10 +516,22 @@ bool ExchangeCostEvaluator::assignAndPrice(const Layout &src,
   // Per dim, the source blocks a receiver's target block overlaps: first
   // block and count, and the overlap lengths are computed on the fly.
   int64_t first[32], count[32], pos[32], tBegin[32], tEnd[32];
+  // Own replicas only: one device per idle translation class (see evaluate);
+  // every other device receives and sends exactly as its representative.
+  const bool representatives = numCandidates == 1 && idleCopies > 1;
   for (int64_t u = 0; u < numDevices; ++u) {
+    if (representatives &&
+        std::any_of(idleAxes.begin(), idleAxes.end(),
+                    [&](unsigned a) { return coords[u * numAxes + a] != 0; }))
+      continue;
     int64_t pieces = 1;
+    const int64_t *uc = &coords[u * numAxes];
     for (unsigned d = 0; d < rank; ++d) {
-      int64_t t = dstIndex[u * rank + d];
+      // The receiver's shard index along d (semantics §2).
+      const std::vector<unsigned> &axes = dst.dimAxes[d];
+      const int64_t t = dist::mixed_radix::compose(
+          axes.size(), [&](size_t i) { return uc[axes[i]]; },
+          [&](size_t i) { return mesh.getAxisSize(axes[i]); });
       tBegin[d] = std::min(t * dstBlock[d], shape[d]);
       tEnd[d] = std::min((t + 1) * dstBlock[d], shape[d]);
       if (tEnd[d] <= tBegin[d]) {
@@ -531,11 +545,10 @@ bool ExchangeCostEvaluator::assignAndPrice(const Layout &src,
     }
     if (pieces == 0)
       continue;
-    work += pieces * numCandidates;
+    work += pieces * numCandidates * (representatives ? idleCopies : 1);
     if (work > kMaxExchangeWork)
       return false;
     touched.clear();
-    const int64_t *uc = &coords[u * numAxes];
     for (int64_t c = 0; c < numCandidates; ++c) {
       int64_t delta = 0;
       unsigned mask = 0;
