@@ -63,6 +63,7 @@ dist::planner::redistributeCandidateSet(const Mesh &mesh, const Layout &from,
   out.withBase = base != canonicalFrom;
   // Each refinement is compared with `from` in place (one axis pushed and
   // popped), so that no candidate is built here.
+  out.refinements.reserve(mesh.getNumAxes() * base.getRank());
   Layout refined = base;
   for (std::vector<unsigned> &axes : refined.dimAxes)
     axes.reserve(axes.size() + 1);
