@@ -254,6 +254,10 @@ struct RedistributeCandidates {
   std::vector<std::pair<unsigned, unsigned>> refinements;
 
   size_t size() const { return (withBase ? 1 : 0) + refinements.size(); }
+  /// Candidate i's refinement of R, or null when candidate i is R.
+  const std::pair<unsigned, unsigned> *refinementOf(size_t i) const {
+    return withBase && i == 0 ? nullptr : &refinements[i - (withBase ? 1 : 0)];
+  }
   /// Candidate i (0 <= i < size()).
   Layout layout(size_t i) const;
 };

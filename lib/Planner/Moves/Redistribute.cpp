@@ -82,10 +82,8 @@ dist::planner::redistributeCandidateSet(const Mesh &mesh, const Layout &from,
 
 Layout RedistributeCandidates::layout(size_t i) const {
   Layout l = base;
-  if (!withBase || i > 0) {
-    auto [axis, dim] = refinements[i - (withBase ? 1 : 0)];
-    l.dimAxes[dim].push_back(axis);
-  }
+  if (const auto *refinement = refinementOf(i))
+    l.dimAxes[refinement->second].push_back(refinement->first);
   return l;
 }
 
@@ -643,35 +641,41 @@ bool ExchangeCostEvaluator::assignAndPrice(const Layout &src, const Layout &dst,
   return true;
 }
 
+/// The floor of one exchange (see lowerBounds): per device, one smallest
+/// alpha per source block its target block overlaps other than its own (a
+/// distinct sender each), plus the elements it lacks at the smallest beta;
+/// the most over devices.
+static double exchangeFloor(const Mesh &mesh, const detail::LayoutBlocks &src,
+                            const detail::LayoutBlocks &dst, double alpha,
+                            int64_t elementBytes, double beta) {
+  double worst = 0;
+  detail::forEachBlockCoverage</*Ideal=*/false>(
+      mesh, src, dst, [&](const detail::BlockCoverage &c) {
+        int64_t senders = c.sourceBlocks - (c.held > 0 ? 1 : 0);
+        worst = std::max(worst,
+                         double(senders) * alpha +
+                             (c.wanted - c.held) * double(elementBytes) * beta);
+      });
+  return worst;
+}
+
 void ExchangeCostEvaluator::lowerBounds(const Layout &src,
                                         llvm::ArrayRef<Layout> dsts,
                                         std::vector<double> &out) {
-  const double alpha = model.minLatency(), beta = model.minSecondsPerByte();
   out.assign(dsts.size(), 0);
   if (tooLarge)
     return;
   const detail::LayoutBlocks source(mesh, src, shape, /*ideal=*/false);
-  for (size_t k = 0; k < dsts.size(); ++k) {
-    double worst = 0;
-    detail::forEachBlockCoverage</*Ideal=*/false>(
+  for (size_t k = 0; k < dsts.size(); ++k)
+    out[k] = exchangeFloor(
         mesh, source, detail::LayoutBlocks(mesh, dsts[k], shape, false),
-        [&](const detail::BlockCoverage &c) {
-          // Every source block the target block overlaps is a distinct
-          // sender (one message each), except the device's own.
-          int64_t senders = c.sourceBlocks - (c.held > 0 ? 1 : 0);
-          worst = std::max(worst, double(senders) * alpha +
-                                      (c.wanted - c.held) *
-                                          double(elementBytes) * beta);
-        });
-    out[k] = worst;
-  }
+        model.minLatency(), elementBytes, model.minSecondsPerByte());
 }
 
 void ExchangeCostEvaluator::lowerBounds(const Layout &src,
                                         const RedistributeCandidates &dsts,
                                         size_t count,
                                         std::vector<double> &out) {
-  const double alpha = model.minLatency(), beta = model.minSecondsPerByte();
   out.assign(count, 0);
   if (tooLarge)
     return;
@@ -679,20 +683,10 @@ void ExchangeCostEvaluator::lowerBounds(const Layout &src,
   const detail::LayoutBlocks base(mesh, dsts.base, shape, /*ideal=*/false);
   for (size_t k = 0; k < count; ++k) {
     detail::LayoutBlocks target = base;
-    if (!dsts.withBase || k > 0) {
-      auto [axis, dim] = dsts.refinements[k - (dsts.withBase ? 1 : 0)];
-      target.appendAxis(mesh, axis, dim);
-    }
-    double worst = 0;
-    detail::forEachBlockCoverage</*Ideal=*/false>(
-        mesh, source, target, [&](const detail::BlockCoverage &c) {
-          // As above.
-          int64_t senders = c.sourceBlocks - (c.held > 0 ? 1 : 0);
-          worst = std::max(worst, double(senders) * alpha +
-                                      (c.wanted - c.held) *
-                                          double(elementBytes) * beta);
-        });
-    out[k] = worst;
+    if (const auto *refinement = dsts.refinementOf(k))
+      target.appendAxis(mesh, refinement->first, refinement->second);
+    out[k] = exchangeFloor(mesh, source, target, model.minLatency(),
+                           elementBytes, model.minSecondsPerByte());
   }
 }
 

@@ -669,11 +669,10 @@ llvm::Expected<std::vector<Move>> dist::planner::detail::searchOptimalWithin(
         // After the redistribute only collectives remain, so the child's
         // collective bound adds to the exchange's.
         PackedLayout packed = base;
-        if (!candidates.withBase || c > 0) {
-          auto [axis, dim] =
-              candidates.refinements[c - (candidates.withBase ? 1 : 0)];
-          packed.slot[axis] = dimSlot(dim, candidates.base.dimAxes[dim].size());
-        }
+        if (const auto *refinement = candidates.refinementOf(c))
+          packed.slot[refinement->first] =
+              dimSlot(refinement->second,
+                      candidates.base.dimAxes[refinement->second].size());
         LowerBound::Latency lat = bound.latencies(packed);
         open.push({g + floors[c] + lat.full + lat.classBandwidth,
                    uint32_t(steps) + 1, seq++, id, n.version, 4, uint8_t(c)});
