@@ -126,28 +126,45 @@ void forEachBlockCoverage(const Mesh &mesh, const LayoutBlocks &source,
         mesh.getAxisSize(a) > 1)
       splitting.push_back(a);
   llvm::SmallVector<int64_t, 8> coord(numAxes, 0);
+  // Each dim's factors, recomputed only for the dims whose shard indices the
+  // last count changed (bit d of `dirty`; bit rank is the spare slot).
+  llvm::SmallVector<double, 8> wanted(rank), held(rank), wantedIdeal(rank),
+      heldIdeal(rank);
+  llvm::SmallVector<int64_t, 8> sourceBlocks(rank);
+  uint64_t dirty = ~uint64_t(0);
   for (;;) {
-    BlockCoverage c;
     for (unsigned d = 0; d < rank; ++d) {
+      if (!(dirty >> d & 1))
+        continue;
       const int64_t n = shape[d];
       const int64_t tb = std::min(t[d] * target.block[d], n);
       const int64_t te = std::min((t[d] + 1) * target.block[d], n);
       const int64_t sb = std::min(s[d] * source.block[d], n);
       const int64_t se = std::min((s[d] + 1) * source.block[d], n);
-      c.wanted *= double(te - tb);
-      c.held *=
+      wanted[d] = double(te - tb);
+      held[d] =
           double(std::max<int64_t>(0, std::min(te, se) - std::max(tb, sb)));
-      c.sourceBlocks *= te > tb ? (te - 1) / source.block[d] -
-                                      tb / source.block[d] + 1
-                                : 0;
+      sourceBlocks[d] =
+          te > tb ? (te - 1) / source.block[d] - tb / source.block[d] + 1 : 0;
       if (!Ideal)
         continue;
       const double itb = target.edgeOf(d, t[d]);
       const double ite = target.edgeOf(d, t[d] + 1);
       const double isb = source.edgeOf(d, s[d]);
       const double ise = source.edgeOf(d, s[d] + 1);
-      c.wantedIdeal *= ite - itb;
-      c.heldIdeal *= std::max(0.0, std::min(ite, ise) - std::max(itb, isb));
+      wantedIdeal[d] = ite - itb;
+      heldIdeal[d] = std::max(0.0, std::min(ite, ise) - std::max(itb, isb));
+    }
+    dirty = 0;
+    BlockCoverage c;
+    for (unsigned d = 0; d < rank; ++d) {
+      c.wanted *= wanted[d];
+      c.held *= held[d];
+      c.sourceBlocks *= sourceBlocks[d];
+      if (Ideal) {
+        c.wantedIdeal *= wantedIdeal[d];
+        c.heldIdeal *= heldIdeal[d];
+      }
     }
     fn(c);
     // Count up; a digit that wraps takes its weight back out of the shard
@@ -156,6 +173,8 @@ void forEachBlockCoverage(const Mesh &mesh, const LayoutBlocks &source,
     for (; i-- > 0;) {
       const unsigned a = splitting[i];
       const int64_t size = mesh.getAxisSize(a);
+      dirty |= uint64_t(1) << source.dimOfAxis[a] | uint64_t(1)
+                                                        << target.dimOfAxis[a];
       if (++coord[a] < size) {
         s[source.dimOfAxis[a]] += source.weight[a];
         t[target.dimOfAxis[a]] += target.weight[a];
