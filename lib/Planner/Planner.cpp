@@ -355,17 +355,16 @@ std::string dist::planner::planCacheKey(const PlanRequest &request) {
   key += "\ncost_model=";
   // An invalid request has no meaningful key; it never reaches a cache
   // because planReshard rejects it first, but do not crash on it either.
+  const CostModel &model = modelFor(request, storage);
   if (!request.costModel || request.costModel->getMesh() == request.mesh)
-    modelFor(request, storage).appendFingerprint(key);
+    model.appendFingerprint(key);
   key += "\nmesh=" + request.mesh.str();
   if (request.isCrossMesh()) {
     std::optional<AlphaBetaCostModel> targetStorage;
     key += "\ntarget_cost_model=";
     if (!request.targetCostModel ||
         request.targetCostModel->getMesh() == *request.targetMesh)
-      // (Cross-mesh: the source model is not consulted.)
-      targetModelFor(request, targetStorage, modelFor(request, storage))
-          .appendFingerprint(key);
+      targetModelFor(request, targetStorage, model).appendFingerprint(key);
     key += "\ntarget_mesh=" + request.targetMesh->str();
     key += "\ntransfer=" +
            (request.transfer ? formatDouble(request.transfer->alpha) + "," +
