@@ -14,7 +14,8 @@
 //       --dump-plans=FILE also writes every case (mesh rank, shape x element
 //       bytes, source -> target) and its optimal plan (semantics §4 JSON after a
 //       tab), one line per case, so that a planner change can be checked to
-//       leave every plan byte-identical.
+//       leave every plan byte-identical. --min-rank=R / --max-rank=R keep
+//       the meshes of rank R and up / up to R (e.g. one rank, to profile).
 //
 //===----------------------------------------------------------------------===//
 
@@ -101,6 +102,7 @@ PlanRequest requestFor(const Mesh &mesh, const Case &c, Strategy strategy) {
 
 unsigned gCases = 200;
 unsigned gMaxRank = 6;
+unsigned gMinRank = 1;
 double gReportSlowUs = 0; // --report-slow=US: print cases slower than this
 llvm::raw_ostream *gDumpPlans = nullptr; // --dump-plans=FILE
 
@@ -173,7 +175,7 @@ double percentile(std::vector<double> v, double q) {
 
 std::vector<RankSummary> summarise() {
   std::vector<RankSummary> result;
-  for (unsigned rank = 1; rank <= gMaxRank; ++rank) {
+  for (unsigned rank = gMinRank; rank <= gMaxRank; ++rank) {
     Mesh mesh = meshOfRank(rank);
     std::vector<Case> cases = makeCases(mesh, gCases, 42 + rank);
     RankSummary s;
@@ -296,6 +298,11 @@ int main(int argc, char **argv) {
     } else if (arg.consume_front("--max-rank=")) {
       if (arg.getAsInteger(10, gMaxRank) || gMaxRank < 1 || gMaxRank > 6) {
         llvm::errs() << "dist-plan-bench: --max-rank: expected 1..6\n";
+        return 2;
+      }
+    } else if (arg.consume_front("--min-rank=")) {
+      if (arg.getAsInteger(10, gMinRank) || gMinRank < 1 || gMinRank > 6) {
+        llvm::errs() << "dist-plan-bench: --min-rank: expected 1..6\n";
         return 2;
       }
     } else if (arg.consume_front("--report-slow=")) {
