@@ -18,6 +18,7 @@
 #include "dist/Support/MixedRadix.h"
 
 #include "llvm/ADT/Twine.h"
+#include "llvm/ADT/bit.h"
 
 #include <algorithm>
 #include <cmath>
@@ -723,8 +724,10 @@ double ExchangeCostEvaluator::planBound(const Layout &from,
         double latency = reduction;
         if (final) {
           int64_t others = c.sourceBlocks - (held > 0 ? 1 : 0);
+          // ceil(log2(others + 1)) rounds of doubling reach them all: for
+          // an integer that is its bit width (exact, and no libm call).
           if (others > 0)
-            latency = alpha * std::ceil(std::log2(double(others) + 1));
+            latency = alpha * double(llvm::bit_width(uint64_t(others)));
         }
         worst =
             std::max(worst, latency + missing * double(elementBytes) * beta);

@@ -45,7 +45,13 @@ LowerBound::LowerBound(const Mesh &mesh, llvm::ArrayRef<int64_t> shape,
     }
     targetSpan[d] = ceilDiv(this->shape[d], product) * product;
     targetCount[d] = product;
+    targetBlockElements *= double(this->shape[d]) / double(product);
   }
+  for (unsigned a = 0; a < kMaxMeshAxes; ++a)
+    targetDimOf[a] = -1;
+  for (unsigned d = 0; d < rank; ++d)
+    for (unsigned i = 0; i < targetView.len[d]; ++i)
+      targetDimOf[targetView.axes[d][i]] = d;
   // Jumps (see the header): per dim, the smallest group product q >= 2
   // whose blocks are in the target's nesting class, and the least
   // groupLatencyExcess of such a group. Worth knowing only when no single
@@ -269,13 +275,7 @@ double LowerBound::neededElements(const DimView &v, uint8_t reduce) const {
   // block overlaps its target block least. The overlap is a product over
   // dims; dims that share no axis (between L's and T's lists) vary
   // independently, so the minimum is a product of per-component minima.
-  double total = 1;
-  for (unsigned d = 0; d < rank; ++d) {
-    int64_t tCount = 1;
-    for (unsigned i = 0; i < targetView.len[d]; ++i)
-      tCount *= axisSize[targetView.axes[d][i]];
-    total *= double(shape[d]) / double(tCount);
-  }
+  const double total = targetBlockElements;
   if (reduce)
     return total;
 
@@ -289,71 +289,91 @@ double LowerBound::neededElements(const DimView &v, uint8_t reduce) const {
       d = parent[d] = parent[parent[d]];
     return d;
   };
-  int lDim[kMaxMeshAxes], tDim[kMaxMeshAxes];
+  int lDim[kMaxMeshAxes];
+  const int *tDim = targetDimOf;
   for (unsigned a = 0; a < kMaxMeshAxes; ++a)
-    lDim[a] = tDim[a] = -1;
-  for (unsigned d = 0; d < rank; ++d) {
+    lDim[a] = -1;
+  for (unsigned d = 0; d < rank; ++d)
     for (unsigned i = 0; i < v.len[d]; ++i)
       lDim[v.axes[d][i]] = d;
-    for (unsigned i = 0; i < targetView.len[d]; ++i)
-      tDim[targetView.axes[d][i]] = d;
-  }
   for (unsigned a = 0; a < numAxes; ++a)
     if (lDim[a] >= 0 && tDim[a] >= 0)
       parent[find(lDim[a])] = find(tDim[a]);
+  unsigned rootOf[kMaxSearchRank];
+  for (unsigned d = 0; d < rank; ++d)
+    rootOf[d] = find(d);
 
   double minCovered = 1;
   for (unsigned root = 0; root < rank && minCovered > 0; ++root) {
-    if (find(root) != root)
+    if (rootOf[root] != root)
       continue;
     unsigned dims[kMaxSearchRank], numDims = 0;
     for (unsigned d = 0; d < rank; ++d)
-      if (find(d) == root)
+      if (rootOf[d] == root)
         dims[numDims++] = d;
     uint8_t axesList[kMaxMeshAxes];
     unsigned numList = 0;
     for (unsigned a = 0; a < numAxes; ++a) {
       int d = lDim[a] >= 0 ? lDim[a] : tDim[a];
-      if (d >= 0 && axisSize[a] > 1 && find(d) == root)
+      if (d >= 0 && axisSize[a] > 1 && rootOf[d] == root)
         axesList[numList++] = a;
     }
+    // Odometer over the component's axes. A step changes the coordinates of
+    // the axes it carries through, so only the dims those axes split are
+    // measured again; the product is still taken over every dim in order
+    // (the same multiplications, so the same value bit for bit).
     int64_t coord[kMaxMeshAxes] = {};
+    double overlap[kMaxSearchRank];
+    auto measure = [&](unsigned k) {
+      unsigned d = dims[k];
+      double n = double(shape[d]);
+      int64_t tShard = 0, tCount = 1, lShard = 0, lCount = 1;
+      for (unsigned i = 0; i < targetView.len[d]; ++i) {
+        unsigned a = targetView.axes[d][i];
+        tShard = tShard * axisSize[a] + coord[a];
+        tCount *= axisSize[a];
+      }
+      for (unsigned i = 0; i < v.len[d]; ++i) {
+        unsigned a = v.axes[d][i];
+        lShard = lShard * axisSize[a] + coord[a];
+        lCount *= axisSize[a];
+      }
+      double tb = n * double(tShard) / double(tCount);
+      double te = n * double(tShard + 1) / double(tCount);
+      double lb = n * double(lShard) / double(lCount);
+      double le = n * double(lShard + 1) / double(lCount);
+      overlap[k] = std::max(0.0, std::min(le, te) - std::max(lb, tb));
+    };
+    unsigned slotOfDim[kMaxSearchRank];
+    for (unsigned k = 0; k < numDims; ++k) {
+      slotOfDim[dims[k]] = k;
+      measure(k);
+    }
     double best = -1;
     while (true) {
       double covered = 1;
-      for (unsigned k = 0; k < numDims && covered > 0; ++k) {
-        unsigned d = dims[k];
-        double n = double(shape[d]);
-        int64_t tShard = 0, tCount = 1, lShard = 0, lCount = 1;
-        for (unsigned i = 0; i < targetView.len[d]; ++i) {
-          unsigned a = targetView.axes[d][i];
-          tShard = tShard * axisSize[a] + coord[a];
-          tCount *= axisSize[a];
-        }
-        for (unsigned i = 0; i < v.len[d]; ++i) {
-          unsigned a = v.axes[d][i];
-          lShard = lShard * axisSize[a] + coord[a];
-          lCount *= axisSize[a];
-        }
-        double tb = n * double(tShard) / double(tCount);
-        double te = n * double(tShard + 1) / double(tCount);
-        double lb = n * double(lShard) / double(lCount);
-        double le = n * double(lShard + 1) / double(lCount);
-        covered *= std::max(0.0, std::min(le, te) - std::max(lb, tb));
-      }
+      for (unsigned k = 0; k < numDims && covered > 0; ++k)
+        covered *= overlap[k];
       if (best < 0 || covered < best)
         best = covered;
       if (best == 0)
         break;
+      uint32_t dirty = 0;
       unsigned i = 0;
       for (; i < numList; ++i) {
         unsigned a = axesList[i];
+        if (lDim[a] >= 0)
+          dirty |= 1u << slotOfDim[lDim[a]];
+        if (tDim[a] >= 0)
+          dirty |= 1u << slotOfDim[tDim[a]];
         if (++coord[a] < axisSize[a])
           break;
         coord[a] = 0;
       }
       if (i == numList)
         break;
+      for (; dirty; dirty &= dirty - 1)
+        measure(unsigned(__builtin_ctz(dirty)));
     }
     minCovered *= best;
   }

@@ -153,6 +153,10 @@ private:
   /// ceil(N_d / P_d(T)) * P_d(T): what padded blocks span along dim d.
   int64_t targetSpan[kMaxSearchRank];
   int64_t targetCount[kMaxSearchRank]; // P_d(T)
+  /// Elements of a target block on the ideal tensor: prod_d N_d / P_d(T).
+  double targetBlockElements = 1;
+  /// The dim each axis splits in the target, -1 if none.
+  int targetDimOf[kMaxMeshAxes];
   bool allReduceTwice = false;
   /// Per dim: the smallest group product a jump can land on (0: no jump
   /// analysis), and the least groupLatencyExcess of such a group.
