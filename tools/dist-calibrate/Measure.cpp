@@ -2,10 +2,11 @@
 //
 // Each sample is the slowest rank's time for one call, started together
 // after a barrier; a message size's time is the median over --reps samples
-// (two warm-up calls first). A (move, axis) whose timings do not fit a line
-// (CostFit.h: shrinking timings) is measured again, up to three times in
-// all, before the calibration fails. Buffers come from the backend's memory
-// (distRtAlloc), so the nccl backend times device buffers.
+// (two warm-up calls first), the sizes of a sweep interleaved rep by rep. A
+// (move, axis) whose timings do not fit a line (CostFit.h: shrinking timings)
+// is measured again, up to three times in all, before the calibration fails.
+// Buffers come from the backend's memory (distRtAlloc), so the nccl backend
+// times device buffers.
 //
 //===----------------------------------------------------------------------===//
 
@@ -121,27 +122,40 @@ public:
   int64_t transferMessagesPerRank = 0;
 
 private:
-  /// Median over the reps of the slowest rank's time for one call.
-  double time(const std::function<void()> &call) {
-    call();
-    call();
-    distRtSynchronize(nullptr);
-    std::vector<double> samples;
-    for (int r = 0; r < options.reps; ++r) {
-      MPI_Barrier(comm);
-      auto t0 = std::chrono::steady_clock::now();
+  /// Per call of `calls` (one per message size), the median over the reps
+  /// of the slowest rank's time for one call. The sizes are interleaved:
+  /// each rep times every size once, in alternating order, so that a load
+  /// spike or a drift of a shared machine spreads over all sizes instead of
+  /// bending the fitted line at the sizes it happened to hit.
+  std::vector<double>
+  timeSweep(const std::vector<std::function<void()>> &calls) {
+    for (const std::function<void()> &call : calls) {
       call();
-      distRtSynchronize(nullptr);
-      double mine =
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
-              .count();
-      double slowest = 0;
-      MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm);
-      samples.push_back(slowest);
+      call();
     }
-    std::nth_element(samples.begin(), samples.begin() + samples.size() / 2,
-                     samples.end());
-    return samples[samples.size() / 2];
+    distRtSynchronize(nullptr);
+    std::vector<std::vector<double>> samples(calls.size());
+    for (int r = 0; r < options.reps; ++r) {
+      for (size_t k = 0; k < calls.size(); ++k) {
+        const size_t i = r % 2 ? calls.size() - 1 - k : k;
+        MPI_Barrier(comm);
+        auto t0 = std::chrono::steady_clock::now();
+        calls[i]();
+        distRtSynchronize(nullptr);
+        double mine =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
+                .count();
+        double slowest = 0;
+        MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm);
+        samples[i].push_back(slowest);
+      }
+    }
+    std::vector<double> medians;
+    for (std::vector<double> &s : samples) {
+      std::nth_element(s.begin(), s.begin() + s.size() / 2, s.end());
+      medians.push_back(s[s.size() / 2]);
+    }
+    return medians;
   }
 
   /// The device `step` places further along `axis` (cyclically): a
@@ -289,19 +303,18 @@ public:
       k = std::max(k, ++sent[from]);
       k = std::max(k, ++received[into]);
     }
-    auto table = std::make_shared<std::vector<int64_t>>();
-    auto shape = std::make_shared<int64_t>(0);
     return measureAndFit(
         "transfer " + mesh.str() + " -> " + to.str() + " (" +
             std::to_string(pairs.size()) + " messages, at most " +
             std::to_string(k) + " per rank)",
         "the transfer link", 1,
-        [&, table, shape](int64_t elements) -> std::function<void()> {
-          table->clear();
+        [&](int64_t elements) -> std::function<void()> {
+          // Each size's call owns its table: the sweep interleaves them.
+          auto table = std::make_shared<std::vector<int64_t>>();
           for (auto [from, into] : pairs)
             for (int64_t v : {from, into, int64_t(0), int64_t(0), elements})
               table->push_back(v);
-          *shape = elements;
+          auto shape = std::make_shared<int64_t>(elements);
           int64_t count = int64_t(pairs.size());
           void *sendBuffer = send, *recvBuffer = recv;
           return [=] {
@@ -339,12 +352,17 @@ private:
       const std::function<void(planner::AxisCostParams, planner::LineFit, int)>
           &keep) {
     for (int attempt = 1; attempt <= 3; ++attempt) {
-      std::vector<planner::TimingSample> samples;
+      std::vector<int64_t> elementsOf;
+      std::vector<std::function<void()>> calls;
       for (int64_t bytes : options.sizes) {
-        int64_t elements = std::max<int64_t>(
-            multiple, (bytes / 4 + multiple - 1) / multiple * multiple);
-        samples.push_back({double(elements * 4), time(callOf(elements))});
+        elementsOf.push_back(std::max<int64_t>(
+            multiple, (bytes / 4 + multiple - 1) / multiple * multiple));
+        calls.push_back(callOf(elementsOf.back()));
       }
+      std::vector<double> seconds = timeSweep(calls);
+      std::vector<planner::TimingSample> samples;
+      for (size_t i = 0; i < calls.size(); ++i)
+        samples.push_back({double(elementsOf[i] * 4), seconds[i]});
       int fitted = 0;
       if (rank == 0) {
         planner::LineFit quality;
@@ -386,14 +404,16 @@ private:
   }
 
   std::optional<planner::LineFit> fitLocal(bool strided) {
-    std::vector<planner::TimingSample> samples;
+    std::vector<int64_t> elementsOf;
+    std::vector<std::function<void()>> calls;
     for (int64_t bytes : options.sizes) {
       // A contiguous copy of the buffer, or the strided copy of every
       // other 16-element run of it (a slice of the last dim).
-      int64_t elements = std::max<int64_t>(32, bytes / 4 / 32 * 32);
-      int64_t sizes2[2] = {elements / 32, 16};
-      int64_t srcStrides[2] = {32, 1}, dstStrides[2] = {16, 1};
-      double seconds = time([&] {
+      const int64_t elements = std::max<int64_t>(32, bytes / 4 / 32 * 32);
+      elementsOf.push_back(elements);
+      calls.push_back([this, elements, strided] {
+        int64_t sizes2[2] = {elements / 32, 16};
+        int64_t srcStrides[2] = {32, 1}, dstStrides[2] = {16, 1};
         if (strided)
           distRtCopyStrided(2, sizes2, send, srcStrides, recv, dstStrides,
                             DIST_RT_F32, nullptr);
@@ -401,9 +421,13 @@ private:
           distRtCopyStrided(1, &elements, send, &one, recv, &one, DIST_RT_F32,
                             nullptr);
       });
-      samples.push_back(
-          {double(strided ? elements * 2 : elements * 4), seconds});
     }
+    std::vector<double> seconds = timeSweep(calls);
+    std::vector<planner::TimingSample> samples;
+    for (size_t i = 0; i < calls.size(); ++i)
+      samples.push_back(
+          {double(strided ? elementsOf[i] * 2 : elementsOf[i] * 4),
+           seconds[i]});
     if (rank != 0)
       return std::nullopt;
     llvm::Expected<planner::LineFit> fit = planner::fitLine(samples);
