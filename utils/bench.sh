@@ -261,6 +261,13 @@ other ranks of the node have mapped (docs/runtime.md), so each rank copies its
 column blocks straight into the peers' outputs: one copy per element, with no
 MPI transport in between. That is why it beats the hand-written strided MPI
 program and keeps up with the raw collective, which does not transpose.
+The all_gather_cols rows (a gather of column blocks, \`[{}, {"x"}]\` ->
+\`[{}, {}]\`) are the same story for a gather: the raw \`MPI_Allgather\` leaves
+the blocks stacked, "MPI reshard" receives them into their columns with a
+strided recv type, and the compiled code calls \`distRtAllToAllStrided\` with
+a send chunk stride of 0, so each rank writes its block straight into the
+peers' outputs, with no stacked temporary to unpack afterwards (what the
+compiled gather did before, docs/compiler.md).
 \`utils/bench/strided_alltoall_variants.cpp\` measures the ways we tried on the
 same exchange (explicit pack + raw all-to-all, pipelined pack, MPI datatypes,
 \`process_vm_writev\`, direct pulls and pushes through mapped memory).

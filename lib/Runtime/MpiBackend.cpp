@@ -198,12 +198,24 @@ public:
                     "DIST_RT_STRIDED_ALLTOALL=shm, but the single-copy path "
                     "does not apply: " + why);
     }
+    // Compiled code uses a handful of geometries; bound the cache anyway,
+    // before this call takes its two types from it (emptying it between
+    // them would free the first while the call still needs it).
+    if (chunkTypes_.size() + 2 > kMaxChunkTypes)
+      freeChunkTypes();
     MPI_Datatype sendType = chunkType(sendBoxes, t);
     MPI_Datatype recvType = chunkType(recvBoxes, t);
     if (sendType == MPI_DATATYPE_NULL || recvType == MPI_DATATYPE_NULL)
       return false;
-    checkMpi(MPI_Alltoall(send, 1, sendType, recv, 1, recvType, comm(c)),
-             "MPI_Alltoall");
+    // Send chunks all at one place (chunk stride 0: an all_gather into
+    // strided chunks) are one block sent to every member: MPI_Allgather
+    // says so, and a zero-extent type would not describe p chunks anyway.
+    if (sendBoxes.chunkStride == 0)
+      checkMpi(MPI_Allgather(send, 1, sendType, recv, 1, recvType, comm(c)),
+               "MPI_Allgather");
+    else
+      checkMpi(MPI_Alltoall(send, 1, sendType, recv, 1, recvType, comm(c)),
+               "MPI_Alltoall");
     return true;
   }
 
@@ -721,14 +733,17 @@ private:
                  "MPI_Type_create_hvector");
       MPI_Type_free(&inner);
     }
-    inner = type;
-    checkMpi(MPI_Type_create_resized(inner, 0, boxes.chunkStride * elem, &type),
-             "MPI_Type_create_resized");
-    MPI_Type_free(&inner);
+    // Chunk j starts chunkStride elements after chunk j - 1 (a stride of 0,
+    // the one block of an all_gather, keeps the type's own extent: it is
+    // sent once, by MPI_Allgather).
+    if (boxes.chunkStride != 0) {
+      inner = type;
+      checkMpi(
+          MPI_Type_create_resized(inner, 0, boxes.chunkStride * elem, &type),
+          "MPI_Type_create_resized");
+      MPI_Type_free(&inner);
+    }
     checkMpi(MPI_Type_commit(&type), "MPI_Type_commit");
-    // Compiled code uses a handful of geometries; bound the cache anyway.
-    if (chunkTypes_.size() >= 64)
-      freeChunkTypes();
     chunkTypes_.emplace(std::move(key), type);
     return type;
   }
@@ -775,6 +790,7 @@ private:
   MPI_Op halfOps_[4] = {MPI_OP_NULL, MPI_OP_NULL, MPI_OP_NULL, MPI_OP_NULL};
   MPI_Op bf16Ops_[4] = {MPI_OP_NULL, MPI_OP_NULL, MPI_OP_NULL, MPI_OP_NULL};
   std::map<std::vector<int64_t>, MPI_Datatype> chunkTypes_;
+  static constexpr size_t kMaxChunkTypes = 64;
   NodeHeaps heaps_;
   // Staging of exchange boxes, kept between calls (compiled code repeats
   // the same exchanges).

@@ -1,12 +1,14 @@
 //===- ReshardBench.cpp - compiled reshards vs the raw MPI collectives ----===//
 //
 //   dist-mpirun -np 8 dist-reshard-bench [--sizes 1MiB,4MiB,16MiB,64MiB]
-//       [--ops all_gather,all_to_all,reduce_scatter,all_reduce] [--reps N]
+//       [--ops all_gather,all_gather_cols,all_to_all,reduce_scatter,all_reduce]
+//       [--reps N]
 //       [--opt-level 0-3] [--no-validation] [--json]
 //
 // Each op is a global-view reshard on a 1-D mesh of all ranks that the
 // planner turns into one collective:
 //   all_gather      tensor<N>, [{"x"}]                  -> [{}]
+//   all_gather_cols tensor<RxC>, [{}, {"x"}]            -> [{}, {}]
 //   all_to_all      tensor<RxC>, [{"x"}, {}]            -> [{}, {"x"}]
 //   reduce_scatter  tensor<N>, [{}] partial = sum {"x"} -> [{"x"}]
 //   all_reduce      tensor<N>, [{}] partial = sum {"x"} -> [{}]
@@ -32,7 +34,12 @@
 // not compute the reshard: it is the cost of moving the bytes alone. A second
 // baseline, "MPI reshard", is MPI computing the same target layout (a strided
 // send type), checked like the compiled result; for the other ops the raw
-// collective already computes the reshard.
+// collective already computes the reshard. all_gather_cols, a gather along
+// the inner dim (column blocks), is the same story for a gather: the raw
+// MPI_Allgather leaves the blocks stacked, "MPI reshard" receives them into
+// their columns with a strided recv type, and the compiled code has the
+// runtime write them there (distRtAllToAllStrided with a send chunk stride
+// of 0).
 //
 //===----------------------------------------------------------------------===//
 
@@ -69,11 +76,17 @@ using namespace dist::run;
 
 namespace {
 
-const char *const kOps[] = {"all_gather", "all_to_all", "reduce_scatter",
-                            "all_reduce"};
-/// Columns of the all_to_all tensor: a multiple of every rank count up to
-/// 1024 that divides it, and rows of 4 KiB.
+const char *const kOps[] = {"all_gather", "all_gather_cols", "all_to_all",
+                            "reduce_scatter", "all_reduce"};
+/// Columns of the all_to_all and all_gather_cols tensors: a multiple of
+/// every rank count up to 1024 that divides it, and rows of 4 KiB.
 constexpr int64_t kAllToAllColumns = 1024;
+
+/// Cases whose raw collective moves the bytes without producing the target
+/// layout (column blocks), so MPI's own reshard is timed too.
+bool movesColumns(llvm::StringRef op) {
+  return op == "all_to_all" || op == "all_gather_cols";
+}
 
 struct Options {
   std::vector<int64_t> sizes{1 << 20, 4 << 20, 16 << 20, 64 << 20};
@@ -90,8 +103,8 @@ struct Options {
                "dist-reshard-bench [--sizes LIST] [--ops LIST] [--reps N] "
                "[--opt-level 0-3] [--no-validation] [--json]\n"
                "  sizes: bytes with optional KiB/MiB/GiB suffix, "
-               "comma-separated\n  ops: all_gather, all_to_all, "
-               "reduce_scatter, all_reduce\n",
+               "comma-separated\n  ops: all_gather, all_gather_cols, "
+               "all_to_all, reduce_scatter, all_reduce\n",
                problem.c_str());
   std::exit(2);
 }
@@ -182,6 +195,12 @@ std::string caseFunction(const std::string &op, int64_t bytes, int64_t p,
     shape = std::to_string(rows) + "x" + std::to_string(kAllToAllColumns);
     from = R"([{"x"}, {}])";
     to = R"([{}, {"x"}])";
+  } else if (op == "all_gather_cols") {
+    // The gathered local R x C holds `bytes`.
+    shape = std::to_string(elements / kAllToAllColumns) + "x" +
+            std::to_string(kAllToAllColumns);
+    from = R"([{}, {"x"}])";
+    to = R"([{}, {}])";
   } else {
     shape = std::to_string(elements);
     if (op == "all_gather") {
@@ -239,7 +258,7 @@ int main(int argc, char **argv) {
     for (int64_t requested : opt.sizes) {
       // Round so that every dim divides evenly: p floats, or p rows of the
       // all_to_all tensor.
-      int64_t unit = op == "all_to_all" ? 4 * kAllToAllColumns : 4 * p;
+      int64_t unit = movesColumns(op) ? 4 * kAllToAllColumns : 4 * p;
       int64_t bytes = std::max(unit, requested / unit * unit);
       Case c;
       c.op = op;
@@ -321,7 +340,7 @@ int main(int argc, char **argv) {
     };
     // The raw collective on the same buffers.
     auto runMpi = [&] {
-      if (c.op == "all_gather")
+      if (c.op == "all_gather" || c.op == "all_gather_cols")
         check(MPI_Allgather(in, static_cast<int>(inCount), MPI_FLOAT, out,
                             static_cast<int>(inCount), MPI_FLOAT, comm),
               "MPI_Allgather");
@@ -341,11 +360,13 @@ int main(int argc, char **argv) {
     // For S(0) -> S(1) the raw MPI_Alltoall moves contiguous chunks and so
     // does not produce the target layout; MPI produces it with a strided
     // send type (chunk j = columns [j*c, (j+1)*c) of every local row), which
-    // is what a hand-written MPI program would do. For the other ops the raw
-    // collective already is the whole reshard.
+    // is what a hand-written MPI program would do; for all_gather_cols the
+    // same type, as the recv type, puts member j's block into columns
+    // [j*c, (j+1)*c) of every row. For the other ops the raw collective
+    // already is the whole reshard.
     MPI_Datatype columns = MPI_DATATYPE_NULL;
     const int64_t rows = inSig.localShape()[0];
-    if (c.op == "all_to_all") {
+    if (movesColumns(c.op)) {
       MPI_Datatype vector;
       const int64_t chunk = kAllToAllColumns / p;
       check(MPI_Type_vector(static_cast<int>(rows), static_cast<int>(chunk),
@@ -359,15 +380,20 @@ int main(int argc, char **argv) {
       MPI_Type_free(&vector);
     }
     auto runMpiReshard = [&] {
-      check(MPI_Alltoall(in, 1, columns, out, static_cast<int>(outCount / p),
-                         MPI_FLOAT, comm),
-            "MPI_Alltoall (strided send type)");
+      if (c.op == "all_gather_cols")
+        check(MPI_Allgather(in, static_cast<int>(inCount), MPI_FLOAT, out, 1,
+                            columns, comm),
+              "MPI_Allgather (strided recv type)");
+      else
+        check(MPI_Alltoall(in, 1, columns, out, static_cast<int>(outCount / p),
+                           MPI_FLOAT, comm),
+              "MPI_Alltoall (strided send type)");
     };
-    if (c.op == "all_to_all") {
+    if (movesColumns(c.op)) {
       std::memset(out, 0, outSig.localBytes());
       runMpiReshard();
       if (std::memcmp(expected.data(), out, expected.size()) != 0)
-        fail(rank, "the strided MPI_Alltoall computed a wrong result");
+        fail(rank, "MPI's strided reshard computed a wrong result");
     }
     runMpi();
 
@@ -396,7 +422,7 @@ int main(int argc, char **argv) {
           compiledTimes.push_back(sample(runCompiled));
           break;
         default:
-          if (c.op == "all_to_all")
+          if (movesColumns(c.op))
             reshardTimes.push_back(sample(runMpiReshard));
         }
       }
@@ -452,31 +478,29 @@ int main(int argc, char **argv) {
                       "MPI reshard ms | ratio vs MPI reshard |\n"
                       "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n";
       for (const Case &c : cases)
-        llvm::outs() << "| " << c.op << " | " << c.runtimeCalls << " | "
-                     << sizeName(c.bytes) << " | "
-                     << llvm::format("%.3f", c.mpiSeconds * 1e3) << " | "
-                     << llvm::format("%.3f", c.compiledSeconds * 1e3) << " | "
-                     << llvm::format("%.2f", c.bytes / c.mpiSeconds / 1e9)
-                     << " | "
-                     << llvm::format("%.2f", c.bytes / c.compiledSeconds / 1e9)
-                     << " | "
-                     << llvm::format("%.3f", c.mpiSeconds / c.compiledSeconds)
-                     << " | "
-                     << (c.op == "all_to_all"
-                             ? llvm::formatv("{0:F3}", c.mpiReshardSeconds * 1e3)
-                                   .str()
-                             : std::string("="))
-                     << " | "
-                     << llvm::format("%.3f",
-                                     c.mpiReshardSeconds / c.compiledSeconds)
-                     << " |\n";
+        llvm::outs()
+            << "| " << c.op << " | " << c.runtimeCalls << " | "
+            << sizeName(c.bytes) << " | "
+            << llvm::format("%.3f", c.mpiSeconds * 1e3) << " | "
+            << llvm::format("%.3f", c.compiledSeconds * 1e3) << " | "
+            << llvm::format("%.2f", c.bytes / c.mpiSeconds / 1e9) << " | "
+            << llvm::format("%.2f", c.bytes / c.compiledSeconds / 1e9) << " | "
+            << llvm::format("%.3f", c.mpiSeconds / c.compiledSeconds) << " | "
+            << (movesColumns(c.op)
+                    ? llvm::formatv("{0:F3}", c.mpiReshardSeconds * 1e3).str()
+                    : std::string("="))
+            << " | "
+            << llvm::format("%.3f", c.mpiReshardSeconds / c.compiledSeconds)
+            << " |\n";
       llvm::outs() << "\nratio = MPI time / compiled time (throughput "
                       "relative to the raw MPI collective on the same "
                       "buffers): min "
                    << llvm::format("%.3f", minRatio) << ", geometric mean "
                    << llvm::format("%.3f", geomean)
                    << "\nMPI reshard = MPI producing the same target layout "
-                      "(all_to_all: MPI_Alltoall with a strided send type; "
+                      "(all_to_all: MPI_Alltoall with a strided send type, "
+                      "all_gather_cols: MPI_Allgather with a strided recv "
+                      "type; "
                       "'=': the raw collective already does)\n";
     }
     llvm::outs().flush();

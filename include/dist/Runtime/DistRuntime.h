@@ -234,7 +234,9 @@ DIST_RT_API int32_t distRtAllToAll(int64_t group, const void *send, void *recv,
  * index) of recv, at recv + g*recvChunkStride walking recvStrides, receives
  * it. Strides are in elements and >= 0. The recv chunks must not overlap
  * one another or send. With row-major strides and chunk strides equal to
- * the chunk's element count this is distRtAllToAll.
+ * the chunk's element count this is distRtAllToAll; with a send chunk stride
+ * of 0 every member receives the same block, an all-gather into strided
+ * chunks (compiled gathers along an inner dim).
  * The MPI backend copies each chunk once, straight from the sender's send
  * box into the receiver's recv box, when all members are on one node and
  * the buffers of one side are all runtime memory (distRtAlloc, or a

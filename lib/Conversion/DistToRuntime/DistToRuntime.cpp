@@ -277,6 +277,14 @@ void packChunks(DataMover &mover, OpBuilder &b, Location loc, Value src,
   copyChunks(mover, b, loc, chunks, src, dim, /*toChunks=*/true);
 }
 
+/// Row-major strides (in elements) of a buffer of `shape`.
+SmallVector<int64_t> rowMajorStrides(ArrayRef<int64_t> shape) {
+  SmallVector<int64_t> strides(shape.size(), 1);
+  for (int64_t d = static_cast<int64_t>(shape.size()) - 2; d >= 0; --d)
+    strides[d] = strides[d + 1] * shape[d + 1];
+  return strides;
+}
+
 /// A [q, shape...] temporary, freed by the caller.
 Value allocChunks(OpBuilder &b, Location loc, int64_t q,
                   ArrayRef<int64_t> shape, Type elementType) {
@@ -466,12 +474,47 @@ struct LowerAllGather : CollectiveLoweringOf<planner::MoveKind::AllGather> {
       c.collective("distRtAllGather", group, in, out, numElements(in));
       return success();
     }
+    if (!state.device && lowerStrided(c, group, in, out, q, dim))
+      return success();
     Value chunks =
         allocChunks(c.b, c.loc, q, shape, memrefType(in).getElementType());
     c.collective("distRtAllGather", group, in, chunks, numElements(in));
     unpackChunks(c.mover, c.b, c.loc, chunks, out, dim);
     memref::DeallocOp::create(c.b, c.loc, chunks);
     return success();
+  }
+
+  /// A gather along an inner dim as a strided all-to-all whose send chunks
+  /// are all the whole input (chunk stride 0): the runtime writes each
+  /// member's block straight into its slice of `out`, with no gathered
+  /// temporary and no unpack pass (semantics §3b counts no local bytes for
+  /// an all_gather). Host memory only: a backend without strided
+  /// collectives (NCCL) would pack q copies of the input first. False
+  /// (nothing emitted) when the blocks do not fill `out` evenly or a buffer
+  /// is not plain row-major.
+  static bool lowerStrided(Ctx &c, Value group, Value in, Value out, int64_t q,
+                           int64_t dim) {
+    MemRefType inType = memrefType(in), outType = memrefType(out);
+    int64_t rank = inType.getRank();
+    if (rank >= DIST_RT_MAX_COPY_DIMS || !inType.getLayout().isIdentity() ||
+        !outType.getLayout().isIdentity() ||
+        q * inType.getDimSize(dim) != outType.getDimSize(dim))
+      return false;
+    SmallVector<int64_t> outStrides = rowMajorStrides(outType.getShape());
+    Value args[] = {
+        group,
+        c.i64(rank),
+        c.calls.constArray(c.b, c.loc, inType.getShape()),
+        c.ptr(in),
+        c.calls.constArray(c.b, c.loc, rowMajorStrides(inType.getShape())),
+        c.i64(0),
+        c.ptr(out),
+        c.calls.constArray(c.b, c.loc, outStrides),
+        c.i64(inType.getDimSize(dim) * outStrides[dim]),
+        c.i32(c.dtype),
+        c.streamArg()};
+    c.calls.call(c.b, c.loc, "distRtAllToAllStrided", c.b.getI32Type(), args);
+    return true;
   }
 };
 
@@ -532,14 +575,8 @@ struct LowerAllToAll : CollectiveLoweringOf<planner::MoveKind::AllToAll> {
         q * chunkShape[toDim] != inType.getDimSize(toDim) ||
         q * chunkShape[dim] != outType.getDimSize(dim))
       return false;
-    auto rowMajor = [](ArrayRef<int64_t> shape) {
-      SmallVector<int64_t> strides(shape.size(), 1);
-      for (int64_t d = static_cast<int64_t>(shape.size()) - 2; d >= 0; --d)
-        strides[d] = strides[d + 1] * shape[d + 1];
-      return strides;
-    };
-    SmallVector<int64_t> inStrides = rowMajor(inType.getShape());
-    SmallVector<int64_t> outStrides = rowMajor(outType.getShape());
+    SmallVector<int64_t> inStrides = rowMajorStrides(inType.getShape());
+    SmallVector<int64_t> outStrides = rowMajorStrides(outType.getShape());
     Value args[] = {group,
                     c.i64(rank),
                     c.calls.constArray(c.b, c.loc, chunkShape),

@@ -30,17 +30,37 @@ func.func @gather_direct(%in: memref<4x8xf32>, %out: memref<16x8xf32>) {
   return
 }
 
-// Along a non-leading dim the gathered blocks arrive chunk-major: receive
-// into a [q, block] temporary and unpack every chunk to its column range.
-// CHECK-LABEL: func @gather_unpack
-// CHECK: %[[TMP:.*]] = memref.alloc() : memref<4x8x4xf32>
-// CHECK: call @distRtAllGather(%{{.*}}, %{{.*}}, %{{.*}}, %c32_i64, %c2_i32, %{{.*}})
-// CHECK: scf.for %[[J:.*]] = %c0 to %c4 step %c1
-// CHECK:   memref.subview %[[TMP]][%[[J]], 0, 0] [1, 8, 4] [1, 1, 1]
-// CHECK:   linalg.copy
-// CHECK: memref.dealloc %[[TMP]]
-func.func @gather_unpack(%in: memref<8x4xf32>, %out: memref<8x16xf32>) {
+// Along a non-leading dim, blocks that fill the output evenly are written
+// straight into their column ranges: a strided all-to-all whose send chunks
+// are all the whole input (chunk stride 0), received at column offsets
+// 4 apart (chunk stride 4) with the output's row stride; no temporary, no
+// unpack.
+// CHECK-LABEL: func @gather_strided
+// CHECK-NOT: memref.alloc
+// CHECK: call @distRtAllToAllStrided(%{{.*}}, %c2_i64{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %c0_i64, %{{.*}}, %{{.*}}, %c4_i64{{.*}}, %c2_i32, %{{.*}})
+// CHECK-NOT: linalg.copy
+// CHECK: return
+func.func @gather_strided(%in: memref<8x4xf32>, %out: memref<8x16xf32>) {
   dist.buffer.all_gather %in, %out on @m axes = ["y"] dim = 1 : memref<8x4xf32>, memref<8x16xf32>
+  return
+}
+
+// Uneven along a non-leading dim (4 blocks of 6 columns hold 22): the
+// blocks arrive chunk-major in a [q, block] temporary, and every chunk is
+// unpacked to its column range, the last one cut short.
+// CHECK-LABEL: func @gather_unpack
+// CHECK: %[[TMP:.*]] = memref.alloc() : memref<4x3x6xf32>
+// CHECK: call @distRtAllGather(%{{.*}}, %{{.*}}, %{{.*}}, %c18_i64, %c2_i32, %{{.*}})
+// CHECK: scf.for %[[J:.*]] = %c0 to %c3 step %c1
+// CHECK:   memref.subview %[[TMP]][%[[J]], 0, 0] [1, 3, 6] [1, 1, 1]
+// CHECK:   linalg.copy
+// CHECK: %[[LAST:.*]] = memref.subview %[[TMP]][3, 0, 0] [1, 3, 6] [1, 1, 1]
+// CHECK: memref.subview %[[LAST]][0, 0] [3, 4] [1, 1]
+// CHECK: memref.subview %{{.*}}[0, 18] [3, 4] [1, 1]
+// CHECK: linalg.copy
+// CHECK: memref.dealloc %[[TMP]]
+func.func @gather_unpack(%in: memref<3x6xf32>, %out: memref<3x22xf32>) {
+  dist.buffer.all_gather %in, %out on @m axes = ["y"] dim = 1 : memref<3x6xf32>, memref<3x22xf32>
   return
 }
 
