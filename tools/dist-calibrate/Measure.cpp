@@ -50,6 +50,8 @@ struct Fit {
   planner::AxisCostParams params;
   planner::LineFit quality;
   int attempts = 1;
+  /// What was fitted: bytes per device and the median time, per size.
+  std::vector<planner::TimingSample> samples;
 };
 
 class Calibration {
@@ -126,7 +128,11 @@ private:
   /// of the slowest rank's time for one call. The sizes are interleaved:
   /// each rep times every size once, in alternating order, so that a load
   /// spike or a drift of a shared machine spreads over all sizes instead of
-  /// bending the fitted line at the sizes it happened to hit.
+  /// bending the fitted line at the sizes it happened to hit. Each timed
+  /// call follows an untimed one of the same size, so that it finds the
+  /// caches as a program calling the move again and again does (after a
+  /// 64 MiB call, a 1 MiB one would otherwise start cold and take twice as
+  /// long).
   std::vector<double>
   timeSweep(const std::vector<std::function<void()>> &calls) {
     for (const std::function<void()> &call : calls) {
@@ -138,6 +144,8 @@ private:
     for (int r = 0; r < options.reps; ++r) {
       for (size_t k = 0; k < calls.size(); ++k) {
         const size_t i = r % 2 ? calls.size() - 1 - k : k;
+        calls[i]();
+        distRtSynchronize(nullptr);
         MPI_Barrier(comm);
         auto t0 = std::chrono::steady_clock::now();
         calls[i]();
@@ -285,8 +293,8 @@ private:
           return planner::fitAlphaBeta(shape, p, samples, &quality);
         },
         [&](planner::AxisCostParams params, planner::LineFit quality,
-            int attempt) {
-          fits.push_back({name, kind, params, quality, attempt});
+            int attempt, llvm::ArrayRef<planner::TimingSample> samples) {
+          fits.push_back({name, kind, params, quality, attempt, samples.vec()});
         });
   }
 
@@ -333,8 +341,9 @@ public:
                                          line->slope / double(k)};
         },
         [&](planner::AxisCostParams params, planner::LineFit quality,
-            int attempt) {
-          transfer = Fit{"", MoveKind::Redistribute, params, quality, attempt};
+            int attempt, llvm::ArrayRef<planner::TimingSample> samples) {
+          transfer = Fit{"",      MoveKind::Redistribute, params, quality,
+                         attempt, samples.vec()};
           transferMessagesPerRank = k;
         });
   }
@@ -349,8 +358,8 @@ private:
       const std::function<std::function<void()>(int64_t)> &callOf,
       const std::function<llvm::Expected<planner::AxisCostParams>(
           llvm::ArrayRef<planner::TimingSample>, planner::LineFit &)> &fit,
-      const std::function<void(planner::AxisCostParams, planner::LineFit, int)>
-          &keep) {
+      const std::function<void(planner::AxisCostParams, planner::LineFit, int,
+                               llvm::ArrayRef<planner::TimingSample>)> &keep) {
     for (int attempt = 1; attempt <= 3; ++attempt) {
       std::vector<int64_t> elementsOf;
       std::vector<std::function<void()>> calls;
@@ -368,7 +377,7 @@ private:
         planner::LineFit quality;
         llvm::Expected<planner::AxisCostParams> params = fit(samples, quality);
         if (params) {
-          keep(*params, quality, attempt);
+          keep(*params, quality, attempt, samples);
           fitted = 1;
           llvm::errs() << "dist-calibrate: " << label << ": alpha "
                        << planner::formatDouble(params->alpha) << " s, beta "
@@ -523,7 +532,10 @@ void writeTopology(llvm::raw_ostream &os, const MeasureOptions &options,
        << number(f.quality.worstRelativeResidual)
        << ", \"points\": " << f.quality.pointsUsed
        << ", \"outliers\": " << f.quality.outliersDropped
-       << ", \"attempts\": " << f.attempts << "}";
+       << ", \"attempts\": " << f.attempts << ", \"seconds\": [";
+    for (size_t k = 0; k < f.samples.size(); ++k)
+      os << (k ? ", " : "") << number(f.samples[k].seconds);
+    os << "]}";
   }
   os << "]";
   auto local = [&](const char *key, const std::optional<planner::LineFit> &f) {
