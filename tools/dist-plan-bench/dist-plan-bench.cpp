@@ -319,6 +319,11 @@ int main(int argc, char **argv) {
       rest.push_back(argv[i]);
     }
   }
+  if (gMinRank > gMaxRank) {
+    llvm::errs() << "dist-plan-bench: --min-rank=" << gMinRank
+                 << " is above --max-rank=" << gMaxRank << "\n";
+    return 2;
+  }
   if (summary) {
     std::optional<llvm::raw_fd_ostream> dump;
     if (!dumpPath.empty()) {
