@@ -367,6 +367,40 @@ struct Ctx {
   }
 };
 
+/// Whether distRtAllToAllStrided can walk `in` and `out` as they are:
+/// plain row-major buffers of few enough dims.
+bool stridedCallable(Value in, Value out) {
+  MemRefType inType = memrefType(in), outType = memrefType(out);
+  return inType.getRank() < DIST_RT_MAX_COPY_DIMS &&
+         inType.getLayout().isIdentity() && outType.getLayout().isIdentity();
+}
+
+/// distRtAllToAllStrided between the row-major buffers `in` and `out`, each
+/// chunk a `chunkShape` box walked with its buffer's strides: chunk j of
+/// `in` is its slice j along `inChunkDim` (none: every chunk is the whole
+/// of `in`, one block to every member), chunk i of `out` its slice i along
+/// `outChunkDim`.
+void callStridedAllToAll(Ctx &c, Value group, ArrayRef<int64_t> chunkShape,
+                         Value in, std::optional<int64_t> inChunkDim, Value out,
+                         int64_t outChunkDim) {
+  SmallVector<int64_t> inStrides = rowMajorStrides(memrefType(in).getShape());
+  SmallVector<int64_t> outStrides = rowMajorStrides(memrefType(out).getShape());
+  int64_t inChunkStride =
+      inChunkDim ? chunkShape[*inChunkDim] * inStrides[*inChunkDim] : 0;
+  Value args[] = {group,
+                  c.i64(memrefType(in).getRank()),
+                  c.calls.constArray(c.b, c.loc, chunkShape),
+                  c.ptr(in),
+                  c.calls.constArray(c.b, c.loc, inStrides),
+                  c.i64(inChunkStride),
+                  c.ptr(out),
+                  c.calls.constArray(c.b, c.loc, outStrides),
+                  c.i64(chunkShape[outChunkDim] * outStrides[outChunkDim]),
+                  c.i32(c.dtype),
+                  c.streamArg()};
+  c.calls.call(c.b, c.loc, "distRtAllToAllStrided", c.b.getI32Type(), args);
+}
+
 /// The steps every buffer op's lowering shares, around `body`: a tensor
 /// with a zero extent has empty blocks on every device (local buffers have
 /// the same padded shape everywhere), so there is nothing to move and no
@@ -494,26 +528,12 @@ struct LowerAllGather : CollectiveLoweringOf<planner::MoveKind::AllGather> {
   /// is not plain row-major.
   static bool lowerStrided(Ctx &c, Value group, Value in, Value out, int64_t q,
                            int64_t dim) {
-    MemRefType inType = memrefType(in), outType = memrefType(out);
-    int64_t rank = inType.getRank();
-    if (rank >= DIST_RT_MAX_COPY_DIMS || !inType.getLayout().isIdentity() ||
-        !outType.getLayout().isIdentity() ||
-        q * inType.getDimSize(dim) != outType.getDimSize(dim))
+    MemRefType inType = memrefType(in);
+    if (!stridedCallable(in, out) ||
+        q * inType.getDimSize(dim) != memrefType(out).getDimSize(dim))
       return false;
-    SmallVector<int64_t> outStrides = rowMajorStrides(outType.getShape());
-    Value args[] = {
-        group,
-        c.i64(rank),
-        c.calls.constArray(c.b, c.loc, inType.getShape()),
-        c.ptr(in),
-        c.calls.constArray(c.b, c.loc, rowMajorStrides(inType.getShape())),
-        c.i64(0),
-        c.ptr(out),
-        c.calls.constArray(c.b, c.loc, outStrides),
-        c.i64(inType.getDimSize(dim) * outStrides[dim]),
-        c.i32(c.dtype),
-        c.streamArg()};
-    c.calls.call(c.b, c.loc, "distRtAllToAllStrided", c.b.getI32Type(), args);
+    callStridedAllToAll(c, group, inType.getShape(), in, std::nullopt, out,
+                        dim);
     return true;
   }
 };
@@ -568,27 +588,11 @@ struct LowerAllToAll : CollectiveLoweringOf<planner::MoveKind::AllToAll> {
   static bool lowerStrided(Ctx &c, Value group, Value in, Value out,
                            ArrayRef<int64_t> chunkShape, int64_t q, int64_t dim,
                            int64_t toDim) {
-    MemRefType inType = memrefType(in), outType = memrefType(out);
-    int64_t rank = inType.getRank();
-    if (rank >= DIST_RT_MAX_COPY_DIMS || !inType.getLayout().isIdentity() ||
-        !outType.getLayout().isIdentity() ||
-        q * chunkShape[toDim] != inType.getDimSize(toDim) ||
-        q * chunkShape[dim] != outType.getDimSize(dim))
+    if (!stridedCallable(in, out) ||
+        q * chunkShape[toDim] != memrefType(in).getDimSize(toDim) ||
+        q * chunkShape[dim] != memrefType(out).getDimSize(dim))
       return false;
-    SmallVector<int64_t> inStrides = rowMajorStrides(inType.getShape());
-    SmallVector<int64_t> outStrides = rowMajorStrides(outType.getShape());
-    Value args[] = {group,
-                    c.i64(rank),
-                    c.calls.constArray(c.b, c.loc, chunkShape),
-                    c.ptr(in),
-                    c.calls.constArray(c.b, c.loc, inStrides),
-                    c.i64(chunkShape[toDim] * inStrides[toDim]),
-                    c.ptr(out),
-                    c.calls.constArray(c.b, c.loc, outStrides),
-                    c.i64(chunkShape[dim] * outStrides[dim]),
-                    c.i32(c.dtype),
-                    c.streamArg()};
-    c.calls.call(c.b, c.loc, "distRtAllToAllStrided", c.b.getI32Type(), args);
+    callStridedAllToAll(c, group, chunkShape, in, toDim, out, dim);
     return true;
   }
 };
