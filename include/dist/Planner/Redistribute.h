@@ -208,10 +208,11 @@ private:
   std::vector<int64_t> coords;     // numDevices x numAxes
   std::vector<int64_t> axisStride; // linear-index stride of each axis
   std::vector<AxisCostParams> linkByMask;
-  std::vector<bool> linkKnown;
+  std::vector<uint8_t> linkKnown;
   // Scratch, reused across calls.
   std::vector<int64_t> srcBlock, dstBlock;
   std::vector<int64_t> pairBytes, touched;
+  std::vector<unsigned> pairMask; // per touched sender, see assignAndPrice
   std::vector<double> sendSide;
   // The replicas a piece may come from (see computeExchange): per candidate,
   // its offset on each free axis, and per receiver its index delta and the
@@ -224,7 +225,12 @@ private:
   std::vector<unsigned> idleAxes;
   int64_t idleCopies = 1;
   SenderBalancer balancer;
-  const AxisCostParams &linkOf(unsigned mask);
+  /// The link between two devices that differ on the axes of `mask`
+  /// (pointToPointLink), asked of the model once per mask.
+  const AxisCostParams &linkOf(unsigned mask) {
+    return linkKnown[mask] ? linkByMask[mask] : learnLink(mask);
+  }
+  const AxisCostParams &learnLink(unsigned mask);
   /// One assignment of senders (the first `numCandidates` replicas per
   /// piece) and its price; false when too large.
   bool assignAndPrice(const Layout &src, const Layout &dst,

@@ -66,20 +66,25 @@ int64_t dist::planner::shardIndex(const Mesh &mesh, const Layout &layout,
 
 using dist::mixed_radix::blockSize;
 
+/// The local extent along `d`: the block, or on an interleaved dim one
+/// block of every segment.
+static int64_t localExtent(const Mesh &mesh, const Layout &layout,
+                           llvm::ArrayRef<int64_t> shape, size_t d) {
+  int64_t parts = layout.shardCount(mesh, d);
+  if (!layout.isSegmented(d))
+    return blockSize(shape[d], parts);
+  int64_t extent = 0;
+  for (int64_t n : layout.segments[d])
+    extent += blockSize(n, parts);
+  return extent;
+}
+
 std::vector<int64_t> dist::planner::localShape(const Mesh &mesh,
                                                const Layout &layout,
                                                llvm::ArrayRef<int64_t> shape) {
-  std::vector<int64_t> local(shape.begin(), shape.end());
-  for (size_t d = 0; d < local.size(); ++d) {
-    int64_t parts = layout.shardCount(mesh, d);
-    if (!layout.isSegmented(d)) {
-      local[d] = blockSize(shape[d], parts);
-      continue;
-    }
-    local[d] = 0;
-    for (int64_t n : layout.segments[d])
-      local[d] += blockSize(n, parts);
-  }
+  std::vector<int64_t> local(shape.size());
+  for (size_t d = 0; d < local.size(); ++d)
+    local[d] = localExtent(mesh, layout, shape, d);
   return local;
 }
 
@@ -155,8 +160,8 @@ int64_t dist::planner::localBytes(const Mesh &mesh, const Layout &layout,
                                   llvm::ArrayRef<int64_t> shape,
                                   int64_t elementBytes) {
   int64_t bytes = elementBytes;
-  for (int64_t extent : localShape(mesh, layout, shape))
-    bytes *= extent;
+  for (size_t d = 0; d < shape.size(); ++d)
+    bytes *= localExtent(mesh, layout, shape, d);
   return bytes;
 }
 

@@ -3,6 +3,7 @@
 #include "dist/Planner/Layout.h"
 #include "Model/Syntax.h"
 
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
@@ -128,6 +129,27 @@ Error dist::planner::verifyLayout(const Mesh &mesh, const Layout &layout,
   if (layout.dimAxes.size() != tensorRank)
     return fail("layout has " + llvm::Twine(layout.dimAxes.size()) +
                 " dims but the tensor has rank " + llvm::Twine(tensorRank));
+  // The planner verifies every layout it is handed; the common, valid one
+  // is checked without building the messages below.
+  {
+    llvm::SmallVector<bool, 16> seen(mesh.getNumAxes(), false);
+    bool valid = layout.segments.size() <= tensorRank;
+    auto take = [&](unsigned axis) {
+      valid &= axis < seen.size() && !seen[axis];
+      if (valid)
+        seen[axis] = true;
+    };
+    for (const std::vector<unsigned> &axes : layout.dimAxes)
+      for (unsigned axis : axes)
+        take(axis);
+    for (unsigned axis : layout.partialAxes)
+      take(axis);
+    for (const std::vector<int64_t> &segments : layout.segments)
+      for (int64_t n : segments)
+        valid &= n >= 1;
+    if (valid)
+      return Error::success();
+  }
   // Where each axis was first seen, to name both places on a duplicate.
   std::vector<std::string> seenAt(mesh.getNumAxes());
   auto visit = [&](unsigned axis, const std::string &where) -> Error {

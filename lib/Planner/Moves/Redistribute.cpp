@@ -427,22 +427,21 @@ ExchangeCostEvaluator::ExchangeCostEvaluator(const CostModel &model,
   for (unsigned a = numAxes; a-- > 1;)
     axisStride[a - 1] = axisStride[a] * mesh.getAxisSize(a);
   linkByMask.resize(size_t(1) << numAxes);
-  linkKnown.assign(size_t(1) << numAxes, false);
+  linkKnown.assign(size_t(1) << numAxes, 0);
   pairBytes.assign(numDevices, 0);
+  pairMask.assign(numDevices, 0);
   sendSide.assign(numDevices, 0);
 }
 
 ExchangeCostEvaluator::~ExchangeCostEvaluator() = default;
 
-const AxisCostParams &ExchangeCostEvaluator::linkOf(unsigned mask) {
-  if (!linkKnown[mask]) {
-    std::vector<unsigned> axes;
-    for (unsigned a = 0; a < numAxes; ++a)
-      if (mask & (1u << a))
-        axes.push_back(a);
-    linkByMask[mask] = model.pointToPointLink(axes);
-    linkKnown[mask] = true;
-  }
+const AxisCostParams &ExchangeCostEvaluator::learnLink(unsigned mask) {
+  std::vector<unsigned> axes;
+  for (unsigned a = 0; a < numAxes; ++a)
+    if (mask & (1u << a))
+      axes.push_back(a);
+  linkByMask[mask] = model.pointToPointLink(axes);
+  linkKnown[mask] = true;
   return linkByMask[mask];
 }
 
@@ -589,20 +588,28 @@ bool ExchangeCostEvaluator::assignAndPrice(const Layout &src, const Layout &dst,
         const int64_t bytes = elements * elementBytes;
         const AxisCostParams cheapest = linkOf(forcedMask);
         int64_t best = sender;
+        unsigned bestMask = forcedMask;
         double bestIncrement = balancer.increment(sender, u, cheapest, bytes);
         for (int64_t c = 1; c < numCandidates; ++c) {
           int64_t v = sender + candidateDelta[c];
-          if (!(linkOf(forcedMask | candidateMask[c]) == cheapest))
+          const unsigned mask = forcedMask | candidateMask[c];
+          if (!(linkOf(mask) == cheapest))
             continue;
           double increment = balancer.increment(v, u, cheapest, bytes);
           if (balancer.better(v, increment, best, bestIncrement)) {
             best = v;
+            bestMask = mask;
             bestIncrement = increment;
           }
         }
         balancer.assign(best, u, cheapest, bytes);
-        if (pairBytes[best] == 0)
+        if (pairBytes[best] == 0) {
           touched.push_back(best);
+          // The axes on which the sender's coordinate differs from the
+          // receiver's: the source digits it supplies and the replica's
+          // (nonzero) offsets.
+          pairMask[best] = bestMask;
+        }
         pairBytes[best] += bytes;
       } else {
         kept += elements * elementBytes;
@@ -616,12 +623,7 @@ bool ExchangeCostEvaluator::assignAndPrice(const Layout &src, const Layout &dst,
     double recv = 0;
     int64_t received = 0;
     for (int64_t v : touched) {
-      const int64_t *vc = &coords[v * numAxes];
-      unsigned mask = 0;
-      for (unsigned a = 0; a < numAxes; ++a)
-        if (vc[a] != uc[a])
-          mask |= 1u << a;
-      const AxisCostParams &link = linkOf(mask);
+      const AxisCostParams &link = linkOf(pairMask[v]);
       double seconds = link.alpha + double(pairBytes[v]) * link.beta;
       recv += seconds;
       sendSide[v] += seconds;

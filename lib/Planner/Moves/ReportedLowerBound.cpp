@@ -46,6 +46,17 @@ static bool partialsAreFinal(const Mesh &mesh, const Layout &source,
       });
 }
 
+/// True when every dim divides evenly into both layouts' shards: then the
+/// ideal blocks are exactly semantics §2's, and one measure gives both.
+static bool dividesEvenly(const Mesh &mesh, const Layout &source,
+                          const Layout &target, llvm::ArrayRef<int64_t> shape) {
+  for (unsigned d = 0; d < shape.size(); ++d)
+    if (shape[d] % source.shardCount(mesh, d) ||
+        shape[d] % target.shardCount(mesh, d))
+      return false;
+  return true;
+}
+
 namespace {
 struct IdealRange {
   double begin, end;
@@ -121,14 +132,23 @@ double dist::planner::detail::reportedLowerBound(const Mesh &mesh,
                                                  const CostModel &model) {
   bool final = partialsAreFinal(mesh, source, target);
   double worst = 0;
-  if (!source.hasSegments() && !target.hasSegments())
-    forEachBlockCoverage(
-        mesh, source, target, shape, [&](const BlockCoverage &c) {
-          worst = std::max(worst,
-                           std::min(c.wantedIdeal - (final ? c.heldIdeal : 0),
-                                    c.wanted - (final ? c.held : 0)));
-        });
-  else
+  if (!source.hasSegments() && !target.hasSegments()) {
+    // Where every dim divides evenly the ideal blocks are semantics §2's.
+    if (dividesEvenly(mesh, source, target, shape))
+      forEachBlockCoverage</*Ideal=*/false>(
+          mesh, LayoutBlocks(mesh, source, shape, /*ideal=*/false),
+          LayoutBlocks(mesh, target, shape, /*ideal=*/false),
+          [&](const BlockCoverage &c) {
+            worst = std::max(worst, c.wanted - (final ? c.held : 0));
+          });
+    else
+      forEachBlockCoverage(
+          mesh, source, target, shape, [&](const BlockCoverage &c) {
+            worst = std::max(worst,
+                             std::min(c.wantedIdeal - (final ? c.heldIdeal : 0),
+                                      c.wanted - (final ? c.held : 0)));
+          });
+  } else
     worst = segmentedMissing(mesh, source, target, shape, final);
   // Below a hundredth of an element is rounding, not data.
   double perDevice =
@@ -243,13 +263,18 @@ double dist::planner::detail::crossingBound(const Mesh &mesh,
     return 0;
   bool final = partialsAreFinal(mesh, source, target);
   double best = 0;
+  // Where every dim divides evenly in both layouts, the blocks of
+  // semantics §2 are the ideal ones, and one measure gives both.
+  const bool measures[2] = {true, false};
+  const llvm::ArrayRef<bool> idealMeasures(
+      measures, dividesEvenly(mesh, source, target, shape) ? 1 : 2);
   Ranges t, src; // reused: this runs once per plan, on every plan
   // A dim that the axis splits in neither layout contributes the same
   // factors for every axis and value: all blocks, in both layouts.
   const size_t rank = shape.size();
   std::vector<double> wholeWanted(2 * rank), wholeKept(2 * rank);
   for (unsigned d = 0; d < rank; ++d)
-    for (bool ideal : {true, false}) {
+    for (bool ideal : idealMeasures) {
       blocksWith(mesh, target, shape, d, ~0u, 0, ideal, t);
       blocksWith(mesh, source, shape, d, ~0u, 0, ideal, src);
       wholeWanted[2 * d + ideal] = measure(t);
@@ -271,9 +296,12 @@ double dist::planner::detail::crossingBound(const Mesh &mesh,
     const unsigned srcDim = source.dimOf(a).value_or(rank),
                    dstDim = target.dimOf(a).value_or(rank);
     double perHyperplane = double(mesh.getNumDevices() / p);
-    for (int64_t c = 0; c < p; ++c) {
+    // An axis that splits no dim of either layout cuts every hyperplane
+    // alike: one value stands for all.
+    const int64_t values = srcDim == rank && dstDim == rank ? 1 : p;
+    for (int64_t c = 0; c < values; ++c) {
       double crossing = -1;
-      for (bool ideal : {true, false}) {
+      for (bool ideal : idealMeasures) {
         double wanted = 1, kept = held ? 1 : 0;
         for (unsigned d = 0; d < rank; ++d) {
           if (d != srcDim && d != dstDim) {

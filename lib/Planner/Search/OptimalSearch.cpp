@@ -71,6 +71,11 @@ uint64_t hashOf(const StateKey &k) {
 /// erased except the one just inserted (on overflow). The search computes
 /// the hashes of a whole expansion first and prefetches their buckets, so
 /// the (mostly cache-missing) probes overlap.
+///
+/// The table lives in the thread's scratch memory (see ScratchMemory) and
+/// starts each search as the last one left it: the buckets that search
+/// filled are emptied, one by one, instead of writing every bucket of a
+/// table most small searches barely touch.
 class StateIndex {
 public:
   struct Known {
@@ -85,8 +90,23 @@ public:
     double g;
     uint16_t steps;
   };
+  /// The table and the positions of its filled buckets, kept from one
+  /// search to the next.
+  struct Storage {
+    std::vector<Bucket> buckets;
+    std::vector<uint32_t> filled;
+  };
 
-  StateIndex() { buckets.assign(1024, Bucket{0, kEmpty, 0, 0, 0}); }
+  explicit StateIndex(Storage &storage)
+      : buckets(storage.buckets), filled(storage.filled) {
+    if (buckets.size() < kInitialBuckets || buckets.size() > kKeepBuckets) {
+      buckets.assign(kInitialBuckets, emptyBucket());
+    } else {
+      for (uint32_t i : filled)
+        buckets[i].extra = kEmpty;
+    }
+    filled.clear();
+  }
 
   void prefetch(uint64_t hash) const {
     __builtin_prefetch(&buckets[hash & (buckets.size() - 1)]);
@@ -98,12 +118,12 @@ public:
     for (size_t i = hash & mask;; i = (i + 1) & mask) {
       Bucket &b = buckets[i];
       if (b.extra == kEmpty) {
-        if ((size + 1) * 4 > buckets.size() * 3) {
+        if ((filled.size() + 1) * 4 > buckets.size() * 3) {
           grow();
           return tryEmplace(key, hash, value);
         }
         b = Bucket{key.slots, key.extra, value.node, value.g, value.steps};
-        ++size;
+        filled.push_back(uint32_t(i));
         return {&b, true};
       }
       if (b.slots == key.slots && b.extra == key.extra)
@@ -114,27 +134,31 @@ public:
   /// after it, so no probe sequence passes through it yet).
   void eraseLast(Bucket *b) {
     b->extra = kEmpty;
-    --size;
+    filled.pop_back();
   }
 
 private:
   // A key's extra uses bits 0..16 only (kind, run flag, dim, start).
   static constexpr uint32_t kEmpty = ~uint32_t(0);
+  static constexpr size_t kInitialBuckets = 1024;
+  // Keep what a typical hard search needs, not what a huge one took.
+  static constexpr size_t kKeepBuckets = size_t(1) << 18;
+  static Bucket emptyBucket() { return Bucket{0, kEmpty, 0, 0, 0}; }
   void grow() {
-    std::vector<Bucket> old(buckets.size() * 2, Bucket{0, kEmpty, 0, 0, 0});
+    std::vector<Bucket> old(buckets.size() * 2, emptyBucket());
     old.swap(buckets);
     size_t mask = buckets.size() - 1;
-    for (const Bucket &b : old) {
-      if (b.extra == kEmpty)
-        continue;
+    for (uint32_t &at : filled) {
+      const Bucket &b = old[at];
       size_t i = hashOf({b.slots, b.extra}) & mask;
       while (buckets[i].extra != kEmpty)
         i = (i + 1) & mask;
       buckets[i] = b;
+      at = uint32_t(i);
     }
   }
-  std::vector<Bucket> buckets;
-  size_t size = 0;
+  std::vector<Bucket> &buckets;
+  std::vector<uint32_t> &filled;
 };
 
 /// relabel[a] = the axis that plays a's part after relabelling.
@@ -310,6 +334,7 @@ struct ScratchMemory {
   std::vector<Node> nodes;
   std::vector<Entry> open;
   std::vector<Pending> pending;
+  StateIndex::Storage index;
   bool taken = false;
 
   class Lease {
@@ -391,7 +416,7 @@ llvm::Expected<std::vector<Move>> dist::planner::detail::searchOptimalWithin(
   nodes.clear();
   nodes.reserve(1024);
   using Known = StateIndex::Known;
-  StateIndex index;
+  StateIndex index(memory.index);
   OpenQueue open(memory.open);
   uint32_t seq = 0;
   // Redistribute (semantics §3, point-to-point) goes from a state to the
