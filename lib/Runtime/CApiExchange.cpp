@@ -3,7 +3,9 @@
 // distRtExchange, the runtime side of redistribute (semantics §3): the
 // table is checked alike on every rank, each named rank checks its own
 // boxes and buffers, the named ranks agree pairwise (CrossRankCheck.h), and
-// the backend moves the boxes.
+// the backend moves the boxes. distRtExchangeLocal, for tables of local
+// copies only, does the same without the agreement: no rank waits for
+// another.
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,17 +21,21 @@
 
 using namespace dist::rt;
 
-extern "C" {
-
-int32_t distRtExchange(int64_t numDims, const int64_t *sendShape,
-                       const void *send, const int64_t *recvShape, void *recv,
-                       int64_t numTransfers, const int64_t *table,
-                       int32_t dtype, void *stream) {
-  return guard("exchange", [&] {
+namespace {
+/// distRtExchange and distRtExchangeLocal: the same checks and the same
+/// backend call; a local exchange has no peers to agree with, so it skips
+/// the signature exchange (and its table must say so).
+int32_t exchange(const char *name, bool localOnly, int64_t numDims,
+                 const int64_t *sendShape, const void *send,
+                 const int64_t *recvShape, void *recv, int64_t numTransfers,
+                 const int64_t *table, int32_t dtype, void *stream) {
+  return guard(name, [&] {
     requireInit();
     // The table is the same on every rank: a bad one fails everywhere alike,
     // before anyone communicates.
     validateExchangeTable(numDims, numTransfers, table, S.size);
+    if (localOnly)
+      requireLocalExchangeTable(numDims, numTransfers, table);
     ExchangeRole role = exchangeRole(numDims, numTransfers, table, S.rank);
     if (!role.named)
       return;
@@ -61,7 +67,7 @@ int32_t distRtExchange(int64_t numDims, const int64_t *sendShape,
       if (overlaps(send, sendBytes, recv, recvBytes))
         invalid("send and recv overlap");
     });
-    if (S.validate)
+    if (S.validate && !localOnly)
       exchangeSignatures(role, dtype,
                          hashExchangeTable(numDims, numTransfers, table),
                          local.code);
@@ -80,6 +86,25 @@ int32_t distRtExchange(int64_t numDims, const int64_t *sendShape,
     call.mode = S.exchange;
     S.backend->exchange(call, s);
   });
+}
+} // namespace
+
+extern "C" {
+
+int32_t distRtExchange(int64_t numDims, const int64_t *sendShape,
+                       const void *send, const int64_t *recvShape, void *recv,
+                       int64_t numTransfers, const int64_t *table,
+                       int32_t dtype, void *stream) {
+  return exchange("exchange", /*localOnly=*/false, numDims, sendShape, send,
+                  recvShape, recv, numTransfers, table, dtype, stream);
+}
+
+int32_t distRtExchangeLocal(int64_t numDims, const int64_t *sendShape,
+                            const void *send, const int64_t *recvShape,
+                            void *recv, int64_t numTransfers,
+                            const int64_t *table, int32_t dtype, void *stream) {
+  return exchange("exchange_local", /*localOnly=*/true, numDims, sendShape,
+                  send, recvShape, recv, numTransfers, table, dtype, stream);
 }
 
 } // extern "C"

@@ -32,6 +32,17 @@ int64_t ExchangeEntry::elements() const {
   return n;
 }
 
+void requireLocalExchangeTable(int64_t numDims, int64_t numTransfers,
+                               const int64_t *table) {
+  for (int64_t k = 0; k < numTransfers; ++k) {
+    ExchangeEntry e = exchangeEntry(table, numDims, k);
+    if (e.src() != e.dst())
+      invalid(entryName(k) + ": srcRank = " + std::to_string(e.src()) +
+              " and dstRank = " + std::to_string(e.dst()) +
+              " differ; a local exchange copies within each rank only");
+  }
+}
+
 void validateExchangeTable(int64_t numDims, int64_t numTransfers,
                            const int64_t *table, int64_t worldSize) {
   if (numDims < 0 || numDims > DIST_RT_MAX_COPY_DIMS)

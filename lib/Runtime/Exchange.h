@@ -51,6 +51,12 @@ inline ExchangeEntry exchangeEntry(const int64_t *table, int64_t numDims,
 void validateExchangeTable(int64_t numDims, int64_t numTransfers,
                            const int64_t *table, int64_t worldSize);
 
+/// After validateExchangeTable, for distRtExchangeLocal: every transfer is a
+/// local copy (srcRank == dstRank). Throws Error(INVALID_ARGUMENT) naming the
+/// first entry that is not.
+void requireLocalExchangeTable(int64_t numDims, int64_t numTransfers,
+                               const int64_t *table);
+
 /// Checks the transfers that name `rank` against its shapes: a box it sends
 /// must lie inside sendShape, a box it receives inside recvShape. A shape
 /// may be null when no non-empty box needs it. Throws

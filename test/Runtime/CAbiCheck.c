@@ -59,6 +59,14 @@ int main(void) {
   for (i = 0; i < 4; ++i)
     if (out[i] != (double)(((rank + size - 1) % size) * 10 + i))
       ++failures;
+  /* Local exchange: every rank copies in[0..4) into its own out. */
+  for (i = 0; i < size; ++i)
+    table[5 * i + 1] = i;
+  distRtExchangeLocal(1, &shape, in, &shape, out, size, table, DIST_RT_F64,
+                      NULL);
+  for (i = 0; i < 4; ++i)
+    if (out[i] != in[i])
+      ++failures;
   distRtFinalize();
   if (rank == 0)
     printf("c-abi-check: %d failures\n", (int)failures);

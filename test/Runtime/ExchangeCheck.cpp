@@ -23,7 +23,9 @@
 // transfer writes it (padding). Scenarios: rows -> columns of a 2-D tensor
 // (the transpose of shards), uneven blocks, 3-D blocks, several transfers
 // per pair (intersections cut in pieces), empty boxes, local copies (ranks
-// that hold both a source and a target block), a cross-mesh hand-off from
+// that hold both a source and a target block; also through
+// distRtExchangeLocal, which refuses a table with a transfer between ranks
+// on every rank), a cross-mesh hand-off from
 // one set of ranks to another with permuted rank tables and shuffled table
 // entries, ranks that take no part (null buffers and shapes), for i32, bf16,
 // f64 and f32. Buffers are runtime memory (distRtAlloc: the single-copy path
@@ -268,10 +270,11 @@ Shape position(const Shape &shape, int64_t l) {
 using MemoryOf = Memory (*)(int rank);
 
 void checkExchange(const std::string &name, const Shape &global,
-                   const std::vector<Block> &from,
-                   const std::vector<Block> &to, const TableOptions &opt,
-                   int dt, MemoryOf memory, int salt) {
-  gContext = "exchange " + name + " (dtype " + std::to_string(dt) + ")";
+                   const std::vector<Block> &from, const std::vector<Block> &to,
+                   const TableOptions &opt, int dt, MemoryOf memory, int salt,
+                   bool local = false) {
+  gContext = std::string(local ? "local exchange " : "exchange ") + name +
+             " (dtype " + std::to_string(dt) + ")";
   int64_t count = 0;
   std::vector<int64_t> table = buildTable(from, to, opt, count);
   const size_t es = elemSize(dt);
@@ -295,12 +298,11 @@ void checkExchange(const std::string &name, const Shape &global,
     encode(dt, kSentinel, recv.data() + l * es);
   ++gCalls;
   // Ranks without a block pass nothing at all.
-  distRtExchange(static_cast<int64_t>(global.size()),
-                 src ? src->local.data() : nullptr,
-                 src ? send.data() : nullptr,
-                 dst ? dst->local.data() : nullptr,
-                 dst ? recv.data() : nullptr, count, table.data(), dt,
-                 nullptr);
+  int32_t rc = (local ? distRtExchangeLocal : distRtExchange)(
+      static_cast<int64_t>(global.size()), src ? src->local.data() : nullptr,
+      src ? send.data() : nullptr, dst ? dst->local.data() : nullptr,
+      dst ? recv.data() : nullptr, count, table.data(), dt, nullptr);
+  expectEq(rc, DIST_RT_OK, "return code");
   for (int64_t l = 0; l < recvElems; ++l) {
     Shape p = position(dst->local, l);
     bool inside = true;
@@ -342,9 +344,31 @@ void checkExchanges(MemoryOf memory, const char *memoryName, int &salt) {
     Shape t{n + 1, 3, 2 * n - 1};
     checkExchange("3-D dim 2 -> dim 0" + suffix, t, splitLayout(t, 2, all),
                   splitLayout(t, 0, all), everything, dt, memory, ++salt);
-    // Every rank keeps its block: only local copies.
+    // Every rank keeps its block: only local copies, which
+    // distRtExchangeLocal does too (without the ranks agreeing first).
     checkExchange("local copies" + suffix, g, splitLayout(g, 0, all),
                   splitLayout(g, 0, all), pieces, dt, memory, ++salt);
+    checkExchange("local copies" + suffix, g, splitLayout(g, 0, all),
+                  splitLayout(g, 0, all), pieces, dt, memory, ++salt,
+                  /*local=*/true);
+  }
+  if (n >= 2) {
+    // A transfer between two ranks is not a local exchange: every rank
+    // refuses the table alike, before anything moves.
+    gContext = "local exchange of a table with a transfer between ranks";
+    int32_t a[4] = {}, b[4] = {};
+    int64_t shape[1] = {4};
+    const int64_t table[] = {0, 0, 0, 0, 4, 0, 1, 0, 0, 4};
+    distRtSetAbortOnError(0);
+    const int32_t rc = distRtExchangeLocal(1, shape, a, shape, b, 2, table,
+                                           DIST_RT_I32, nullptr);
+    distRtSetAbortOnError(1);
+    expectEq(rc, DIST_RT_ERR_INVALID_ARGUMENT, "return code");
+    expectEq(std::string(distRtLastErrorMessage())
+                     .find("table entry 1: srcRank = 0 and dstRank = 1 "
+                           "differ") != std::string::npos,
+             true, "error message");
+    distRtClearError();
   }
   // Larger than MPI's eager limit, f32.
   Shape big{64 * n, 96 * n};

@@ -332,6 +332,18 @@ DIST_RT_API int32_t distRtExchange(int64_t numDims, const int64_t *sendShape, co
                                    const int64_t *recvShape, void *recv, int64_t numTransfers,
                                    const int64_t *table, int32_t dtype, void *stream);
 
+/* distRtExchange for a table whose every transfer is a local copy (srcRank ==
+ * dstRank): the redistribute steps that move nothing between ranks (replicated
+ * to sharded, for one), which the compiler recognises from its table. Same
+ * arguments and checks, except that a transfer between two ranks is an error
+ * (DIST_RT_ERR_INVALID_ARGUMENT, on every rank) and that no signatures are
+ * exchanged even while validation is on: no rank waits for another, and the
+ * swap with every named rank cost far more than the copies. */
+DIST_RT_API int32_t
+distRtExchangeLocal(int64_t numDims, const int64_t *sendShape, const void *send,
+                    const int64_t *recvShape, void *recv, int64_t numTransfers,
+                    const int64_t *table, int32_t dtype, void *stream);
+
 /*===---------------------- Local data movement --------------------------===*/
 /* Run on the backend's memory (CPU loops for "mpi", CUDA kernels for
  * "nccl"). Shapes and strides are in elements; strides are >= 0; offsets are

@@ -755,7 +755,10 @@ struct LowerPermute : CollectiveLoweringOf<planner::MoveKind::Permute> {
 
 /// Point-to-point boxes along the compile-time table (distRtExchange).
 /// The target mesh is registered (c.meshHandle) so that a job too small
-/// for its ranks fails with a clear message; the source mesh too.
+/// for its ranks fails with a clear message; the source mesh too. A table
+/// of local copies only (replicated to sharded, say) calls
+/// distRtExchangeLocal: no rank waits for another, so the ranks need not
+/// agree first.
 struct LowerRedistribute
     : CollectiveLoweringOf<planner::MoveKind::Redistribute> {
   using CollectiveLoweringOf::CollectiveLoweringOf;
@@ -769,6 +772,9 @@ struct LowerRedistribute
     MemRefType in = memrefType(op.getInput()), out = memrefType(op.getOutput());
     ArrayRef<int64_t> table = op.getTable();
     int64_t width = 2 + 3 * in.getRank();
+    bool localOnly = true;
+    for (size_t k = 0; k + 1 < table.size(); k += width)
+      localOnly &= table[k] == table[k + 1];
     // Keep the table non-empty so it has an address even when nothing moves.
     SmallVector<int64_t> entries(table.begin(), table.end());
     if (entries.empty())
@@ -782,7 +788,9 @@ struct LowerRedistribute
                     c.calls.constArray(c.b, c.loc, entries),
                     c.i32(c.dtype),
                     c.streamArg()};
-    c.calls.call(c.b, c.loc, "distRtExchange", c.b.getI32Type(), args);
+    c.calls.call(c.b, c.loc,
+                 localOnly ? "distRtExchangeLocal" : "distRtExchange",
+                 c.b.getI32Type(), args);
     return success();
   }
 };

@@ -247,6 +247,23 @@ func.func @redistribute(%in: memref<4xbf16>, %out: memref<4xbf16>) {
 
 // -----
 
+// A table of local copies only (each rank keeps its part of a replicated
+// tensor) calls distRtExchangeLocal: no rank waits for another, so the ranks
+// do not agree first.
+dist.mesh @m = <["x"=2]>
+
+// CHECK-DAG: func.func private @distRtExchangeLocal(i64, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, i64, !llvm.ptr, i32, !llvm.ptr) -> i32
+// CHECK-LABEL: func @redistribute_local
+// CHECK: %[[COUNT:.*]] = arith.constant 2 : i64
+// CHECK: call @distRtExchangeLocal(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[COUNT]], %{{.*}}, %{{.*}}, %{{.*}})
+// CHECK-NOT: call @distRtExchange(
+func.func @redistribute_local(%in: memref<4xf32>, %out: memref<2xf32>) {
+  dist.buffer.redistribute %in, %out from @m to @m table = [0, 0, 0, 0, 2, 1, 1, 2, 0, 2] : memref<4xf32>, memref<2xf32>
+  return
+}
+
+// -----
+
 // Segment unpacking on the host: zero, then each member's piece of each
 // segment copied into place (Q_0 Q_1 | K_0 K_1 from Q_0 K_0 | Q_1 K_1).
 // CHECK-LABEL: func @unpack_segments

@@ -151,6 +151,19 @@ int32_t distRtExchange(int64_t numDims, const int64_t *sendShape,
                  copy.data(), dtype, stream);
 }
 
+int32_t distRtExchangeLocal(int64_t numDims, const int64_t *sendShape,
+                            const void *send, const int64_t *recvShape,
+                            void *recv, int64_t numTransfers,
+                            const int64_t *table, int32_t dtype, void *stream) {
+  DIST_REAL(distRtExchangeLocal);
+  // Only local copies: no other rank could notice a shrunken box, so a
+  // count fault waits for a call the ranks agree on; the others fire here.
+  if (fault.armed(/*forGroup=*/false) && fault.kind != Fault::Count)
+    beforeCollective("exchange_local", 1);
+  return forward(numDims, sendShape, send, recvShape, recv, numTransfers, table,
+                 dtype, stream);
+}
+
 int64_t distRtGroup(int64_t mesh, int64_t numAxes, const int64_t *axes) {
   DIST_REAL(distRtGroup);
   if (!fault.armed(/*forGroup=*/true) || numAxes == 0)
