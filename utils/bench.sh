@@ -207,6 +207,8 @@ MPI ranks under the auto plan and the hand layouts.
 
 $(cat "$work/layout-choice.md")
 
+$(cat "$root/docs/model-fidelity.md")
+
 ## Planner speed
 
 \`build/bin/dist-plan-bench --summary --cases=$plan_cases\` — random 3-D tensors and random
