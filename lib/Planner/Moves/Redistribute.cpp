@@ -509,7 +509,8 @@ bool ExchangeCostEvaluator::assignAndPrice(const Layout &src, const Layout &dst,
   const size_t rank = shape.size();
   std::fill(sendSide.begin(), sendSide.end(), 0.0);
   result = Result();
-  balancer.reset(numDevices);
+  if (numCandidates > 1)
+    balancer.reset(numDevices);
   double worstRecv = 0;
   int64_t work = 0;
   // Per dim, the source blocks a receiver's target block overlaps: first
@@ -586,23 +587,27 @@ bool ExchangeCostEvaluator::assignAndPrice(const Layout &src, const Layout &dst,
         // The same choice as computeExchange's: the cheapest link class,
         // then the least loaded replica.
         const int64_t bytes = elements * elementBytes;
-        const AxisCostParams cheapest = linkOf(forcedMask);
         int64_t best = sender;
         unsigned bestMask = forcedMask;
-        double bestIncrement = balancer.increment(sender, u, cheapest, bytes);
-        for (int64_t c = 1; c < numCandidates; ++c) {
-          int64_t v = sender + candidateDelta[c];
-          const unsigned mask = forcedMask | candidateMask[c];
-          if (!(linkOf(mask) == cheapest))
-            continue;
-          double increment = balancer.increment(v, u, cheapest, bytes);
-          if (balancer.better(v, increment, best, bestIncrement)) {
-            best = v;
-            bestMask = mask;
-            bestIncrement = increment;
+        // With one candidate per piece there is no choice, and the loads
+        // the balancer keeps are never read.
+        if (numCandidates > 1) {
+          const AxisCostParams cheapest = linkOf(forcedMask);
+          double bestIncrement = balancer.increment(sender, u, cheapest, bytes);
+          for (int64_t c = 1; c < numCandidates; ++c) {
+            int64_t v = sender + candidateDelta[c];
+            const unsigned mask = forcedMask | candidateMask[c];
+            if (!(linkOf(mask) == cheapest))
+              continue;
+            double increment = balancer.increment(v, u, cheapest, bytes);
+            if (balancer.better(v, increment, best, bestIncrement)) {
+              best = v;
+              bestMask = mask;
+              bestIncrement = increment;
+            }
           }
+          balancer.assign(best, u, cheapest, bytes);
         }
-        balancer.assign(best, u, cheapest, bytes);
         if (pairBytes[best] == 0) {
           touched.push_back(best);
           // The axes on which the sender's coordinate differs from the
