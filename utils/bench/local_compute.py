@@ -98,7 +98,9 @@ def local_matmul(a, tmp):
     lib = blas_library()
     print("### The local matmul")
     print()
-    print(f"`python3 utils/bench/local_compute.py {a.build}` — an N x N x N f32 matmul on one "
+    # The command as a reader types it from the source tree, whatever
+    # build folder this run was given.
+    print("`python3 utils/bench/local_compute.py build` — an N x N x N f32 matmul on one "
           "rank, compiled by dist-run with `--contractions runtime` (distRtGemm: the "
           "runtime's BLAS) and `--contractions loops` (linalg's loops, -O2), median of "
           f"{a.reps} calls after a warm-up, against `cblas_sgemm` of the same library "

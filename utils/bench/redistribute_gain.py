@@ -151,7 +151,8 @@ def main():
         gf = math.exp(log_full / counted) if counted else 1.0
         print(f"| `{mesh}` | {args.cases} | {cheaper} | {mean:.2f}x | {best:.2f}x | {gc:.2f}, {gf:.2f} |")
 
-    print("\nInterleaved (segmented) layouts (semantics §2 segments) vs the detour through a "
+    print("\nInterleaved (segmented) layouts ([semantics §2](semantics.md#2-the-layout) "
+          "segments) vs the detour through a "
           "full replica (gather everything, then keep each rank's rows locally):\n")
     print("| reshard | mesh | tensor | plan (µs) | collectives only (µs) | detour (µs) "
           "| detour / plan | plan |")
@@ -169,7 +170,9 @@ def main():
               f"{collective['cost'] * 1e6:.1f} | "
               f"{detour['cost'] * 1e6:.1f} | {ratio:.2f}x | {ops(full)} |")
 
-    print("\nPipeline hand-offs (cross-mesh, semantics §3a; `dist-plan --to-mesh`):\n")
+    print("\nPipeline hand-offs (cross-mesh, "
+          "[semantics §3a](semantics.md#3a-cross-mesh-reshards-pipeline-stages); "
+          "`dist-plan --to-mesh`):\n")
     print("| hand-off | tensor | cost (µs) | lower bound (µs) | plan |")
     print("|---|---|---:|---:|---|")
     for name, src_mesh, dst_mesh, shape, src, dst, extra in HANDOFFS:
