@@ -324,6 +324,25 @@ std::vector<int64_t> iota(int64_t from, int64_t n) {
   return v;
 }
 
+/// A transfer between two ranks is not a local exchange: every rank refuses
+/// the table alike, before anything moves (needs 2 ranks).
+void checkLocalExchangeRefusal() {
+  gContext = "local exchange of a table with a transfer between ranks";
+  int32_t a[4] = {}, b[4] = {};
+  int64_t shape[1] = {4};
+  const int64_t table[] = {0, 0, 0, 0, 4, 0, 1, 0, 0, 4};
+  distRtSetAbortOnError(0);
+  const int32_t rc = distRtExchangeLocal(1, shape, a, shape, b, 2, table,
+                                         DIST_RT_I32, nullptr);
+  distRtSetAbortOnError(1);
+  expectEq(rc, DIST_RT_ERR_INVALID_ARGUMENT, "return code");
+  expectEq(std::string(distRtLastErrorMessage())
+                   .find("table entry 1: srcRank = 0 and dstRank = 1 "
+                         "differ") != std::string::npos,
+           true, "error message");
+  distRtClearError();
+}
+
 void checkExchanges(MemoryOf memory, const char *memoryName, int &salt) {
   const int n = gSize;
   const std::string suffix = std::string(" [") + memoryName + "]";
@@ -351,24 +370,6 @@ void checkExchanges(MemoryOf memory, const char *memoryName, int &salt) {
     checkExchange("local copies" + suffix, g, splitLayout(g, 0, all),
                   splitLayout(g, 0, all), pieces, dt, memory, ++salt,
                   /*local=*/true);
-  }
-  if (n >= 2) {
-    // A transfer between two ranks is not a local exchange: every rank
-    // refuses the table alike, before anything moves.
-    gContext = "local exchange of a table with a transfer between ranks";
-    int32_t a[4] = {}, b[4] = {};
-    int64_t shape[1] = {4};
-    const int64_t table[] = {0, 0, 0, 0, 4, 0, 1, 0, 0, 4};
-    distRtSetAbortOnError(0);
-    const int32_t rc = distRtExchangeLocal(1, shape, a, shape, b, 2, table,
-                                           DIST_RT_I32, nullptr);
-    distRtSetAbortOnError(1);
-    expectEq(rc, DIST_RT_ERR_INVALID_ARGUMENT, "return code");
-    expectEq(std::string(distRtLastErrorMessage())
-                     .find("table entry 1: srcRank = 0 and dstRank = 1 "
-                           "differ") != std::string::npos,
-             true, "error message");
-    distRtClearError();
   }
   // Larger than MPI's eager limit, f32.
   Shape big{64 * n, 96 * n};
@@ -628,6 +629,8 @@ int main(int argc, char **argv) {
     checkExchanges(host, "host memory", salt);
   if (memory == "all")
     checkExchanges(mixed, "runtime memory on even ranks", salt);
+  if (gSize >= 2)
+    checkLocalExchangeRefusal();
 
   long local[3] = {gCalls, gChecked, gFailures}, total[3];
   MPI_Reduce(local, total, 3, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);

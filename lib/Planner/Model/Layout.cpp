@@ -129,47 +129,33 @@ Error dist::planner::verifyLayout(const Mesh &mesh, const Layout &layout,
   if (layout.dimAxes.size() != tensorRank)
     return fail("layout has " + llvm::Twine(layout.dimAxes.size()) +
                 " dims but the tensor has rank " + llvm::Twine(tensorRank));
-  // The planner verifies every layout it is handed; the common, valid one
-  // is checked without building the messages below.
-  {
-    llvm::SmallVector<bool, 16> seen(mesh.getNumAxes(), false);
-    bool valid = layout.segments.size() <= tensorRank;
-    auto take = [&](unsigned axis) {
-      valid &= axis < seen.size() && !seen[axis];
-      if (valid)
-        seen[axis] = true;
-    };
-    for (const std::vector<unsigned> &axes : layout.dimAxes)
-      for (unsigned axis : axes)
-        take(axis);
-    for (unsigned axis : layout.partialAxes)
-      take(axis);
-    for (const std::vector<int64_t> &segments : layout.segments)
-      for (int64_t n : segments)
-        valid &= n >= 1;
-    if (valid)
-      return Error::success();
-  }
-  // Where each axis was first seen, to name both places on a duplicate.
-  std::vector<std::string> seenAt(mesh.getNumAxes());
-  auto visit = [&](unsigned axis, const std::string &where) -> Error {
+  // Where each axis was first seen (kUnseen, a dim, or kPartial), to name
+  // both places on a duplicate; text is built only for an error, since the
+  // planner verifies every layout it is handed.
+  constexpr int kUnseen = -1, kPartial = -2;
+  llvm::SmallVector<int, 16> seenAt(mesh.getNumAxes(), kUnseen);
+  auto place = [](int where) {
+    return where == kPartial ? std::string("partial")
+                             : "dim " + std::to_string(where);
+  };
+  auto visit = [&](unsigned axis, int where) -> Error {
     if (axis >= mesh.getNumAxes())
       return fail("layout refers to mesh axis #" + llvm::Twine(axis) +
                   " but the mesh has " + llvm::Twine(mesh.getNumAxes()) +
                   " axes");
-    if (!seenAt[axis].empty())
+    if (seenAt[axis] != kUnseen)
       return fail("mesh axis " + axisName(mesh, axis) +
-                  " appears more than once in the layout (" + seenAt[axis] +
-                  " and " + where + ")");
+                  " appears more than once in the layout (" +
+                  place(seenAt[axis]) + " and " + place(where) + ")");
     seenAt[axis] = where;
     return Error::success();
   };
   for (unsigned d = 0; d < layout.dimAxes.size(); ++d)
     for (unsigned axis : layout.dimAxes[d])
-      if (Error e = visit(axis, "dim " + std::to_string(d)))
+      if (Error e = visit(axis, int(d)))
         return e;
   for (unsigned axis : layout.partialAxes)
-    if (Error e = visit(axis, "partial"))
+    if (Error e = visit(axis, kPartial))
       return e;
   if (layout.segments.size() > tensorRank)
     return fail("layout has segments for " +
