@@ -153,8 +153,12 @@ static int64_t collectiveRecvBytes(const Mesh &mesh, const Move &move,
   return received >= 9.2e18 ? INT64_MAX : int64_t(received);
 }
 
+/// `exchange`, when given, is an evaluator for srcModel and the request's
+/// shape, maybe the one the search priced its exchanges with (it remembers
+/// them).
 static Error replayWith(const PlanRequest &request, const CostModel &srcModel,
-                        const CostModel &dstModel, Plan &plan) {
+                        const CostModel &dstModel, Plan &plan,
+                        ExchangeCostEvaluator *exchange = nullptr) {
   const Mesh *mesh = &request.mesh;
   const CostModel *model = &srcModel;
   llvm::ArrayRef<int64_t> shape = request.globalShape;
@@ -227,7 +231,10 @@ static Error replayWith(const PlanRequest &request, const CostModel &srcModel,
       } else {
         // The same numbers as computeExchange's (the tests check they
         // agree), without building the transfer list.
-        ExchangeCostEvaluator evaluator(*model, shape, request.elementBytes);
+        std::optional<ExchangeCostEvaluator> own;
+        ExchangeCostEvaluator &evaluator =
+            exchange ? *exchange
+                     : own.emplace(*model, shape, request.elementBytes);
         ExchangeCostEvaluator::Result ex;
         if (!evaluator.evaluate(from, *next, ex))
           return stepError("redistribute: the point-to-point exchange is too "
@@ -325,13 +332,23 @@ Expected<Plan> dist::planner::planReshard(const PlanRequest &request,
     withoutUnitAxes =
         detail::searchWithoutUnitAxes(request, model, stats, search,
                                       request.strategy == Strategy::Optimal);
+  // The optimal search prices redistribute steps exactly; the replay asks
+  // the same evaluator for the chosen one, which it remembers.
+  std::optional<ExchangeCostEvaluator> exchange;
+  auto plainSearch = [&]() -> Expected<std::vector<Move>> {
+    if (request.strategy != Strategy::Optimal)
+      return search(request, model, stats);
+    return detail::searchOptimalWith(
+        request, model, stats,
+        exchange.emplace(model, request.globalShape, request.elementBytes));
+  };
   Expected<std::vector<Move>> moves =
       request.isCrossMesh()
           ? detail::searchCrossMesh(request, model, targetModel, stats)
       : segmented ? detail::searchSegmented(request, model, canonicalSource,
                                             canonicalTarget, stats)
       : withoutUnitAxes ? std::move(*withoutUnitAxes)
-                        : search(request, model, stats);
+                        : plainSearch();
   if (!moves)
     return moves.takeError();
   for (Move &move : *moves) {
@@ -341,7 +358,8 @@ Expected<Plan> dist::planner::planReshard(const PlanRequest &request,
   }
   // Replaying through the public applyMove re-derives every number from the
   // rules of semantics §3; a search bug surfaces here as an error, not a wrong plan.
-  if (Error e = replayWith(request, model, targetModel, plan))
+  if (Error e = replayWith(request, model, targetModel, plan,
+                           exchange ? &*exchange : nullptr))
     return fail("internal planner error (please report): " +
                 llvm::toString(std::move(e)));
   return plan;

@@ -175,7 +175,9 @@ public:
   };
   /// Same preconditions as computeExchange with sameMesh; layouts must be
   /// valid for the mesh and shape. False when the exchange is larger than
-  /// kMaxExchangeWork.
+  /// kMaxExchangeWork. The last few answers are remembered: the planner
+  /// prices the chosen step again when it replays the plan, with the same
+  /// evaluator.
   bool evaluate(const Layout &src, const Layout &dst, Result &result);
   /// A lower bound on every plan (any moves) from `from` to `target`, in
   /// O(devices x rank): partial axes that must still be reduced pay their
@@ -231,12 +233,22 @@ private:
     return linkKnown[mask] ? linkByMask[mask] : learnLink(mask);
   }
   const AxisCostParams &learnLink(unsigned mask);
+  /// evaluate's work, without the memory.
+  bool priceExchange(const Layout &src, const Layout &dst, Result &result);
   /// One assignment of senders (the first `numCandidates` replicas per
   /// piece) and its price; false when too large.
   bool assignAndPrice(const Layout &src, const Layout &dst,
                       int64_t numCandidates, Result &result);
   /// The last assignAndPrice's send side exceeded its receive side.
   bool lastSendBound = false;
+  /// The last kRemembered exchanges priced (a ring), see evaluate.
+  struct Remembered {
+    Layout src, dst;
+    Result result;
+  };
+  static constexpr unsigned kRemembered = 8;
+  std::vector<Remembered> remembered;
+  unsigned nextRemembered = 0;
   /// planBound's target, worked out once (the search asks with one target).
   Layout planTargetLayout;
   std::unique_ptr<detail::LayoutBlocks> planTarget;

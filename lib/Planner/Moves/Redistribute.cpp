@@ -459,6 +459,23 @@ bool ExchangeCostEvaluator::evaluate(const Layout &src, const Layout &dst,
   // through computeExchange.
   if (src.hasSegments() || dst.hasSegments() || tooLarge)
     return false;
+  for (const Remembered &r : remembered)
+    if (r.src == src && r.dst == dst) {
+      result = r.result;
+      return true;
+    }
+  if (!priceExchange(src, dst, result))
+    return false;
+  if (remembered.size() < kRemembered)
+    remembered.push_back({src, dst, result});
+  else
+    remembered[nextRemembered] = {src, dst, result};
+  nextRemembered = (nextRemembered + 1) % kRemembered;
+  return true;
+}
+
+bool ExchangeCostEvaluator::priceExchange(const Layout &src, const Layout &dst,
+                                          Result &result) {
   blockSizes(src, srcBlock);
   blockSizes(dst, dstBlock);
   sameMeshFreeAxes(mesh, src, freeAxes);

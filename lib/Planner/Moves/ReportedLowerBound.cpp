@@ -30,6 +30,8 @@
 #include "Moves/ReportedLowerBound.h"
 #include "Moves/BlockCoverage.h"
 
+#include "llvm/ADT/SmallVector.h"
+
 #include <algorithm>
 
 using namespace dist::planner;
@@ -174,8 +176,9 @@ double dist::planner::detail::reportedLowerBound(const Mesh &mesh,
 }
 
 namespace {
-/// A union of disjoint blocks along one dim, as sorted ranges.
-using Ranges = std::vector<std::pair<double, double>>;
+/// A union of disjoint blocks along one dim, as sorted ranges (inline for
+/// the shard counts of real meshes: this runs on every plan).
+using Ranges = llvm::SmallVector<std::pair<double, double>, 64>;
 
 /// The blocks along `dim` of the devices whose coordinate on `axis` is `c`
 /// (all of them when `axis` does not split the dim), on the ideal tensor
@@ -272,7 +275,7 @@ double dist::planner::detail::crossingBound(const Mesh &mesh,
   // A dim that the axis splits in neither layout contributes the same
   // factors for every axis and value: all blocks, in both layouts.
   const size_t rank = shape.size();
-  std::vector<double> wholeWanted(2 * rank), wholeKept(2 * rank);
+  llvm::SmallVector<double, 16> wholeWanted(2 * rank), wholeKept(2 * rank);
   for (unsigned d = 0; d < rank; ++d)
     for (bool ideal : idealMeasures) {
       blocksWith(mesh, target, shape, d, ~0u, 0, ideal, t);

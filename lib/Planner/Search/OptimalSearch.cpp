@@ -32,6 +32,7 @@
 #include <chrono>
 #include <limits>
 #include <map>
+#include <optional>
 #include <queue>
 
 using namespace dist::planner;
@@ -369,9 +370,16 @@ dist::planner::detail::searchOptimal(const PlanRequest &request,
                              std::numeric_limits<uint64_t>::max());
 }
 
+llvm::Expected<std::vector<Move>> dist::planner::detail::searchOptimalWith(
+    const PlanRequest &request, const CostModel &model, SearchStats *stats,
+    ExchangeCostEvaluator &exchange) {
+  return searchOptimalWithin(request, model, stats, kMaxSearchStates,
+                             std::numeric_limits<uint64_t>::max(), &exchange);
+}
+
 llvm::Expected<std::vector<Move>> dist::planner::detail::searchOptimalWithin(
     const PlanRequest &request, const CostModel &model, SearchStats *stats,
-    size_t maxStates, uint64_t maxEdges) {
+    size_t maxStates, uint64_t maxEdges, ExchangeCostEvaluator *exchange) {
   uint64_t edges = 0;
   const Mesh &mesh = request.mesh;
   unsigned numAxes = mesh.getNumAxes(), rank = request.globalShape.size();
@@ -431,8 +439,11 @@ llvm::Expected<std::vector<Move>> dist::planner::detail::searchOptimalWithin(
   // they are capped by ExchangeCostEvaluator::planBound, which holds for any
   // sequence of moves. The search is exact over that family.
   const bool allowRedistribute = request.moves == MoveSet::All;
-  ExchangeCostEvaluator exchangeCosts(model, request.globalShape,
-                                      request.elementBytes);
+  std::optional<ExchangeCostEvaluator> ownExchangeCosts;
+  if (!exchange)
+    exchange = &ownExchangeCosts.emplace(model, request.globalShape,
+                                         request.elementBytes);
+  ExchangeCostEvaluator &exchangeCosts = *exchange;
   std::vector<double> floors;
   // Per node, the redistribute targets its tier-3 entry bounded, which its
   // tier-4 entries (one per target) price: a node's state never changes.
@@ -441,6 +452,9 @@ llvm::Expected<std::vector<Move>> dist::planner::detail::searchOptimalWithin(
   Layout targetLayout = request.target;
   targetLayout.canonicalize();
   const double inf = std::numeric_limits<double>::infinity();
+  // Layouts unpacked for the exchange bounds and prices, their memory kept
+  // from one pop to the next.
+  Layout capLayout, fromLayout;
   auto redistributeCap = [&](const SearchState &state) {
     if (!allowRedistribute || state.pointToPointClosed)
       return inf;
@@ -448,8 +462,8 @@ llvm::Expected<std::vector<Move>> dist::planner::detail::searchOptimalWithin(
     // checked when the run ends); assume nothing.
     if (state.run.open)
       return 0.0;
-    Layout layout = unpackLayout(state.layout, numAxes, rank);
-    return exchangeCosts.planBound(layout, targetLayout);
+    unpackLayoutInto(state.layout, numAxes, rank, capLayout);
+    return exchangeCosts.planBound(capLayout, targetLayout);
   };
   auto push = [&](uint32_t id) {
     const Node &n = nodes[id];
@@ -684,7 +698,8 @@ llvm::Expected<std::vector<Move>> dist::planner::detail::searchOptimalWithin(
       // single exchange is a plan, so the reported bound holds for it); the
       // exact exchange is priced only if that comes to the front.
       n.permutesDone[2] = true;
-      Layout from = unpackLayout(state.layout, numAxes, rank);
+      unpackLayoutInto(state.layout, numAxes, rank, fromLayout);
+      const Layout &from = fromLayout;
       RedistributeCandidates &candidates = redistributeTargets[id];
       candidates = redistributeCandidateSet(mesh, from, targetLayout);
       const size_t count = std::min<size_t>(candidates.size(), 256);
@@ -705,7 +720,8 @@ llvm::Expected<std::vector<Move>> dist::planner::detail::searchOptimalWithin(
       continue;
     }
     if (e.tier == 4) {
-      Layout from = unpackLayout(state.layout, numAxes, rank);
+      unpackLayoutInto(state.layout, numAxes, rank, fromLayout);
+      const Layout &from = fromLayout;
       const Layout to = redistributeTargets[id].layout(e.candidate);
       PackedLayout packed = packLayout(to);
       int64_t after = space.bytesOf(packed);

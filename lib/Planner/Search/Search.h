@@ -3,6 +3,7 @@
 #define DIST_LIB_PLANNER_SEARCH_SEARCH_H
 
 #include "dist/Planner/Planner.h"
+#include "dist/Planner/Redistribute.h"
 
 #include <cmath>
 #include <optional>
@@ -53,11 +54,18 @@ void setAbstractBoundPolicy(size_t expansions, bool keepAlways);
 llvm::Expected<std::vector<Move>>
 searchOptimal(const PlanRequest &request, const CostModel &model,
               SearchStats *stats);
+/// searchOptimal pricing its exchanges with `exchange` (for `model`, the
+/// request's shape and element size), which then remembers them for the
+/// replay of the plan.
+llvm::Expected<std::vector<Move>>
+searchOptimalWith(const PlanRequest &request, const CostModel &model,
+                  SearchStats *stats, ExchangeCostEvaluator &exchange);
 /// searchOptimal with other limits: on the states stored and on the moves
 /// generated (both deterministic, unlike the time budget).
 llvm::Expected<std::vector<Move>>
 searchOptimalWithin(const PlanRequest &request, const CostModel &model,
-                    SearchStats *stats, size_t maxStates, uint64_t maxEdges);
+                    SearchStats *stats, size_t maxStates, uint64_t maxEdges,
+                    ExchangeCostEvaluator *exchange = nullptr);
 llvm::Expected<std::vector<Move>>
 searchGreedy(const PlanRequest &request, const CostModel &model,
              SearchStats *stats);

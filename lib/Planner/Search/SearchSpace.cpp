@@ -19,7 +19,19 @@ PackedLayout dist::planner::detail::packLayout(const Layout &layout) {
 
 Layout dist::planner::detail::unpackLayout(const PackedLayout &packed,
                                            unsigned numAxes, unsigned rank) {
-  Layout layout = Layout::replicated(rank);
+  Layout layout;
+  unpackLayoutInto(packed, numAxes, rank, layout);
+  return layout;
+}
+
+void dist::planner::detail::unpackLayoutInto(const PackedLayout &packed,
+                                             unsigned numAxes, unsigned rank,
+                                             Layout &layout) {
+  layout.dimAxes.resize(rank);
+  for (std::vector<unsigned> &axes : layout.dimAxes)
+    axes.clear();
+  layout.partialAxes.clear();
+  layout.segments.clear();
   for (unsigned a = 0; a < numAxes; ++a) {
     uint8_t s = packed.slot[a];
     if (s == kPartialSlot) {
@@ -32,7 +44,6 @@ Layout dist::planner::detail::unpackLayout(const PackedLayout &packed,
     }
   }
   layout.partialKind = ReductionKind(packed.kind);
-  return layout;
 }
 
 Move PackedMove::toMove(const Mesh &mesh, const Layout &src,

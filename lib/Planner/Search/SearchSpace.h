@@ -72,6 +72,10 @@ struct PackedLayout {
 PackedLayout packLayout(const Layout &layout);
 Layout unpackLayout(const PackedLayout &packed, unsigned numAxes,
                     unsigned rank);
+/// unpackLayout into `out`, reusing its vectors' memory (the search unpacks
+/// a layout at most pops).
+void unpackLayoutInto(const PackedLayout &packed, unsigned numAxes,
+                      unsigned rank, Layout &out);
 
 /// The per-dim axis lists of a packed layout, plus masks by axis index.
 struct DimView {

@@ -516,6 +516,12 @@ dist::planner::detail::searchWithoutUnitAxes(const PlanRequest &request,
                                              SearchFunction search,
                                              bool exact) {
   const Mesh &mesh = request.mesh;
+  // Most meshes have no size-1 axis: nothing to set up for them.
+  bool anyUnit = false;
+  for (unsigned a = 0; a < mesh.getNumAxes(); ++a)
+    anyUnit |= mesh.getAxisSize(a) == 1;
+  if (!anyUnit)
+    return std::nullopt;
   AxisMap map;
   std::vector<MeshAxis> kept;
   for (unsigned a = 0; a < mesh.getNumAxes(); ++a) {
