@@ -329,7 +329,7 @@ void bindPlanner(py::module_ &m) {
           "dim_axes",
           [](const Layout &layout, const Mesh &mesh) {
             std::vector<std::vector<std::string>> out;
-            for (const std::vector<unsigned> &axes : layout.dimAxes)
+            for (const AxisList &axes : layout.dimAxes)
               out.push_back(axisNames(mesh, axes));
             return out;
           },

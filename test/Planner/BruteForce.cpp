@@ -31,7 +31,7 @@ std::vector<Layout> dist::planner::test::allLayouts(const Mesh &mesh,
     for (unsigned d = 0; d < rank; ++d) {
       std::vector<Layout> next;
       for (const Layout &l : ordered) {
-        std::vector<unsigned> axes = l.dimAxes[d];
+        AxisList axes = l.dimAxes[d];
         std::sort(axes.begin(), axes.end());
         do {
           Layout c = l;

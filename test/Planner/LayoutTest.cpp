@@ -24,7 +24,7 @@ TEST(Layout, RoundTripsSpecSyntax) {
 TEST(Layout, PartialAxesAreCanonicallySorted) {
   Mesh m = mesh("<[\"x\"=2, \"y\"=2]>");
   Layout l = layout(m, "[{}], partial = prod {\"y\", \"x\"}");
-  EXPECT_EQ(l.partialAxes, (std::vector<unsigned>{0, 1}));
+  EXPECT_EQ(l.partialAxes, (AxisList{0, 1}));
   EXPECT_EQ(printLayout(m, l), "[{}], partial = prod {\"x\", \"y\"}");
 }
 

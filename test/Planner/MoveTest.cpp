@@ -141,7 +141,7 @@ TEST_F(MoveTest, PermuteKeepsShardCounts) {
   Layout src = layout(m, "[{\"x\", \"z\"}, {\"y\"}]");
   Layout dst = layout(m, "[{\"z\", \"x\"}, {\"y\"}]");
   Move p = Move::permute(m, src, dst);
-  EXPECT_EQ(p.axes, (std::vector<unsigned>{X, Z}));
+  EXPECT_EQ(p.axes, (AxisList{X, Z}));
   EXPECT_EQ(apply("[{\"x\", \"z\"}, {\"y\"}]", p), "[{\"z\", \"x\"}, {\"y\"}]");
 
   // A mismatched axes list is rejected with the right one named.
@@ -174,11 +174,11 @@ TEST_F(MoveTest, PermuteAxesAreThoseThatChangeCoordinate) {
   // Swapping which of two equal-size axes splits a dim: x -> z on dim 0.
   Layout a = layout(m, "[{\"x\"}, {}]");
   Layout b = layout(m, "[{\"z\"}, {}]");
-  EXPECT_EQ(permuteAxes(m, a, b), (std::vector<unsigned>{X}));
+  EXPECT_EQ(permuteAxes(m, a, b), (AxisList{X}));
   // Same axis, same dim, same stride: untouched.
   Layout c = layout(m, "[{\"x\", \"y\"}, {\"z\"}]");
   Layout d = layout(m, "[{\"z\", \"y\"}, {\"x\"}]");
-  EXPECT_EQ(permuteAxes(m, c, d), (std::vector<unsigned>{X, Z}));
+  EXPECT_EQ(permuteAxes(m, c, d), (AxisList{X, Z}));
 }
 
 TEST_F(MoveTest, PermuteSenderHoldsTheReceiversBlock) {

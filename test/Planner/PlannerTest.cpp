@@ -141,7 +141,7 @@ TEST(HardCases, SwapAxisOrderOn2x2) {
                     "[{\"y\", \"x\"}]");
   Plan p = checkHardCase(c, kAlpha + 1024 * kBeta, true);
   EXPECT_EQ(ops(p), "permute");
-  EXPECT_EQ(p.steps[0].move.axes, (std::vector<unsigned>{0, 1}));
+  EXPECT_EQ(p.steps[0].move.axes, (AxisList{0, 1}));
 }
 
 // Mesh 2x2x2, three dims rotated: [{x}, {y}, {z}] -> [{y}, {z}, {x}] on
@@ -249,7 +249,7 @@ TEST(Planner, UnevenExtentsAvoidStepsWhoseBlocksDoNotNest) {
   Plan p = cantFail(planReshard(c.request()));
   for (const PlanStep &s : p.steps)
     EXPECT_FALSE(s.move.kind == MoveKind::AllSlice && s.move.dim == 0 &&
-                 s.move.axes == std::vector<unsigned>{1})
+                 s.move.axes == AxisList{1})
         << printPlanTable(c.mesh, p);
   ReferenceExecutor exec(c.mesh, c.shape);
   EXPECT_EQ(errorOf(exec.run(c.from, c.to, p)), "<success>");

@@ -294,7 +294,7 @@ TEST(PlannerProperty, SearchHeuristicIsAdmissible) {
 /// dim (anywhere in its order), partial (when `layout` may be), or nowhere.
 Layout moveSizeOneAxes(Rng &rng, const Mesh &mesh, Layout layout) {
   auto unit = [&](unsigned a) { return mesh.getAxisSize(a) == 1; };
-  for (std::vector<unsigned> &axes : layout.dimAxes)
+  for (AxisList &axes : layout.dimAxes)
     llvm::erase_if(axes, unit);
   bool partialOk = layout.hasPartial();
   llvm::erase_if(layout.partialAxes, unit);
@@ -305,7 +305,7 @@ Layout moveSizeOneAxes(Rng &rng, const Mesh &mesh, Layout layout) {
     if (choice == -1 && partialOk) {
       layout.partialAxes.push_back(a);
     } else if (choice >= 0) {
-      std::vector<unsigned> &axes = layout.dimAxes[choice];
+      AxisList &axes = layout.dimAxes[choice];
       axes.insert(axes.begin() + uniform(rng, 0, axes.size()), a);
     }
   }

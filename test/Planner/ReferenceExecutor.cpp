@@ -385,7 +385,7 @@ ReferenceExecutor::apply(const DistributedTensor &tensor,
     return group;
   };
 
-  std::vector<unsigned> changedAxes; // permute: axes any sender differs on
+  AxisList changedAxes; // permute: axes any sender differs on
   for (int64_t dev = 0; dev < numDevices; ++dev) {
     std::vector<int64_t> coord = mesh.coordinateOf(dev);
     Placement dst = placementOf(mesh, out.layout, shape, coord);
@@ -485,7 +485,7 @@ ReferenceExecutor::apply(const DistributedTensor &tensor,
   }
   if (move.kind == MoveKind::Permute) {
     std::sort(changedAxes.begin(), changedAxes.end());
-    std::vector<unsigned> claimed = move.axes;
+    AxisList claimed = move.axes;
     std::sort(claimed.begin(), claimed.end());
     if (claimed != changedAxes)
       return fail(moveText + ": senders differ from receivers on " +

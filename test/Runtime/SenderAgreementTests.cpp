@@ -65,7 +65,7 @@ planner::Layout randomLayout(std::mt19937 &rng, size_t numAxes, size_t rank) {
 std::vector<int64_t> shardCounts(const planner::Layout &layout,
                                  const std::vector<int64_t> &sizes) {
   std::vector<int64_t> counts;
-  for (const std::vector<unsigned> &axes : layout.dimAxes) {
+  for (const planner::AxisList &axes : layout.dimAxes) {
     int64_t parts = 1;
     for (unsigned axis : axes)
       parts *= sizes[axis];

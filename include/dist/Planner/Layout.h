@@ -12,6 +12,7 @@
 #include "dist/Planner/Mesh.h"
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
@@ -28,11 +29,16 @@ enum class ReductionKind { Sum, Max, Min, Prod, Avg };
 std::optional<ReductionKind> parseReductionKind(llvm::StringRef text);
 llvm::StringRef stringifyReductionKind(ReductionKind kind);
 
+/// Mesh axes, in an order that means something (major to minor along a
+/// dim, or sorted). Inline storage: real meshes split a dim over a few
+/// axes, and the planner copies layouts on every step it prices.
+using AxisList = llvm::SmallVector<unsigned, 4>;
+
 struct Layout {
   /// Per tensor dim: the mesh axis indices that split it, major -> minor.
-  std::vector<std::vector<unsigned>> dimAxes;
+  llvm::SmallVector<AxisList, 4> dimAxes;
   /// Axes whose local values are partial; kept sorted by mesh axis index.
-  std::vector<unsigned> partialAxes;
+  AxisList partialAxes;
   ReductionKind partialKind = ReductionKind::Sum;
   /// Per tensor dim, the lengths of the sub-tensors an interleaved dim is
   /// made of (semantics §2 `segments`: a fused QKV weight's [q, k, v]); each is

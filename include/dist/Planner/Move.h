@@ -95,7 +95,7 @@ struct Move {
   /// gather/slice/all_to_all/reduce_scatter the order is major -> minor
   /// within the dim. For permute: the axes whose coordinate differs between
   /// sender and receiver (see permuteAxes).
-  std::vector<unsigned> axes;
+  AxisList axes;
   /// gather/slice/reduce_scatter: the dim; all_to_all: dim -> toDim.
   int64_t dim = -1, toDim = -1;
   /// reduce_scatter, all_reduce, replicate_to_partial.
@@ -112,13 +112,14 @@ struct Move {
   /// every collective on a segmented dim works segment by segment.
   std::vector<int64_t> segments;
 
-  static Move allGather(std::vector<unsigned> axes, int64_t dim);
-  static Move allSlice(std::vector<unsigned> axes, int64_t dim);
-  static Move allToAll(std::vector<unsigned> axes, int64_t dim, int64_t toDim);
-  static Move reduceScatter(std::vector<unsigned> axes, int64_t dim,
+  static Move allGather(llvm::ArrayRef<unsigned> axes, int64_t dim);
+  static Move allSlice(llvm::ArrayRef<unsigned> axes, int64_t dim);
+  static Move allToAll(llvm::ArrayRef<unsigned> axes, int64_t dim,
+                       int64_t toDim);
+  static Move reduceScatter(llvm::ArrayRef<unsigned> axes, int64_t dim,
                             ReductionKind kind);
-  static Move allReduce(std::vector<unsigned> axes, ReductionKind kind);
-  static Move replicateToPartial(std::vector<unsigned> axes,
+  static Move allReduce(llvm::ArrayRef<unsigned> axes, ReductionKind kind);
+  static Move replicateToPartial(llvm::ArrayRef<unsigned> axes,
                                  ReductionKind kind);
   /// A permute from `src` to `target`; `axes` is filled by permuteAxes.
   static Move permute(const Mesh &mesh, const Layout &src,
@@ -202,8 +203,7 @@ bool blocksNest(int64_t extent, int64_t outer, int64_t inner);
 /// replicated in `src`; only the coordinates on `src`'s splitting axes are
 /// forced, and those are unchanged exactly for the axes that keep their dim
 /// and stride. Sorted by mesh axis index.
-std::vector<unsigned> permuteAxes(const Mesh &mesh, const Layout &src,
-                                  const Layout &dst);
+AxisList permuteAxes(const Mesh &mesh, const Layout &src, const Layout &dst);
 
 /// The coordinate of the device that sends to `receiver` in the permute
 /// `src` -> `dst` (the choice permuteAxes prices).

@@ -52,7 +52,7 @@ int64_t dist::planner::shardIndex(const Mesh &mesh, const Layout &layout,
   // An axis the mesh does not have (an invalid layout not yet rejected)
   // counts as a digit 0 of radix 1, i.e. is skipped; a short coordinate
   // reads as 0 on the missing axes.
-  const std::vector<unsigned> &axes = layout.dimAxes[dim];
+  const AxisList &axes = layout.dimAxes[dim];
   auto known = [&](size_t i) { return axes[i] < mesh.getNumAxes(); };
   return dist::mixed_radix::compose(
       axes.size(),

@@ -45,8 +45,8 @@ llvm::StringRef dist::planner::stringifyReductionKind(ReductionKind kind) {
   return "sum";
 }
 
-static std::vector<unsigned> sortedCopy(const std::vector<unsigned> &v) {
-  std::vector<unsigned> out = v;
+static AxisList sortedCopy(llvm::ArrayRef<unsigned> v) {
+  AxisList out(v.begin(), v.end());
   std::sort(out.begin(), out.end());
   return out;
 }
@@ -207,7 +207,7 @@ Expected<Layout> dist::planner::parseLayout(const Mesh &mesh,
     axis = *index;
     return Error::success();
   };
-  auto parseAxisSet = [&](std::vector<unsigned> &axes) -> Error {
+  auto parseAxisSet = [&](AxisList &axes) -> Error {
     if (Error e = cur.expect('{'))
       return e;
     if (cur.tryConsume('}'))
@@ -277,7 +277,7 @@ Expected<Layout> dist::planner::parseLayout(const Mesh &mesh,
 }
 
 std::string dist::planner::printLayout(const Mesh &mesh, const Layout &layout) {
-  auto printSet = [&](std::string &out, const std::vector<unsigned> &axes) {
+  auto printSet = [&](std::string &out, llvm::ArrayRef<unsigned> axes) {
     out += "{";
     for (size_t i = 0; i < axes.size(); ++i) {
       if (i)

@@ -18,16 +18,16 @@ Error fail(const Twine &why) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), why);
 }
 
-using AxisLists = std::vector<std::vector<unsigned>>;
+using AxisLists = std::vector<AxisList>;
 
-int64_t product(const Mesh &mesh, const std::vector<unsigned> &axes) {
+int64_t product(const Mesh &mesh, llvm::ArrayRef<unsigned> axes) {
   int64_t p = 1;
   for (unsigned axis : axes)
     p *= mesh.getAxisSize(axis);
   return p;
 }
 
-std::string names(const Mesh &mesh, const std::vector<unsigned> &axes) {
+std::string names(const Mesh &mesh, llvm::ArrayRef<unsigned> axes) {
   std::string out = "{";
   for (size_t i = 0; i < axes.size(); ++i)
     out += (i ? ", " : "") + detail::quoteName(mesh.getAxis(axes[i]).name);
@@ -61,8 +61,7 @@ bool paddedRunMatches(llvm::ArrayRef<int64_t> extents, size_t dim,
 /// prod(extents) split the row-major dims `extents` so that each device's
 /// block stays the same run: major-first, each dim fully split before the
 /// next takes an axis.
-Expected<AxisLists> splitRun(const Mesh &mesh,
-                             const std::vector<unsigned> &axes,
+Expected<AxisLists> splitRun(const Mesh &mesh, llvm::ArrayRef<unsigned> axes,
                              llvm::ArrayRef<int64_t> extents) {
   AxisLists out(extents.size());
   if (axes.empty())
@@ -80,7 +79,7 @@ Expected<AxisLists> splitRun(const Mesh &mesh,
                   Twine(parts) +
                   " padded blocks, which are not whole blocks of the "
                   "reshaped dims");
-    out[dim] = axes;
+    out[dim].assign(axes.begin(), axes.end());
     return out;
   }
   size_t next = 0;
@@ -106,10 +105,9 @@ Expected<AxisLists> splitRun(const Mesh &mesh,
 
 /// The inverse of splitRun: the axes of the run that `dimAxes` on the
 /// row-major dims `extents` amount to, if each device's block is one run.
-Expected<std::vector<unsigned>> joinRun(const Mesh &mesh,
-                                        const AxisLists &dimAxes,
-                                        llvm::ArrayRef<int64_t> extents) {
-  std::vector<unsigned> axes;
+Expected<AxisList> joinRun(const Mesh &mesh, const AxisLists &dimAxes,
+                           llvm::ArrayRef<int64_t> extents) {
+  AxisList axes;
   size_t last = 0;
   bool any = false;
   for (size_t j = 0; j < extents.size(); ++j)
@@ -177,7 +175,7 @@ Expected<Layout> dist::planner::expandedView(const Mesh &mesh,
   out.partialKind = collapsed.partialKind;
   for (size_t i = 0; i < dims.groups.size(); ++i) {
     const std::vector<unsigned> &group = dims.groups[i];
-    const std::vector<unsigned> &axes = collapsed.dimAxes[i];
+    const AxisList &axes = collapsed.dimAxes[i];
     auto prefix = [&](const Twine &why) {
       return fail("dim " + Twine(i) + ": " + why);
     };
@@ -260,7 +258,7 @@ Expected<Layout> dist::planner::collapsedView(const Mesh &mesh,
     if (first == group.size())
       continue;
     int64_t count = productOf(llvm::ArrayRef<int64_t>(extents).take_front(first));
-    Expected<std::vector<unsigned>> axes =
+    Expected<AxisList> axes =
         joinRun(mesh, AxisLists(dimAxes.begin() + first, dimAxes.end()),
                 llvm::ArrayRef<int64_t>(extents).drop_front(first));
     if (!axes)

@@ -56,7 +56,7 @@ public:
     int64_t totalParts = 0;
     for (unsigned d = 0; d < rank; ++d) {
       int64_t w = 1;
-      const std::vector<unsigned> &axes = layout.dimAxes[d];
+      const AxisList &axes = layout.dimAxes[d];
       for (size_t i = axes.size(); i-- > 0;) {
         dimOfAxis[axes[i]] = d;
         weight[axes[i]] = w;

@@ -19,40 +19,41 @@ std::optional<MoveKind> dist::planner::parseMoveKind(llvm::StringRef text) {
   return std::nullopt;
 }
 
-Move Move::allGather(std::vector<unsigned> axes, int64_t dim) {
+Move Move::allGather(llvm::ArrayRef<unsigned> axes, int64_t dim) {
   Move m;
   m.kind = MoveKind::AllGather;
-  m.axes = std::move(axes);
+  m.axes.assign(axes.begin(), axes.end());
   m.dim = dim;
   return m;
 }
-Move Move::allSlice(std::vector<unsigned> axes, int64_t dim) {
-  Move m = allGather(std::move(axes), dim);
+Move Move::allSlice(llvm::ArrayRef<unsigned> axes, int64_t dim) {
+  Move m = allGather(axes, dim);
   m.kind = MoveKind::AllSlice;
   return m;
 }
-Move Move::allToAll(std::vector<unsigned> axes, int64_t dim, int64_t toDim) {
-  Move m = allGather(std::move(axes), dim);
+Move Move::allToAll(llvm::ArrayRef<unsigned> axes, int64_t dim, int64_t toDim) {
+  Move m = allGather(axes, dim);
   m.kind = MoveKind::AllToAll;
   m.toDim = toDim;
   return m;
 }
-Move Move::reduceScatter(std::vector<unsigned> axes, int64_t dim,
+Move Move::reduceScatter(llvm::ArrayRef<unsigned> axes, int64_t dim,
                          ReductionKind kind) {
-  Move m = allGather(std::move(axes), dim);
+  Move m = allGather(axes, dim);
   m.kind = MoveKind::ReduceScatter;
   m.reduction = kind;
   return m;
 }
-Move Move::allReduce(std::vector<unsigned> axes, ReductionKind kind) {
+Move Move::allReduce(llvm::ArrayRef<unsigned> axes, ReductionKind kind) {
   Move m;
   m.kind = MoveKind::AllReduce;
-  m.axes = std::move(axes);
+  m.axes.assign(axes.begin(), axes.end());
   m.reduction = kind;
   return m;
 }
-Move Move::replicateToPartial(std::vector<unsigned> axes, ReductionKind kind) {
-  Move m = allReduce(std::move(axes), kind);
+Move Move::replicateToPartial(llvm::ArrayRef<unsigned> axes,
+                              ReductionKind kind) {
+  Move m = allReduce(axes, kind);
   m.kind = MoveKind::ReplicateToPartial;
   return m;
 }
@@ -109,7 +110,7 @@ bool dist::planner::blocksNest(int64_t extent, int64_t outer, int64_t inner) {
 
 /// Stride of `axis` inside `dims[dim]`: the product of the sizes of the axes
 /// after it.
-static int64_t strideIn(const Mesh &mesh, const std::vector<unsigned> &axes,
+static int64_t strideIn(const Mesh &mesh, llvm::ArrayRef<unsigned> axes,
                         unsigned axis) {
   int64_t stride = 1;
   for (size_t i = axes.size(); i-- > 0;) {
@@ -123,10 +124,9 @@ static int64_t strideIn(const Mesh &mesh, const std::vector<unsigned> &axes,
   return -1;
 }
 
-std::vector<unsigned> dist::planner::permuteAxes(const Mesh &mesh,
-                                                 const Layout &src,
-                                                 const Layout &dst) {
-  std::vector<unsigned> result;
+AxisList dist::planner::permuteAxes(const Mesh &mesh, const Layout &src,
+                                    const Layout &dst) {
+  AxisList result;
   for (unsigned d = 0; d < src.dimAxes.size(); ++d) {
     for (unsigned axis : src.dimAxes[d]) {
       if (axis >= mesh.getNumAxes() || mesh.getAxisSize(axis) == 1)
@@ -150,7 +150,7 @@ std::vector<int64_t> dist::planner::permuteSender(const Mesh &mesh,
   // An invalid layout (an axis the mesh or the coordinate lacks) has no
   // sensible sender: the receiver keeps its own buffer.
   auto valid = [&](const Layout &layout) {
-    for (const std::vector<unsigned> &axes : layout.dimAxes)
+    for (const AxisList &axes : layout.dimAxes)
       for (unsigned axis : axes)
         if (axis >= mesh.getNumAxes() || axis >= sender.size())
           return false;
@@ -161,10 +161,9 @@ std::vector<int64_t> dist::planner::permuteSender(const Mesh &mesh,
   // The rule runtime and planner share (dist/Support/MixedRadix.h).
   size_t dims = std::min(src.dimAxes.size(), dst.dimAxes.size());
   dist::mixed_radix::permuteSenderInPlace(
-      sender, dims, [&](size_t d) -> const std::vector<unsigned> & {
-        return src.dimAxes[d];
-      },
-      [&](size_t d) -> const std::vector<unsigned> & { return dst.dimAxes[d]; },
+      sender, dims,
+      [&](size_t d) -> const AxisList & { return src.dimAxes[d]; },
+      [&](size_t d) -> const AxisList & { return dst.dimAxes[d]; },
       [&](unsigned axis) { return mesh.getAxisSize(axis); });
   return sender;
 }
@@ -223,7 +222,7 @@ struct MoveChecker {
   }
 
   /// `axes` must be exactly the minor-most suffix of `dimAxes`, in order.
-  Error checkSuffix(const std::vector<unsigned> &dimAxes, int64_t dim) const {
+  Error checkSuffix(llvm::ArrayRef<unsigned> dimAxes, int64_t dim) const {
     size_t k = move.axes.size();
     bool ok = k <= dimAxes.size() &&
               std::equal(move.axes.begin(), move.axes.end(),
@@ -270,8 +269,7 @@ struct MoveChecker {
 };
 } // namespace
 
-static void removeAxes(std::vector<unsigned> &from,
-                       llvm::ArrayRef<unsigned> axes) {
+static void removeAxes(AxisList &from, llvm::ArrayRef<unsigned> axes) {
   from.erase(std::remove_if(from.begin(), from.end(),
                             [&](unsigned a) {
                               return llvm::is_contained(axes, a);
@@ -415,8 +413,8 @@ Expected<Layout> dist::planner::applyMove(const Mesh &mesh, const Layout &src,
                         stringifyReductionKind(src.partialKind));
     if (canonicalTarget == result)
       return check.fail("the target layout equals the operand layout");
-    std::vector<unsigned> expected = permuteAxes(mesh, src, target);
-    std::vector<unsigned> given = move.axes;
+    AxisList expected = permuteAxes(mesh, src, target);
+    AxisList given = move.axes;
     std::sort(given.begin(), given.end());
     if (given != expected)
       return check.fail("axes " + check.set(move.axes) +

@@ -52,7 +52,7 @@ dist::planner::redistributeCandidateSet(const Mesh &mesh, const Layout &from,
   RedistributeCandidates out;
   Layout &base = out.base;
   base = target;
-  for (std::vector<unsigned> &axes : base.dimAxes)
+  for (AxisList &axes : base.dimAxes)
     axes.erase(std::remove_if(axes.begin(), axes.end(),
                               [&](unsigned a) { return from.isPartial(a); }),
                axes.end());
@@ -66,7 +66,7 @@ dist::planner::redistributeCandidateSet(const Mesh &mesh, const Layout &from,
   // popped), so that no candidate is built here.
   out.refinements.reserve(mesh.getNumAxes() * base.getRank());
   Layout refined = base;
-  for (std::vector<unsigned> &axes : refined.dimAxes)
+  for (AxisList &axes : refined.dimAxes)
     axes.reserve(axes.size() + 1);
   for (unsigned a = 0; a < mesh.getNumAxes(); ++a) {
     if (mesh.getAxisSize(a) == 1 || !base.isReplicated(a))
@@ -545,7 +545,7 @@ bool ExchangeCostEvaluator::assignAndPrice(const Layout &src, const Layout &dst,
     const int64_t *uc = &coords[u * numAxes];
     for (unsigned d = 0; d < rank; ++d) {
       // The receiver's shard index along d (semantics §2).
-      const std::vector<unsigned> &axes = dst.dimAxes[d];
+      const AxisList &axes = dst.dimAxes[d];
       const int64_t t = dist::mixed_radix::compose(
           axes.size(), [&](size_t i) { return uc[axes[i]]; },
           [&](size_t i) { return mesh.getAxisSize(axes[i]); });

@@ -186,7 +186,7 @@ using Ranges = llvm::SmallVector<std::pair<double, double>, 64>;
 void blocksWith(const Mesh &mesh, const Layout &layout,
                 llvm::ArrayRef<int64_t> shape, unsigned dim, unsigned axis,
                 int64_t c, bool ideal, Ranges &out) {
-  const std::vector<unsigned> &axes = layout.dimAxes[dim];
+  const AxisList &axes = layout.dimAxes[dim];
   int64_t parts = layout.shardCount(mesh, dim);
   // The axis's digit in the shard index: (s / stride) % size.
   int64_t stride = 0, size = 1;

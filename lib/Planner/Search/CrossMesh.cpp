@@ -53,7 +53,7 @@ static bool enumerateLayouts(const Mesh &mesh, size_t rank, size_t limit,
   std::vector<int> slot(axes.size(), -1);
   std::function<bool(size_t)> assign = [&](size_t i) -> bool {
     if (i == axes.size()) {
-      std::vector<std::vector<unsigned>> dims(rank);
+      llvm::SmallVector<AxisList, 4> dims(rank);
       for (size_t k = 0; k < axes.size(); ++k)
         if (slot[k] >= 0)
           dims[slot[k]].push_back(axes[k]);

@@ -28,7 +28,7 @@ void dist::planner::detail::unpackLayoutInto(const PackedLayout &packed,
                                              unsigned numAxes, unsigned rank,
                                              Layout &layout) {
   layout.dimAxes.resize(rank);
-  for (std::vector<unsigned> &axes : layout.dimAxes)
+  for (AxisList &axes : layout.dimAxes)
     axes.clear();
   layout.partialAxes.clear();
   layout.segments.clear();

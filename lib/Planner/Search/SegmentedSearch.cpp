@@ -226,7 +226,7 @@ void SegmentedSearch::expand(int64_t at) {
     }
   };
   for (unsigned d = 0; d < rank; ++d) {
-    const std::vector<unsigned> &axes = layout.dimAxes[d];
+    const AxisList &axes = layout.dimAxes[d];
     for (size_t j = 1; j <= axes.size(); ++j) {
       std::vector<unsigned> suffix(axes.end() - j, axes.end());
       relax(at, Move::allGather(suffix, d));

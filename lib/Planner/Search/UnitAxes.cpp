@@ -108,14 +108,14 @@ struct AxisMap {
 
   Layout project(const Layout &layout) const {
     Layout out = layout;
-    auto keep = [&](std::vector<unsigned> &axes) {
-      std::vector<unsigned> kept;
+    auto keep = [&](AxisList &axes) {
+      AxisList kept;
       for (unsigned a : axes)
         if (toReduced[a] >= 0)
           kept.push_back(unsigned(toReduced[a]));
       axes = std::move(kept);
     };
-    for (std::vector<unsigned> &axes : out.dimAxes)
+    for (AxisList &axes : out.dimAxes)
       keep(axes);
     keep(out.partialAxes);
     out.canonicalize();
@@ -123,7 +123,7 @@ struct AxisMap {
   }
   Layout lift(const Layout &layout) const {
     Layout out = layout;
-    for (std::vector<unsigned> &axes : out.dimAxes)
+    for (AxisList &axes : out.dimAxes)
       for (unsigned &a : axes)
         a = toFull[a];
     for (unsigned &a : out.partialAxes)
@@ -145,13 +145,11 @@ struct AxisMap {
 /// partial axes went or came).
 std::optional<Move> directMove(const Mesh &mesh, MoveKind kind,
                                const Layout &from, const Layout &to) {
-  auto isPrefix = [](const std::vector<unsigned> &a,
-                     const std::vector<unsigned> &b) {
+  auto isPrefix = [](llvm::ArrayRef<unsigned> a, llvm::ArrayRef<unsigned> b) {
     return a.size() <= b.size() && std::equal(a.begin(), a.end(), b.begin());
   };
-  auto minus = [](const std::vector<unsigned> &a,
-                  const std::vector<unsigned> &b) {
-    std::vector<unsigned> out;
+  auto minus = [](llvm::ArrayRef<unsigned> a, llvm::ArrayRef<unsigned> b) {
+    AxisList out;
     for (unsigned x : a)
       if (!llvm::is_contained(b, x))
         out.push_back(x);
@@ -218,7 +216,7 @@ static std::optional<Layout> undo(const Move &move, const Layout &after,
                                   const Layout &from) {
   Layout x = after;
   auto dropTail = [&](int64_t d) {
-    std::vector<unsigned> &axes = x.dimAxes[d];
+    AxisList &axes = x.dimAxes[d];
     if (axes.size() < move.axes.size() ||
         !std::equal(move.axes.begin(), move.axes.end(),
                     axes.end() - move.axes.size()))
@@ -441,7 +439,7 @@ static std::optional<Move> rideAlong(const Mesh &mesh, const CostModel &model,
   switch (move.kind) {
   case MoveKind::AllGather:
   case MoveKind::AllToAll: {
-    const std::vector<unsigned> &axes = cur.dimAxes[move.dim];
+    const AxisList &axes = cur.dimAxes[move.dim];
     auto first = std::find(axes.begin(), axes.end(), move.axes.front());
     if (first == axes.end())
       return std::nullopt;

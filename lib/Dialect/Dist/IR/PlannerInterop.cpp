@@ -61,7 +61,7 @@ dist::getPlannerLayout(ShardingAttr sharding, MeshOp mesh,
                        function_ref<InFlightDiagnostic()> emitError) {
   planner::Layout layout;
   for (DimShardingAttr dim : sharding.getDims()) {
-    std::vector<unsigned> axes;
+    planner::AxisList axes;
     for (StringAttr name : dim.getAxes()) {
       FailureOr<unsigned> index = getAxisIndex(name, mesh, emitError);
       if (failed(index))

@@ -191,7 +191,7 @@ partition::layoutsOf(const LoopRule &rule, const planner::Mesh &mesh,
                      const LoopStrategy &strategy,
                      std::set<std::string> *notes) {
   PartitionStrategy out;
-  std::vector<unsigned> reductionAxes;
+  planner::AxisList reductionAxes;
   out.localWork = 1;
   auto segmentsOf = [&](int64_t loop) -> const std::vector<int64_t> * {
     if (loop < 0 || size_t(loop) >= strategy.loopSegments.size() ||

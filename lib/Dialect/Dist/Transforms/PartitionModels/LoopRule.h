@@ -78,7 +78,7 @@ struct LoopRule {
 /// A partial value one strategy accepts on some inputs.
 struct PartialSpec {
   planner::ReductionKind kind = planner::ReductionKind::Sum;
-  std::vector<unsigned> axes; // sorted
+  planner::AxisList axes; // sorted
   bool operator==(const PartialSpec &o) const {
     return kind == o.kind && axes == o.axes;
   }

@@ -111,8 +111,7 @@ llvm::Expected<PartitionOptions> reshapeOptions(Operation *op,
   std::vector<std::optional<PartialSpec>> partials{std::nullopt};
   partials.insert(partials.end(), specs.begin(), specs.end());
   for (const std::optional<PartialSpec> &spec : partials) {
-    std::vector<unsigned> excluded =
-        spec ? spec->axes : std::vector<unsigned>();
+    planner::AxisList excluded = spec ? spec->axes : planner::AxisList();
     for (const Assignment &assignment : candidateAssignments(
              finer, query.mesh, excluded, {seeds}, query.assignmentBudget)) {
       planner::Layout layout;

@@ -32,7 +32,7 @@ namespace dist::partition {
 
 /// One dim of a layout: its axes and segments (empty: contiguous).
 struct DimLayout {
-  std::vector<unsigned> axes;
+  planner::AxisList axes;
   std::vector<int64_t> segments;
   bool operator==(const DimLayout &o) const {
     return axes == o.axes && segments == o.segments;
