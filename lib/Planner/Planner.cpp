@@ -10,6 +10,8 @@
 
 #include "llvm/ADT/StringExtras.h"
 
+#include <memory>
+
 using namespace dist::planner;
 using llvm::createStringError;
 using llvm::Error;
@@ -66,28 +68,44 @@ Error dist::planner::verifyRequest(const PlanRequest &request) {
   return Error::success();
 }
 
-/// The request's model, or the default one of semantics §3 (kept alive by `storage`).
+/// Keeps a default model alive while a request uses it.
+using ModelStorage = std::shared_ptr<const AlphaBetaCostModel>;
+
+/// The default model of semantics §3 for `mesh`. Building one copies the
+/// mesh and fills per-axis tables, a tenth of an easy plan; callers plan
+/// many reshards on one mesh, so the last one built on this thread is kept
+/// and reused for an equal mesh (shared: a caller still holding it is not
+/// affected when another mesh replaces it).
+static ModelStorage defaultModelOf(const Mesh &mesh) {
+  thread_local ModelStorage last;
+  if (!last || !(last->getMesh() == mesh))
+    // Cannot fail: the default topology names no axis.
+    last = std::make_shared<const AlphaBetaCostModel>(
+        cantFail(AlphaBetaCostModel::create(mesh)));
+  return last;
+}
+
+/// The request's model, or the default one of semantics §3 (kept alive by
+/// `storage`).
 static const CostModel &modelFor(const PlanRequest &request,
-                                 std::optional<AlphaBetaCostModel> &storage) {
+                                 ModelStorage &storage) {
   if (request.costModel)
     return *request.costModel;
-  // Cannot fail: the default topology names no axis.
-  storage.emplace(cantFail(AlphaBetaCostModel::create(request.mesh)));
+  storage = defaultModelOf(request.mesh);
   return *storage;
 }
 
 /// The target mesh's model, or the default one of semantics §3. (A
 /// same-mesh request never prices anything on a target mesh: its own
 /// model stands in, and no default is built per request.)
-static const CostModel &
-targetModelFor(const PlanRequest &request,
-               std::optional<AlphaBetaCostModel> &storage,
-               const CostModel &sourceModel) {
+static const CostModel &targetModelFor(const PlanRequest &request,
+                                       ModelStorage &storage,
+                                       const CostModel &sourceModel) {
   if (request.targetCostModel)
     return *request.targetCostModel;
   if (!request.isCrossMesh())
     return sourceModel;
-  storage.emplace(cantFail(AlphaBetaCostModel::create(request.getTargetMesh())));
+  storage = defaultModelOf(request.getTargetMesh());
   return *storage;
 }
 
@@ -118,7 +136,7 @@ static double lowerBoundOf(const PlanRequest &request, const CostModel &model,
 Expected<double> dist::planner::planLowerBound(const PlanRequest &request) {
   if (Error e = verifyRequest(request))
     return std::move(e);
-  std::optional<AlphaBetaCostModel> storage, targetStorage;
+  ModelStorage storage, targetStorage;
   const CostModel &model = modelFor(request, storage);
   return lowerBoundOf(request, model,
                       targetModelFor(request, targetStorage, model));
@@ -294,7 +312,7 @@ static Error replayWith(const PlanRequest &request, const CostModel &srcModel,
 Error dist::planner::replayPlan(const PlanRequest &request, Plan &plan) {
   if (Error e = verifyRequest(request))
     return e;
-  std::optional<AlphaBetaCostModel> storage, targetStorage;
+  ModelStorage storage, targetStorage;
   const CostModel &model = modelFor(request, storage);
   return replayWith(request, model,
                     targetModelFor(request, targetStorage, model), plan);
@@ -304,7 +322,7 @@ Expected<Plan> dist::planner::planReshard(const PlanRequest &request,
                                           SearchStats *stats) {
   if (Error e = verifyRequest(request))
     return std::move(e);
-  std::optional<AlphaBetaCostModel> storage, targetStorage;
+  ModelStorage storage, targetStorage;
   const CostModel &model = modelFor(request, storage);
   const CostModel &targetModel = targetModelFor(request, targetStorage, model);
 
@@ -366,7 +384,7 @@ Expected<Plan> dist::planner::planReshard(const PlanRequest &request,
 }
 
 std::string dist::planner::planCacheKey(const PlanRequest &request) {
-  std::optional<AlphaBetaCostModel> storage;
+  ModelStorage storage;
   std::string key = "dist-planner v" + std::to_string(kPlannerVersion);
   key += "\nstrategy=" + stringifyStrategy(request.strategy).str();
   key += "\nmoves=" + stringifyMoveSet(request.moves).str();
@@ -378,7 +396,7 @@ std::string dist::planner::planCacheKey(const PlanRequest &request) {
     model.appendFingerprint(key);
   key += "\nmesh=" + request.mesh.str();
   if (request.isCrossMesh()) {
-    std::optional<AlphaBetaCostModel> targetStorage;
+    ModelStorage targetStorage;
     key += "\ntarget_cost_model=";
     if (!request.targetCostModel ||
         request.targetCostModel->getMesh() == *request.targetMesh)

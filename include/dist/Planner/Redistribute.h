@@ -207,6 +207,10 @@ private:
   unsigned numAxes;
   int64_t numDevices; // 0 when tooLarge: the loops over devices do nothing
   bool tooLarge = false; // more than kMaxExchangeWork devices
+  /// The per-device tables below are built by the first exchange priced:
+  /// the bounds do not read them, and many plans price none.
+  bool deviceTablesBuilt = false;
+  void buildDeviceTables();
   std::vector<int64_t> coords;     // numDevices x numAxes
   std::vector<int64_t> axisStride; // linear-index stride of each axis
   std::vector<AxisCostParams> linkByMask;

@@ -409,8 +409,11 @@ ExchangeCostEvaluator::ExchangeCostEvaluator(const CostModel &model,
   if (numDevices > kMaxExchangeWork) {
     numDevices = 0;
     tooLarge = true;
-    return;
   }
+}
+
+void ExchangeCostEvaluator::buildDeviceTables() {
+  deviceTablesBuilt = true;
   // Coordinates in index order (semantics §1: the last axis fastest),
   // each device's from the previous one's.
   coords.assign(size_t(numDevices) * numAxes, 0);
@@ -476,6 +479,8 @@ bool ExchangeCostEvaluator::evaluate(const Layout &src, const Layout &dst,
 
 bool ExchangeCostEvaluator::priceExchange(const Layout &src, const Layout &dst,
                                           Result &result) {
+  if (!deviceTablesBuilt)
+    buildDeviceTables();
   blockSizes(src, srcBlock);
   blockSizes(dst, dstBlock);
   sameMeshFreeAxes(mesh, src, freeAxes);

@@ -180,14 +180,13 @@ namespace {
 /// the shard counts of real meshes: this runs on every plan).
 using Ranges = llvm::SmallVector<std::pair<double, double>, 64>;
 
-/// The blocks along `dim` of the devices whose coordinate on `axis` is `c`
-/// (all of them when `axis` does not split the dim), on the ideal tensor
-/// (`ideal`) or with semantics §2's blocks.
+/// The blocks along `dim` (split into `parts` shards) of the devices whose
+/// coordinate on `axis` is `c` (all of them when `axis` does not split the
+/// dim), on the ideal tensor (`ideal`) or with semantics §2's blocks.
 void blocksWith(const Mesh &mesh, const Layout &layout,
-                llvm::ArrayRef<int64_t> shape, unsigned dim, unsigned axis,
-                int64_t c, bool ideal, Ranges &out) {
+                llvm::ArrayRef<int64_t> shape, unsigned dim, int64_t parts,
+                unsigned axis, int64_t c, bool ideal, Ranges &out) {
   const AxisList &axes = layout.dimAxes[dim];
-  int64_t parts = layout.shardCount(mesh, dim);
   // The axis's digit in the shard index: (s / stride) % size.
   int64_t stride = 0, size = 1;
   for (size_t i = 0; i < axes.size(); ++i)
@@ -257,11 +256,19 @@ double dist::planner::detail::crossingBound(const Mesh &mesh,
   if (mesh.getNumDevices() > (int64_t(1) << 16) || source.hasSegments() ||
       target.hasSegments())
     return 0;
+  const size_t rank = shape.size();
+  // Shard counts per dim, once (this runs on every plan).
+  llvm::SmallVector<int64_t, 8> srcParts(rank), dstParts(rank);
+  bool even = true;
+  for (unsigned d = 0; d < rank; ++d) {
+    srcParts[d] = source.shardCount(mesh, d);
+    dstParts[d] = target.shardCount(mesh, d);
+    even = even && shape[d] % srcParts[d] == 0 && shape[d] % dstParts[d] == 0;
+  }
   int64_t work = 0;
   for (unsigned a = 0; a < mesh.getNumAxes(); ++a)
-    for (unsigned d = 0; d < shape.size(); ++d)
-      work += mesh.getAxisSize(a) * (source.shardCount(mesh, d) +
-                                     target.shardCount(mesh, d));
+    for (unsigned d = 0; d < rank; ++d)
+      work += mesh.getAxisSize(a) * (srcParts[d] + dstParts[d]);
   if (work > (int64_t(1) << 22))
     return 0;
   bool final = partialsAreFinal(mesh, source, target);
@@ -269,17 +276,15 @@ double dist::planner::detail::crossingBound(const Mesh &mesh,
   // Where every dim divides evenly in both layouts, the blocks of
   // semantics §2 are the ideal ones, and one measure gives both.
   const bool measures[2] = {true, false};
-  const llvm::ArrayRef<bool> idealMeasures(
-      measures, dividesEvenly(mesh, source, target, shape) ? 1 : 2);
-  Ranges t, src; // reused: this runs once per plan, on every plan
+  const llvm::ArrayRef<bool> idealMeasures(measures, even ? 1 : 2);
+  Ranges t, src;
   // A dim that the axis splits in neither layout contributes the same
   // factors for every axis and value: all blocks, in both layouts.
-  const size_t rank = shape.size();
   llvm::SmallVector<double, 16> wholeWanted(2 * rank), wholeKept(2 * rank);
   for (unsigned d = 0; d < rank; ++d)
     for (bool ideal : idealMeasures) {
-      blocksWith(mesh, target, shape, d, ~0u, 0, ideal, t);
-      blocksWith(mesh, source, shape, d, ~0u, 0, ideal, src);
+      blocksWith(mesh, target, shape, d, dstParts[d], ~0u, 0, ideal, t);
+      blocksWith(mesh, source, shape, d, srcParts[d], ~0u, 0, ideal, src);
       wholeWanted[2 * d + ideal] = measure(t);
       wholeKept[2 * d + ideal] = intersection(t, src);
     }
@@ -313,10 +318,10 @@ double dist::planner::detail::crossingBound(const Mesh &mesh,
               kept *= wholeKept[2 * d + ideal];
             continue;
           }
-          blocksWith(mesh, target, shape, d, a, c, ideal, t);
+          blocksWith(mesh, target, shape, d, dstParts[d], a, c, ideal, t);
           wanted *= measure(t);
           if (held) {
-            blocksWith(mesh, source, shape, d, a, c, ideal, src);
+            blocksWith(mesh, source, shape, d, srcParts[d], a, c, ideal, src);
             kept *= intersection(t, src);
           }
         }
