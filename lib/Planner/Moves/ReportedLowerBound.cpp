@@ -280,9 +280,18 @@ double dist::planner::detail::crossingBound(const Mesh &mesh,
   Ranges t, src;
   // A dim that the axis splits in neither layout contributes the same
   // factors for every axis and value: all blocks, in both layouts.
+  // Where the dims divide evenly every block is a whole number of elements,
+  // N / P along a dim split P ways, so the measures below have closed forms,
+  // exactly equal (integers in doubles) to the sums over blocks: all blocks
+  // cover N, and the blocks of one value of an axis of size p, N / p.
   llvm::SmallVector<double, 16> wholeWanted(2 * rank), wholeKept(2 * rank);
   for (unsigned d = 0; d < rank; ++d)
     for (bool ideal : idealMeasures) {
+      if (even) {
+        wholeWanted[2 * d + ideal] = wholeKept[2 * d + ideal] =
+            double(shape[d]);
+        continue;
+      }
       blocksWith(mesh, target, shape, d, dstParts[d], ~0u, 0, ideal, t);
       blocksWith(mesh, source, shape, d, srcParts[d], ~0u, 0, ideal, src);
       wholeWanted[2 * d + ideal] = measure(t);
@@ -305,8 +314,12 @@ double dist::planner::detail::crossingBound(const Mesh &mesh,
                    dstDim = target.dimOf(a).value_or(rank);
     double perHyperplane = double(mesh.getNumDevices() / p);
     // An axis that splits no dim of either layout cuts every hyperplane
-    // alike: one value stands for all.
-    const int64_t values = srcDim == rank && dstDim == rank ? 1 : p;
+    // alike: one value stands for all. So does one that splits different
+    // dims, or a dim of one layout only, where dims divide evenly (the
+    // closed forms do not depend on the value).
+    const bool closedForm = even && srcDim != dstDim;
+    const int64_t values =
+        (srcDim == rank && dstDim == rank) || closedForm ? 1 : p;
     for (int64_t c = 0; c < values; ++c) {
       double crossing = -1;
       for (bool ideal : idealMeasures) {
@@ -316,6 +329,15 @@ double dist::planner::detail::crossingBound(const Mesh &mesh,
             wanted *= wholeWanted[2 * d + ideal];
             if (held)
               kept *= wholeKept[2 * d + ideal];
+            continue;
+          }
+          if (closedForm) {
+            // The layout the axis splits d in holds N / p of it per value,
+            // and the other layout all of it.
+            const double part = double(shape[d] / p);
+            wanted *= d == dstDim ? part : double(shape[d]);
+            if (held)
+              kept *= part;
             continue;
           }
           blocksWith(mesh, target, shape, d, dstParts[d], a, c, ideal, t);
