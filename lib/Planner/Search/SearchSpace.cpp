@@ -80,7 +80,8 @@ SearchSpace::SearchSpace(const Mesh &mesh, llvm::ArrayRef<int64_t> shape,
       maxPeak(maxPeakBytes), target(target),
       pruneReduceScatterGroups(model.sequentialReduceScatterIsCheaper()),
       localBeta(model.localSecondsPerByte()),
-      slicesNoDearer(model.localCopiesNeverDearerThanSending()) {
+      slicesNoDearer(model.localCopiesNeverDearerThanSending()),
+      uniformPermutePrice(model.permuteCostIsUniform()) {
   for (unsigned a = 0; a < kMaxMeshAxes; ++a)
     axisSize[a] = a < numAxes ? mesh.getAxisSize(a) : 1;
   for (unsigned a = 0; a < numAxes; ++a)

@@ -259,6 +259,9 @@ private:
   /// copy never costs more than sending the bytes would.
   double localBeta;
   bool slicesNoDearer;
+  /// Every permute that changes some coordinate of a buffer costs the same
+  /// (the model says so): forEachPermute prices one and reuses the price.
+  bool uniformPermutePrice;
 };
 
 //===----------------------------------------------------------------------===//
@@ -628,6 +631,7 @@ void SearchSpace::forEachPermute(const SearchState &state, const DimView &v,
       next.slot[a] = kReplicatedSlot;
   uint8_t dimList[kMaxSearchRank][kMaxMeshAxes];
   uint8_t dimLen[kMaxSearchRank];
+  double uniformPrice = -1; // not yet priced
 
   auto finish = [&]() {
     if (next == cur)
@@ -655,8 +659,15 @@ void SearchSpace::forEachPermute(const SearchState &state, const DimView &v,
     edge.move.numAxes = count;
     std::memcpy(edge.move.axes, changed, count);
     edge.next.layout = next;
-    edge.cost =
-        ending + (count ? price(MoveKind::Permute, changed, count, bytes) : 0);
+    double move = 0;
+    if (count && uniformPermutePrice) {
+      if (uniformPrice < 0)
+        uniformPrice = price(MoveKind::Permute, changed, count, bytes);
+      move = uniformPrice;
+    } else if (count) {
+      move = price(MoveKind::Permute, changed, count, bytes);
+    }
+    edge.cost = ending + move;
     emit(edge);
   };
 
