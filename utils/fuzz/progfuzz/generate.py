@@ -469,6 +469,8 @@ class Generator:
                 prog.dtype = before[3]
                 continue
             v = prog.values[op.result]
+            v.normalized = v.normalized or any(
+                prog.values[i].normalized for i in op.inputs())
             if not is_float(v.dtype):
                 # integers wrap: past the width, any value
                 v.mag = min(v.mag, 2.0 ** (ops.WIDTH[v.dtype] - 1))

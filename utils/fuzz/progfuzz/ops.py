@@ -332,11 +332,14 @@ class Cast(UnaryOp):
 
 def cast_targets(g, v):
     """Element types value v may be cast to (none that could overflow an
-    integer: fptosi of an out-of-range value is poison)."""
+    integer: fptosi of an out-of-range value is poison; and no integer for
+    a value computed from a softmax, see Value.normalized)."""
     src = v.dtype
     out = []
     for dst in g.dtype_pool():
         if dst == src or (is_float(src) and is_float(dst) and WIDTH[src] == WIDTH[dst]):
+            continue
+        if is_float(src) and not is_float(dst) and v.normalized:
             continue
         if is_float(src) and not is_float(dst) and v.mag >= 2 ** (WIDTH[dst] - 1) - 1:
             continue
@@ -1361,6 +1364,7 @@ def gen_softmax(g):
     shape = prog.values[a].shape
     res = prog.new_value(shape, g.binding(shape))
     prog.values[res].mag = 1.0
+    prog.values[res].normalized = True
     return Softmax(res, a, rng.randrange(len(shape)))
 
 

@@ -108,6 +108,11 @@ class Value:
         # Generator hints (not semantics): a bound on |x| and x >= 0.
         self.mag = 64.0
         self.nonneg = False
+        # Computed from a softmax: sums of it may be whole numbers up to
+        # rounding, and the rounding depends on the order of the additions
+        # (a split reduction changes it), so truncating to an integer could
+        # land either side of one.
+        self.normalized = False
 
 
 class Const:
