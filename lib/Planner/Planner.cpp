@@ -77,11 +77,18 @@ using ModelStorage = std::shared_ptr<const AlphaBetaCostModel>;
 /// and reused for an equal mesh (shared: a caller still holding it is not
 /// affected when another mesh replaces it).
 static ModelStorage defaultModelOf(const Mesh &mesh) {
+  // Cannot fail: the default topology names no axis.
+  auto build = [&] {
+    return std::make_shared<const AlphaBetaCostModel>(
+        cantFail(AlphaBetaCostModel::create(mesh)));
+  };
+  // A model copies the mesh, whose device list may be huge: such a mesh is
+  // not kept after its plan.
+  if (mesh.getNumDevices() > (int64_t(1) << 16))
+    return build();
   thread_local ModelStorage last;
   if (!last || !(last->getMesh() == mesh))
-    // Cannot fail: the default topology names no axis.
-    last = std::make_shared<const AlphaBetaCostModel>(
-        cantFail(AlphaBetaCostModel::create(mesh)));
+    last = build();
   return last;
 }
 
