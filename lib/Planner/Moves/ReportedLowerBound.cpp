@@ -259,12 +259,11 @@ double dist::planner::detail::crossingBound(const Mesh &mesh,
   const size_t rank = shape.size();
   // Shard counts per dim, once (this runs on every plan).
   llvm::SmallVector<int64_t, 8> srcParts(rank), dstParts(rank);
-  bool even = true;
   for (unsigned d = 0; d < rank; ++d) {
     srcParts[d] = source.shardCount(mesh, d);
     dstParts[d] = target.shardCount(mesh, d);
-    even = even && shape[d] % srcParts[d] == 0 && shape[d] % dstParts[d] == 0;
   }
+  const bool even = dividesEvenly(mesh, source, target, shape);
   int64_t work = 0;
   for (unsigned a = 0; a < mesh.getNumAxes(); ++a)
     for (unsigned d = 0; d < rank; ++d)
