@@ -28,8 +28,6 @@ LowerBound::LowerBound(const Mesh &mesh, llvm::ArrayRef<int64_t> shape,
     if (axisSize[a] > 1) {
       double k = axisLatency[a] / axisLog2[a];
       kappa = anyKappa ? std::min(kappa, k) : k;
-      minAxisLatency =
-          anyKappa ? std::min(minAxisLatency, axisLatency[a]) : axisLatency[a];
       anyKappa = true;
     }
   }
@@ -202,11 +200,9 @@ LowerBound::Latency LowerBound::latencyOf(const DimView &v, uint8_t reduce,
   Latency result;
   result.classOnly =
       reduceCost + shed + (leaveCost > 0 ? std::min(leaveCost, minLatency) : 0);
-  result.full = reduceCost + (misplaced > 0 || leaveCost > 0
-                                  ? withMisplaced(misplaced)
-                                  : shed);
-  result.misplacedFloor =
-      withMisplaced(minAxisLatency) - (result.classOnly - reduceCost);
+  result.full =
+      reduceCost +
+      (misplaced > 0 || leaveCost > 0 ? withMisplaced(misplaced) : shed);
   return result;
 }
 

@@ -101,9 +101,6 @@ public:
     /// Without the misplaced-axes term: the same for every layout with L's
     /// shard counts and partial axes (so it bounds every permute out of L).
     double classOnly = 0;
-    /// The least that term can add for a layout of this class that has a
-    /// misplaced axis.
-    double misplacedFloor = 0;
     /// A bandwidth bound (seconds) that holds for every layout with L's
     /// per-dim shard counts and partial axes: its needed elements are at
     /// least the target block minus the largest possible overlap.
@@ -143,7 +140,6 @@ private:
   double axisLog2[kMaxMeshAxes];
   double axisLatency[kMaxMeshAxes];
   double kappa = 0;
-  double minAxisLatency = 0; // over axes of size > 1
   std::vector<int64_t> shape;
   int64_t elementBytes;
   double minLatency, minSecondsPerByte;

@@ -200,6 +200,15 @@ public:
     }
   }
 
+  /// Per axis, the axes of its class below it (see forEachPermuteEdge).
+  std::array<uint8_t, kMaxMeshAxes> lowerTwins() const {
+    std::array<uint8_t, kMaxMeshAxes> masks{};
+    for (const std::vector<uint8_t> &cls : classes)
+      for (size_t i = 1; i < cls.size(); ++i)
+        masks[cls[i]] = masks[cls[i - 1]] | uint8_t(1u << cls[i - 1]);
+    return masks;
+  }
+
   /// Canonicalizes `layout` in place and returns the relabeling applied.
   Relabeling canonicalize(PackedLayout &layout) const {
     Relabeling r = identityRelabeling();
@@ -253,9 +262,9 @@ struct Node {
   uint32_t version = 0;
   double g = 0;
   double h = 0; // the latency bound until hFull, then the full bound
-  // LowerBound::Latency::classOnly and misplacedFloor: bounds for the
+  // LowerBound::Latency::classOnly and classBandwidth: bounds for the
   // permutes out of this state (see pushPermutes).
-  double classLatency = 0, misplacedFloor = 0, classBandwidth = 0;
+  double classLatency = 0, classBandwidth = 0;
   int64_t bytes = 0;
   uint16_t steps = 0;
   /// What the incoming move (of every equally good path seen) leaves out of
@@ -265,8 +274,9 @@ struct Node {
   /// h includes the AbstractBound (once the search has built it).
   bool hAbstract = false;
   bool closed = false;
-  /// [0], [1]: the permute tiers generated; [2]: the redistribute edges.
-  bool permutesDone[3] = {false, false, false};
+  /// The permutes out of this state were generated; its redistribute
+  /// edges were bounded.
+  bool permutesDone = false, redistributesDone = false;
   /// With redistribute allowed: a bound on every plan from here (the
   /// reported bound, which holds for point-to-point steps too); the
   /// collective-only bound `h` is capped by it (see redistributeCap).
@@ -295,8 +305,7 @@ struct Entry {
   uint32_t seq;
   uint32_t node;
   uint32_t version;
-  /// 0: expand `node`. 1 and 2: generate the permutes out of `node` to
-  /// layouts without (1) or with (2) misplaced axes. 3: bound its
+  /// 0: expand `node`. 1: generate the permutes out of `node`. 3: bound its
   /// redistribute edges; 4: price and relax redistribute edge `candidate`.
   uint8_t tier;
   uint8_t candidate = 0;
@@ -478,12 +487,15 @@ llvm::Expected<std::vector<Move>> dist::planner::detail::searchOptimalWithin(
   // on the best path, so they are generated only when an entry that bounds
   // them all reaches the front: the cheapest possible permute of this
   // buffer plus the latency bound, whose class part permutes do not change.
-  // Targets with a misplaced axis come later, behind their own entry, since
-  // they carry at least misplacedFloor more.
+  // (Holding back the targets with a misplaced axis behind a second entry
+  // was tried: their bound is weak, so that entry came to the front in the
+  // hard searches anyway and the permutes were enumerated twice; keeping
+  // the targets compact until they reach the front cost more in heap work
+  // than it saved.)
   // Once a request has proved hard (abstractAfter expansions), the search
-  // also uses the abstract distances (PatternDatabaseHeuristic.h), when they see more
-  // than the closed form at the source: the larger of two admissible bounds
-  // is admissible, and improved states are reopened, so switching in the
+  // also uses the abstract distances (PatternDatabaseHeuristic.h), when they
+  // see more than the closed form at the source: the larger of two admissible
+  // bounds is admissible, and improved states are reopened, so switching in the
   // middle keeps the search exact. States queued before keep their smaller
   // bound until they reach the front, where it is raised (and they go back
   // in line if it grew).
@@ -495,9 +507,8 @@ llvm::Expected<std::vector<Move>> dist::planner::detail::searchOptimalWithin(
   double rootBound = -1; // the closed form at the source, once needed
   // The f of the entry that generates the permutes out of `n`: every
   // permute child's f is at least this.
-  auto permuteF = [&](const Node &n, uint8_t tier) {
-    double rest = n.classLatency + n.classBandwidth +
-                  (tier == 2 ? n.misplacedFloor : 0);
+  auto permuteF = [&](const Node &n) {
+    double rest = n.classLatency + n.classBandwidth;
     if (abstract)
       rest = std::max(rest, abstract->permuteFloor(n.state.layout));
     return n.g + permuteLatency + permutePerByte * double(n.bytes) + rest;
@@ -508,13 +519,18 @@ llvm::Expected<std::vector<Move>> dist::planner::detail::searchOptimalWithin(
   auto abstractH = [&](const SearchState &state) {
     return state.run.open ? 0.0 : (*abstract)(state.layout);
   };
-  auto pushPermutes = [&](uint32_t id, uint8_t tier) {
+  auto pushPermutes = [&](uint32_t id) {
     const Node &n = nodes[id];
-    open.push(
-        {permuteF(n, tier), uint32_t(n.steps) + 1, seq++, id, n.version, tier});
+    open.push({permuteF(n), uint32_t(n.steps) + 1, seq++, id, n.version, 1});
   };
 
   Symmetry symmetry(mesh, model, target);
+  // Permute targets that the symmetry relabels into one another are one
+  // state, reached at one price when every permute costs the same: only
+  // the first of them in enumeration order (the one the search would keep)
+  // is generated.
+  const std::array<uint8_t, kMaxMeshAxes> twinMasks = symmetry.lowerTwins();
+  const uint8_t *permuteTwins = uniformPermutes ? twinMasks.data() : nullptr;
   Node root;
   root.state.layout = source;
   // relabel of the root: the source (in request axes) into its canonical
@@ -525,7 +541,6 @@ llvm::Expected<std::vector<Move>> dist::planner::detail::searchOptimalWithin(
     LowerBound::Latency lat = bound.latencies(root.state.layout, root.state.run);
     root.h = lat.full + lat.classBandwidth;
     root.classLatency = lat.classOnly;
-    root.misplacedFloor = lat.misplacedFloor;
     root.classBandwidth = lat.classBandwidth;
   }
   root.hCap = redistributeCap(root.state);
@@ -602,7 +617,6 @@ llvm::Expected<std::vector<Move>> dist::planner::detail::searchOptimalWithin(
         child.hAbstract = true;
       }
       child.classLatency = lat.classOnly;
-      child.misplacedFloor = lat.misplacedFloor;
       child.classBandwidth = lat.classBandwidth;
       // Inherited while the state waits in the queue (most never reach its
       // front); the exact cap is computed there (see hCapFull).
@@ -649,8 +663,7 @@ llvm::Expected<std::vector<Move>> dist::planner::detail::searchOptimalWithin(
       child.steps = steps2;
       child.bytes = edge.bytesAfter;
       child.closed = false;
-      child.permutesDone[0] = child.permutesDone[1] = false;
-      child.permutesDone[2] = false;
+      child.permutesDone = child.redistributesDone = false;
       ++child.version;
       push(known.node);
     }
@@ -672,10 +685,10 @@ llvm::Expected<std::vector<Move>> dist::planner::detail::searchOptimalWithin(
     Entry e = open.top();
     open.pop();
     Node &n = nodes[e.node];
-    if (e.version != n.version ||
-        (e.tier == 4 ? false
-         : e.tier    ? n.permutesDone[e.tier - 1]
-                     : n.closed))
+    if (e.version != n.version || (e.tier == 0   ? n.closed
+                                   : e.tier == 1 ? n.permutesDone
+                                   : e.tier == 3 ? n.redistributesDone
+                                                 : false))
       continue;
     if (best != kNoNode) {
       if (costLess(bestCost, e.f))
@@ -697,7 +710,7 @@ llvm::Expected<std::vector<Move>> dist::planner::detail::searchOptimalWithin(
       // Each candidate edge waits behind a cheap bound on its cost (a
       // single exchange is a plan, so the reported bound holds for it); the
       // exact exchange is priced only if that comes to the front.
-      n.permutesDone[2] = true;
+      n.redistributesDone = true;
       unpackLayoutInto(state.layout, numAxes, rank, fromLayout);
       const Layout &from = fromLayout;
       RedistributeCandidates &candidates = redistributeTargets[id];
@@ -740,13 +753,13 @@ llvm::Expected<std::vector<Move>> dist::planner::detail::searchOptimalWithin(
       relax(id, g, steps, pending.back());
       continue;
     }
-    if (e.tier) {
+    if (e.tier == 1) {
       // An entry queued before the abstract bound existed may be early.
-      if (abstract && costLess(e.f, permuteF(n, e.tier))) {
-        pushPermutes(id, e.tier);
+      if (abstract && costLess(e.f, permuteF(n))) {
+        pushPermutes(id);
         continue;
       }
-      n.permutesDone[e.tier - 1] = true;
+      n.permutesDone = true;
       // (A state whose open slice run cannot end has no permutes at all.)
       if (uniformPermutes && space.runMayEnd(state)) {
         // A member inside a slice run pays for ending it first.
@@ -760,27 +773,18 @@ llvm::Expected<std::vector<Move>> dist::planner::detail::searchOptimalWithin(
           it->second = {start, steps, id};
         }
       }
-      const double classLatency = n.classLatency;
-      bool deferred = false;
       pending.clear();
-      space.forEachPermuteEdge(state, bytes, [&](const Edge &edge) {
-        // Permute targets have no slice run, and the search's symmetry
-        // relabels only axes the target treats alike, which leaves the
-        // bound unchanged: the terms computed here are the child's.
-        LowerBound::Latency lat = bound.latencies(edge.next.layout);
-        bool misplaced = costLess(classLatency, lat.full);
-        if (misplaced != (e.tier == 2)) {
-          deferred |= misplaced;
-          return;
-        }
-        collect(edge);
-        pending.back().hasLatency = true;
-        pending.back().latency = lat;
-      });
+      space.forEachPermuteEdge(
+          state, bytes, permuteTwins, [&](const Edge &edge) {
+            collect(edge);
+            // Permute targets have no slice run, and the search's symmetry
+            // relabels only axes the target treats alike, which leaves the
+            // bound unchanged: the terms computed here are the child's.
+            pending.back().hasLatency = true;
+            pending.back().latency = bound.latencies(edge.next.layout);
+          });
       for (const Pending &p : pending)
         relax(id, g, steps, p);
-      if (deferred)
-        pushPermutes(id, 2);
       continue;
     }
     // The full bound enumerates devices, so it is computed only for states
@@ -847,7 +851,7 @@ llvm::Expected<std::vector<Move>> dist::planner::detail::searchOptimalWithin(
                       ordered ? n.order : OrderMark(), collect);
     for (const Pending &p : pending)
       relax(id, g, steps, p);
-    pushPermutes(id, 1);
+    pushPermutes(id);
     // Redistribute edges come last: after the permutes at equal f, so that
     // a collective plan of equal cost and length is found first and kept.
     // The entry's f is the state's capped bound, below every plan from it;

@@ -229,9 +229,16 @@ public:
   void forEachEdge(const SearchState &state, int64_t bytes, bool sliceRuns,
                    bool permutes, OrderMark after, Emit &&emit) const;
   /// Only the permutes (the optimal search generates them lazily).
+  /// `lowerTwins` (optional): per axis, the axes below it that the caller
+  /// treats as the same (its symmetry). Of the targets that differ only by
+  /// swapping such axes (when none of them is partial) only the first in
+  /// enumeration order is emitted: the one that places the lowest of them
+  /// first. That loses nothing when every permute costs the same and the
+  /// caller identifies those targets anyway (where the first is the current
+  /// layout itself, none is emitted: the set only leads back here).
   template <typename Emit>
   void forEachPermuteEdge(const SearchState &state, int64_t bytes,
-                          Emit &&emit) const;
+                          const uint8_t *lowerTwins, Emit &&emit) const;
 
 private:
   int64_t bytesWith(const int64_t *shards, int d1, int64_t p1, int d2,
@@ -240,7 +247,8 @@ private:
                int64_t bytes) const;
   template <typename Emit>
   void forEachPermute(const SearchState &state, const DimView &v,
-                      const int64_t *shards, int64_t bytes, Emit &&emit) const;
+                      const int64_t *shards, int64_t bytes,
+                      const uint8_t *lowerTwins, Emit &&emit) const;
 
   const Mesh &mesh;
   const CostModel &model;
@@ -575,11 +583,12 @@ void SearchSpace::forEachEdge(const SearchState &state, int64_t bytes,
   emitReplicateToPartials(candidates, finalReplicateToPartialOnly, r2pKind);
 
   if (permutes && peakOk(bytes, bytes))
-    forEachPermute(state, v, shards, bytes, emit);
+    forEachPermute(state, v, shards, bytes, /*lowerTwins=*/nullptr, emit);
 }
 
 template <typename Emit>
 void SearchSpace::forEachPermuteEdge(const SearchState &state, int64_t bytes,
+                                     const uint8_t *lowerTwins,
                                      Emit &&emit) const {
   if (!runMayEnd(state) || !peakOk(bytes, bytes))
     return;
@@ -591,7 +600,7 @@ void SearchSpace::forEachPermuteEdge(const SearchState &state, int64_t bytes,
     for (unsigned i = 0; i < v.len[d]; ++i)
       shards[d] *= axisSize[v.axes[d][i]];
   }
-  forEachPermute(state, v, shards, bytes, emit);
+  forEachPermute(state, v, shards, bytes, lowerTwins, emit);
 }
 
 /// Permute: every layout with the same per-dim shard counts and the same
@@ -600,7 +609,7 @@ void SearchSpace::forEachPermuteEdge(const SearchState &state, int64_t bytes,
 template <typename Emit>
 void SearchSpace::forEachPermute(const SearchState &state, const DimView &v,
                                  const int64_t *shards, int64_t bytes,
-                                 Emit &&emit) const {
+                                 const uint8_t *lowerTwins, Emit &&emit) const {
   const PackedLayout &cur = state.layout;
   // Stride of each axis in the current layout (for permuteAxes).
   int64_t curStride[kMaxMeshAxes];
@@ -615,6 +624,12 @@ void SearchSpace::forEachPermute(const SearchState &state, const DimView &v,
   for (unsigned a = 0; a < numAxes; ++a)
     if (!(v.partialMask >> a & 1))
       freeMask |= 1u << a;
+  // Per axis, its free twins below it: it is placed only after all of them
+  // (the twins' first arrangement in the order below).
+  uint8_t placeAfter[kMaxMeshAxes] = {};
+  if (lowerTwins)
+    for (unsigned a = 0; a < numAxes; ++a)
+      placeAfter[a] = lowerTwins[a] & freeMask;
 
   // A permute ends the open slice run.
   const double ending = closeCost(state, bytes);
@@ -685,7 +700,8 @@ void SearchSpace::forEachPermute(const SearchState &state, const DimView &v,
     if (dimLen[d] >= kMaxMeshAxes)
       return;
     for (unsigned a = 0; a < numAxes; ++a) {
-      if (!(freeMask >> a & 1) || (used >> a & 1) || rem % axisSize[a])
+      if (!(freeMask >> a & 1) || (used >> a & 1) || rem % axisSize[a] ||
+          (placeAfter[a] & ~used))
         continue;
       unsigned pos = dimLen[d]++;
       dimList[d][pos] = a;
