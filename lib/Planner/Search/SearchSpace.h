@@ -270,6 +270,16 @@ private:
   /// Every permute that changes some coordinate of a buffer costs the same
   /// (the model says so): forEachPermute prices one and reuses the price.
   bool uniformPermutePrice;
+  /// price()'s recent answers, direct-mapped: move generation asks the
+  /// model about the same (kind, axes, bytes) again and again, and its
+  /// answer is a function of them.
+  struct PriceSlot {
+    uint64_t axes = 0;
+    int64_t bytes = -1; // no answer yet
+    uint8_t kind = 0, count = 0;
+    double price = 0;
+  };
+  mutable std::array<PriceSlot, 64> priceCache;
 };
 
 //===----------------------------------------------------------------------===//
