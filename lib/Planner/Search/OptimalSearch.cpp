@@ -305,8 +305,8 @@ struct Entry {
   uint32_t seq;
   uint32_t node;
   uint32_t version;
-  /// 0: expand `node`. 1: generate the permutes out of `node`. 3: bound its
-  /// redistribute edges; 4: price and relax redistribute edge `candidate`.
+  /// 0: expand `node`. 1: generate the permutes out of `node`. 2: bound its
+  /// redistribute edges; 3: price and relax redistribute edge `candidate`.
   uint8_t tier;
   uint8_t candidate = 0;
   /// std::priority_queue pops the greatest; we want the smallest
@@ -476,8 +476,8 @@ llvm::Expected<std::vector<Move>> dist::planner::detail::searchOptimalWithin(
                                          request.elementBytes);
   ExchangeCostEvaluator &exchangeCosts = *exchange;
   std::vector<double> floors;
-  // Per node, the redistribute targets its tier-3 entry bounded, which its
-  // tier-4 entries (one per target) price: a node's state never changes.
+  // Per node, the redistribute targets its tier-2 entry bounded, which its
+  // tier-3 entries (one per target) price: a node's state never changes.
   llvm::DenseMap<uint32_t, RedistributeCandidates> redistributeTargets;
 
   Layout targetLayout = request.target;
@@ -707,7 +707,7 @@ llvm::Expected<std::vector<Move>> dist::planner::detail::searchOptimalWithin(
     Node &n = nodes[e.node];
     if (e.version != n.version || (e.tier == 0   ? n.closed
                                    : e.tier == 1 ? n.permutesDone
-                                   : e.tier == 3 ? n.redistributesDone
+                                   : e.tier == 2 ? n.redistributesDone
                                                  : false))
       continue;
     if (best != kNoNode) {
@@ -726,7 +726,7 @@ llvm::Expected<std::vector<Move>> dist::planner::detail::searchOptimalWithin(
     const uint16_t steps = n.steps;
     const int64_t bytes = n.bytes;
     const uint32_t id = e.node;
-    if (e.tier == 3) {
+    if (e.tier == 2) {
       // Each candidate edge waits behind a cheap bound on its cost (a
       // single exchange is a plan, so the reported bound holds for it); the
       // exact exchange is priced only if that comes to the front.
@@ -748,11 +748,11 @@ llvm::Expected<std::vector<Move>> dist::planner::detail::searchOptimalWithin(
                       candidates.base.dimAxes[refinement->second].size());
         LowerBound::Latency lat = bound.latencies(packed);
         open.push({g + floors[c] + lat.full + lat.classBandwidth,
-                   uint32_t(steps) + 1, seq++, id, n.version, 4, uint8_t(c)});
+                   uint32_t(steps) + 1, seq++, id, n.version, 3, uint8_t(c)});
       }
       continue;
     }
-    if (e.tier == 4) {
+    if (e.tier == 3) {
       unpackLayoutInto(state.layout, numAxes, rank, fromLayout);
       const Layout &from = fromLayout;
       const Layout to = redistributeTargets[id].layout(e.candidate);
@@ -878,7 +878,7 @@ llvm::Expected<std::vector<Move>> dist::planner::detail::searchOptimalWithin(
     // the exchanges are only worked out when it reaches the front.
     if (!expandingClosed && !state.run.open)
       open.push({g + nodes[id].hCap, uint32_t(steps) + 1, seq++, id,
-                 nodes[id].version, 3});
+                 nodes[id].version, 2});
   }
   if (outOfTime)
     return llvm::createStringError(
