@@ -28,6 +28,7 @@
 #include <array>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <map>
 #include <memory>
@@ -42,6 +43,17 @@ namespace {
 /// Below this R^2 a fit is reported as poor (it is still written: the
 /// calibration object records the R^2 of every fit).
 constexpr double kPoorFit = 0.9;
+
+/// For tests of the retries: DIST_CALIBRATE_SPOIL_ATTEMPTS=N replaces the
+/// timings of the first N attempts of every fit with ones that shrink as
+/// messages grow (which no line fits), as a burst of load can.
+int spoiledAttempts() {
+  static const int n = [] {
+    const char *text = std::getenv("DIST_CALIBRATE_SPOIL_ATTEMPTS");
+    return text ? std::atoi(text) : 0;
+  }();
+  return n;
+}
 
 /// A fitted (axis, move) for the file.
 struct Fit {
@@ -124,24 +136,24 @@ public:
   int64_t transferMessagesPerRank = 0;
 
 private:
-  /// Per call of `calls` (one per message size), the median over the reps
-  /// of the slowest rank's time for one call. The sizes are interleaved:
-  /// each rep times every size once, in alternating order, so that a load
-  /// spike or a drift of a shared machine spreads over all sizes instead of
-  /// bending the fitted line at the sizes it happened to hit. Each timed
+  /// Per call of `calls` (one per message size), the median over `reps`
+  /// timed calls of the slowest rank's time for one call. The sizes are
+  /// interleaved: each rep times every size once, in alternating order, so that
+  /// a load spike or a drift of a shared machine spreads over all sizes instead
+  /// of bending the fitted line at the sizes it happened to hit. Each timed
   /// call follows an untimed one of the same size, so that it finds the
   /// caches as a program calling the move again and again does (after a
   /// 64 MiB call, a 1 MiB one would otherwise start cold and take twice as
   /// long).
-  std::vector<double>
-  timeSweep(const std::vector<std::function<void()>> &calls) {
+  std::vector<double> timeSweep(const std::vector<std::function<void()>> &calls,
+                                int reps) {
     for (const std::function<void()> &call : calls) {
       call();
       call();
     }
     distRtSynchronize(nullptr);
     std::vector<std::vector<double>> samples(calls.size());
-    for (int r = 0; r < options.reps; ++r) {
+    for (int r = 0; r < reps; ++r) {
       for (size_t k = 0; k < calls.size(); ++k) {
         const size_t i = r % 2 ? calls.size() - 1 - k : k;
         calls[i]();
@@ -350,7 +362,9 @@ public:
 
 private:
   /// Times `callOf(elements)` over the sweep (whole elements, a multiple of
-  /// `multiple`) and fits the timings on rank 0, up to three attempts;
+  /// `multiple`) and fits the timings on rank 0, up to three attempts, each
+  /// with twice the timed calls of the one before (a median over more calls
+  /// is less likely to be bent again by the load that spoiled the last);
   /// `label` starts the report line, `subject` names it in warnings. False
   /// (after printing why on rank 0) when no attempt fits.
   bool measureAndFit(
@@ -361,6 +375,7 @@ private:
       const std::function<void(planner::AxisCostParams, planner::LineFit, int,
                                llvm::ArrayRef<planner::TimingSample>)> &keep) {
     for (int attempt = 1; attempt <= 3; ++attempt) {
+      const int reps = options.reps << (attempt - 1);
       std::vector<int64_t> elementsOf;
       std::vector<std::function<void()>> calls;
       for (int64_t bytes : options.sizes) {
@@ -368,7 +383,10 @@ private:
             multiple, (bytes / 4 + multiple - 1) / multiple * multiple));
         calls.push_back(callOf(elementsOf.back()));
       }
-      std::vector<double> seconds = timeSweep(calls);
+      std::vector<double> seconds = timeSweep(calls, reps);
+      if (attempt <= spoiledAttempts())
+        for (size_t i = 0; i < seconds.size(); ++i)
+          seconds[i] = 1e-3 / double(i + 1);
       std::vector<planner::TimingSample> samples;
       for (size_t i = 0; i < calls.size(); ++i)
         samples.push_back({double(elementsOf[i] * 4), seconds[i]});
@@ -396,8 +414,8 @@ private:
                             "--sizes or a quieter machine give a better fit\n";
         } else {
           llvm::errs() << "dist-calibrate: " << label << ", attempt " << attempt
-                       << " of 3: " << llvm::toString(params.takeError())
-                       << "\n";
+                       << " of 3 (" << reps << " timed calls per size): "
+                       << llvm::toString(params.takeError()) << "\n";
         }
       }
       MPI_Bcast(&fitted, 1, MPI_INT, 0, comm);
@@ -406,9 +424,10 @@ private:
     }
     if (rank == 0)
       llvm::errs() << "dist-calibrate: error: the timings of " << subject
-                   << " fit no line after 3 attempts; the machine is too "
-                      "noisy for this sweep (try more --reps or larger "
-                      "--sizes)\n";
+                   << " fit no line after 3 attempts (up to "
+                   << (options.reps << 2)
+                   << " timed calls per size); the machine is too noisy for "
+                      "this sweep (try more --reps or larger --sizes)\n";
     return false;
   }
 
@@ -431,7 +450,7 @@ private:
                             nullptr);
       });
     }
-    std::vector<double> seconds = timeSweep(calls);
+    std::vector<double> seconds = timeSweep(calls, options.reps);
     std::vector<planner::TimingSample> samples;
     for (size_t i = 0; i < calls.size(); ++i)
       samples.push_back(
