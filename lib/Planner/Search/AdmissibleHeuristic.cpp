@@ -32,7 +32,7 @@ LowerBound::LowerBound(const Mesh &mesh, llvm::ArrayRef<int64_t> shape,
     }
   }
   allReduceTwice = model.allReducePaysLatencyTwice();
-  viewOf(target, numAxes, rank, targetView);
+  viewOf(target, numAxes, targetView);
   targetPartialAll = targetView.partialMask;
   for (unsigned d = 0; d < rank; ++d) {
     targetLog2Shards[d] = 0;
@@ -209,7 +209,7 @@ LowerBound::Latency LowerBound::latencyOf(const DimView &v, uint8_t reduce,
 LowerBound::Latency LowerBound::latencies(const PackedLayout &layout,
                                           const SliceRun &run) const {
   DimView v;
-  viewOf(layout, numAxes, rank, v);
+  viewOf(layout, numAxes, v);
   uint8_t reduce = mustReduce(layout, v);
   Latency result = latencyOf(v, reduce, run);
   result.classBandwidth = minSecondsPerByte * double(elementBytes) *
@@ -383,7 +383,7 @@ double LowerBound::operator()(const PackedLayout &layout,
   if (layout == target)
     return 0;
   DimView v;
-  viewOf(layout, numAxes, rank, v);
+  viewOf(layout, numAxes, v);
   uint8_t reduce = mustReduce(layout, v);
   double needed = reduce ? reducedElements(reduce) : neededElements(v, 0);
   Parts parts;

@@ -91,8 +91,7 @@ SearchSpace::SearchSpace(const Mesh &mesh, llvm::ArrayRef<int64_t> shape,
   targetPartialMask = targetView.partialMask;
 }
 
-void dist::planner::detail::viewOf(const PackedLayout &layout,
-                                   unsigned numAxes, unsigned rank,
+void dist::planner::detail::viewOf(const PackedLayout &layout, unsigned numAxes,
                                    DimView &v) {
   // All of it, a fixed size the compiler clears inline (a loop over the
   // rank became a call to memset, a few percent of a hard search's views).
@@ -114,7 +113,7 @@ void dist::planner::detail::viewOf(const PackedLayout &layout,
 }
 
 void SearchSpace::view(const PackedLayout &layout, DimView &v) const {
-  viewOf(layout, numAxes, rank, v);
+  viewOf(layout, numAxes, v);
 }
 
 int64_t SearchSpace::bytesWith(const int64_t *shards, int d1, int64_t p1,

@@ -169,10 +169,10 @@ struct Edge {
   OrderMark order;
 };
 
-/// Fills `v` from a packed layout: the axes of each dim and the partial and
-/// replicated masks (shared by the search and the lower bound).
-void viewOf(const PackedLayout &layout, unsigned numAxes, unsigned rank,
-            DimView &v);
+/// Fills `v` from a packed layout: the axes of each dim (every dim's length,
+/// past the layout's rank too, is set) and the partial and replicated masks
+/// (shared by the search and the lower bound).
+void viewOf(const PackedLayout &layout, unsigned numAxes, DimView &v);
 
 /// Everything about one request that move generation needs.
 class SearchSpace {
