@@ -367,6 +367,10 @@ private:
   /// is less likely to be bent again by the load that spoiled the last);
   /// `label` starts the report line, `subject` names it in warnings. False
   /// (after printing why on rank 0) when no attempt fits.
+  static constexpr int kAttempts = 3;
+  /// The timed calls per size of attempt 1, 2, ...: --reps, doubled at each.
+  int repsOfAttempt(int attempt) const { return options.reps << (attempt - 1); }
+
   bool measureAndFit(
       const std::string &label, const std::string &subject, int64_t multiple,
       const std::function<std::function<void()>(int64_t)> &callOf,
@@ -374,8 +378,8 @@ private:
           llvm::ArrayRef<planner::TimingSample>, planner::LineFit &)> &fit,
       const std::function<void(planner::AxisCostParams, planner::LineFit, int,
                                llvm::ArrayRef<planner::TimingSample>)> &keep) {
-    for (int attempt = 1; attempt <= 3; ++attempt) {
-      const int reps = options.reps << (attempt - 1);
+    for (int attempt = 1; attempt <= kAttempts; ++attempt) {
+      const int reps = repsOfAttempt(attempt);
       std::vector<int64_t> elementsOf;
       std::vector<std::function<void()>> calls;
       for (int64_t bytes : options.sizes) {
@@ -414,7 +418,8 @@ private:
                             "--sizes or a quieter machine give a better fit\n";
         } else {
           llvm::errs() << "dist-calibrate: " << label << ", attempt " << attempt
-                       << " of 3 (" << reps << " timed calls per size): "
+                       << " of " << kAttempts << " (" << reps
+                       << " timed calls per size): "
                        << llvm::toString(params.takeError()) << "\n";
         }
       }
@@ -424,8 +429,8 @@ private:
     }
     if (rank == 0)
       llvm::errs() << "dist-calibrate: error: the timings of " << subject
-                   << " fit no line after 3 attempts (up to "
-                   << (options.reps << 2)
+                   << " fit no line after " << kAttempts << " attempts (up to "
+                   << repsOfAttempt(kAttempts)
                    << " timed calls per size); the machine is too noisy for "
                       "this sweep (try more --reps or larger --sizes)\n";
     return false;
