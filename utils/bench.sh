@@ -270,6 +270,14 @@ strided recv type, and the compiled code calls \`distRtAllToAllStrided\` with
 a send chunk stride of 0, so each rank writes its block straight into the
 peers' outputs, with no stacked temporary to unpack afterwards (what the
 compiled gather did before, docs/compiler.md).
+The reduce_scatter and all_reduce rows compare with \`MPI_Reduce_scatter_block\`
+and \`MPI_Allreduce\`. From 128 KiB the MPI backend does not call them: Open
+MPI's algorithms allocate a temporary as large as the buffer on every call,
+and above glibc's mmap threshold each call maps it anew and faults its pages
+in. The backend instead sends the blocks in one \`MPI_Alltoall\` into scratch
+it keeps, combines them with \`MPI_Reduce_local\`, and for an all-reduce then
+all-gathers the reduced blocks (docs/runtime.md): the same bytes on the wire,
+no allocation per call.
 \`utils/bench/strided_alltoall_variants.cpp\` measures the ways we tried on the
 same exchange (explicit pack + raw all-to-all, pipelined pack, MPI datatypes,
 \`process_vm_writev\`, direct pulls and pushes through mapped memory).

@@ -38,6 +38,7 @@
 #include <cstring>
 #include <numeric>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -544,6 +545,37 @@ bool backendReduces(int dt, int op, const std::string &backend) {
   return true;
 }
 
+// Reductions of 128 KiB and more, which the mpi backend runs as an
+// all-to-all plus local reductions (and the all-reduce as that plus an
+// all-gather when the count divides evenly): every dtype and reduction once
+// per group size, in place and not, and an all-reduce whose count does not
+// divide (MPI's own algorithm).
+void checkLargeReductions(int64_t g, const std::vector<int> &members,
+                          const std::string &backend, int &salt) {
+  static std::set<size_t> sweptSizes;
+  const std::string groupContext = gContext;
+  const int64_t p = static_cast<int64_t>(members.size());
+  const int64_t whole = 131072; // elements: >= 128 KiB in every dtype
+  if (sweptSizes.insert(members.size()).second)
+    for (int dt = 0; dt < kNumDTypes; ++dt)
+      for (int op = 0; op < 5; ++op) {
+        if (!backendReduces(dt, op, backend))
+          continue;
+        gContext = groupContext + " " + kDTypeNames[dt] + " " + kOpNames[op];
+        checkReduction(g, members, dt, op, whole / p, true, false, ++salt);
+        checkReduction(g, members, dt, op, whole, false, false, ++salt);
+      }
+  gContext = groupContext + " large in-place";
+  checkReduction(g, members, DIST_RT_F32, DIST_RT_SUM, whole / p, true, true,
+                 ++salt);
+  checkReduction(g, members, DIST_RT_BF16, DIST_RT_AVG, whole, false, true,
+                 ++salt);
+  gContext = groupContext + " large, uneven count";
+  checkReduction(g, members, DIST_RT_F32, DIST_RT_SUM, whole + 1, false, false,
+                 ++salt);
+  gContext = groupContext;
+}
+
 void checkGroup(const TestMesh &m, const std::vector<int64_t> &axes,
                 const std::string &backend, int &salt) {
   int64_t g = distRtGroup(m.handle, static_cast<int64_t>(axes.size()),
@@ -583,6 +615,7 @@ void checkGroup(const TestMesh &m, const std::vector<int64_t> &axes,
                  ++salt);
   checkReduction(g, members, DIST_RT_I64, DIST_RT_MAX, 20000, false, false,
                  ++salt);
+  checkLargeReductions(g, members, backend, salt);
 }
 
 // Permute with the table "rank r receives from src[r]".
