@@ -591,9 +591,10 @@ private:
   /// as reduceScatterDirect. Open MPI's reduce-scatter and all-reduce
   /// algorithms malloc a temporary as large as the buffer on every call;
   /// past glibc's mmap threshold every call maps it anew and page-faults
-  /// it in, which on a busy node cost more than the transfer (an 8 MiB
-  /// reduce-scatter over 2 ranks took 2.5x the time of the same bytes
-  /// gathered). Small reductions keep MPI's latency-optimised algorithms.
+  /// it in, which on a busy node costs more than the transfer (8 ranks on
+  /// 2 cores, groups of 2, 16 MiB per rank: 25-28 ms, twice an all-gather
+  /// of the same size; this way 9 ms). Small reductions keep MPI's
+  /// latency-optimised algorithms.
   static bool reducesDirectly(size_t whole, DType t) {
     constexpr size_t kDirectReduceBytes = 128 << 10;
     return whole * dtypeSize(t) >= kDirectReduceBytes &&
