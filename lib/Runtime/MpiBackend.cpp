@@ -241,7 +241,8 @@ public:
       return;
     }
     const int p = commSize(c);
-    if (reducesDirectly(n * static_cast<size_t>(p), t))
+    if (reducesDirectly(n * static_cast<size_t>(p), t,
+                        kDirectReduceScatterBytes))
       reduceScatterDirect(comm(c), p, inPlace ? recv : send, recv, n, t, op, 0);
     else
       checkMpi(MPI_Reduce_scatter_block(inPlace ? MPI_IN_PLACE : send, recv,
@@ -264,7 +265,8 @@ public:
       return;
     }
     const int p = commSize(c);
-    if (n % static_cast<size_t>(p) == 0 && reducesDirectly(n, t)) {
+    if (n % static_cast<size_t>(p) == 0 &&
+        reducesDirectly(n, t, kDirectAllReduceBytes)) {
       // A reduce-scatter into scratch, then an all-gather of the reduced
       // blocks (the bandwidth-optimal all-reduce), both without temporaries.
       const size_t block = n / static_cast<size_t>(p);
@@ -588,16 +590,21 @@ private:
   static size_t alignUp(size_t bytes) { return (bytes + 63) / 64 * 64; }
 
   /// Whether a reduction over `whole` elements (every member's input) runs
-  /// as reduceScatterDirect. Open MPI's reduce-scatter and all-reduce
+  /// through reduceScatterDirect: from `minBytes` (kDirectReduceScatterBytes
+  /// or kDirectAllReduceBytes). Open MPI's reduce-scatter and all-reduce
   /// algorithms malloc a temporary as large as the buffer on every call;
   /// past glibc's mmap threshold every call maps it anew and page-faults
   /// it in, which on a busy node costs more than the transfer (8 ranks on
   /// 2 cores, groups of 2, 16 MiB per rank: 25-28 ms, twice an all-gather
   /// of the same size; this way 9 ms). Small reductions keep MPI's
-  /// latency-optimised algorithms.
-  static bool reducesDirectly(size_t whole, DType t) {
-    constexpr size_t kDirectReduceBytes = 128 << 10;
-    return whole * dtypeSize(t) >= kDirectReduceBytes &&
+  /// latency-optimised algorithms. The thresholds are where this way was
+  /// faster on 8 ranks (dist-reshard-bench): a reduce-scatter from 512 KiB
+  /// on (1.12x), an all-reduce, which adds an all-gather, from 8 MiB
+  /// (1.1x; 0.91-1.01x at 0.5-4 MiB).
+  static constexpr size_t kDirectReduceScatterBytes = 128 << 10;
+  static constexpr size_t kDirectAllReduceBytes = 8 << 20;
+  static bool reducesDirectly(size_t whole, DType t, size_t minBytes) {
+    return whole * dtypeSize(t) >= minBytes &&
            whole <= static_cast<size_t>(INT_MAX);
   }
 

@@ -545,33 +545,42 @@ bool backendReduces(int dt, int op, const std::string &backend) {
   return true;
 }
 
-// Reductions of 128 KiB and more, which the mpi backend runs as an
-// all-to-all plus local reductions (and the all-reduce as that plus an
-// all-gather when the count divides evenly): every dtype and reduction once
-// per group size, in place and not, and an all-reduce whose count does not
-// divide (MPI's own algorithm).
+// Reductions large enough that the mpi backend runs them as an all-to-all
+// plus local reductions: a reduce-scatter of 128 KiB or more, an all-reduce
+// of 8 MiB or more (that plus an all-gather, when the group size divides
+// the count). Once per group size: the reduce-scatter in every dtype and
+// reduction, and all-reduces in a few dtypes, in place, and with a count
+// that does not divide (MPI's own algorithm). Every group: a reduce-scatter
+// in place.
 void checkLargeReductions(int64_t g, const std::vector<int> &members,
                           const std::string &backend, int &salt) {
   static std::set<size_t> sweptSizes;
   const std::string groupContext = gContext;
   const int64_t p = static_cast<int64_t>(members.size());
-  const int64_t whole = 131072; // elements: >= 128 KiB in every dtype
-  if (sweptSizes.insert(members.size()).second)
+  const int64_t whole = 131072;       // elements: >= 128 KiB in every dtype
+  const int64_t allReduced = 4 << 20; // elements: >= 8 MiB in 2-byte types
+  if (sweptSizes.insert(members.size()).second) {
     for (int dt = 0; dt < kNumDTypes; ++dt)
       for (int op = 0; op < 5; ++op) {
         if (!backendReduces(dt, op, backend))
           continue;
-        gContext = groupContext + " " + kDTypeNames[dt] + " " + kOpNames[op];
+        gContext =
+            groupContext + " large " + kDTypeNames[dt] + " " + kOpNames[op];
         checkReduction(g, members, dt, op, whole / p, true, false, ++salt);
-        checkReduction(g, members, dt, op, whole, false, false, ++salt);
       }
+    gContext = groupContext + " all-reduce of 8 MiB or more";
+    checkReduction(g, members, DIST_RT_F32, DIST_RT_SUM, allReduced, false,
+                   false, ++salt);
+    checkReduction(g, members, DIST_RT_F16, DIST_RT_MAX, allReduced, false,
+                   false, ++salt);
+    checkReduction(g, members, DIST_RT_BF16, DIST_RT_AVG, allReduced, false,
+                   true, ++salt);
+    gContext = groupContext + " all-reduce of 8 MiB or more, uneven count";
+    checkReduction(g, members, DIST_RT_F32, DIST_RT_SUM, allReduced + 1, false,
+                   false, ++salt);
+  }
   gContext = groupContext + " large in-place";
   checkReduction(g, members, DIST_RT_F32, DIST_RT_SUM, whole / p, true, true,
-                 ++salt);
-  checkReduction(g, members, DIST_RT_BF16, DIST_RT_AVG, whole, false, true,
-                 ++salt);
-  gContext = groupContext + " large, uneven count";
-  checkReduction(g, members, DIST_RT_F32, DIST_RT_SUM, whole + 1, false, false,
                  ++salt);
   gContext = groupContext;
 }
