@@ -47,9 +47,29 @@ LowerBound::LowerBound(const Mesh &mesh, llvm::ArrayRef<int64_t> shape,
   }
   for (unsigned a = 0; a < kMaxMeshAxes; ++a)
     targetDimOf[a] = -1;
-  for (unsigned d = 0; d < rank; ++d)
-    for (unsigned i = 0; i < targetView.len[d]; ++i)
+  for (unsigned d = 0; d < rank; ++d) {
+    // Bit p: the product of the target's first p axes of size > 1 along d
+    // is in the target's nesting class (see latencyOf's common prefix).
+    prefixNests[d] = 0;
+    int64_t product = 1;
+    unsigned position = 0;
+    for (unsigned i = 0; i < targetView.len[d]; ++i) {
+      int64_t size = axisSize[targetView.axes[d][i]];
+      if (size == 1)
+        continue;
+      product *= size;
+      ++position;
+      if (this->shape[d] <= 1 ||
+          ceilDiv(this->shape[d], product) * product == targetSpan[d])
+        prefixNests[d] |= 1u << position;
+    }
+    targetSplitters[d] = 0;
+    for (unsigned i = 0; i < targetView.len[d]; ++i) {
       targetDimOf[targetView.axes[d][i]] = d;
+      if (axisSize[targetView.axes[d][i]] > 1)
+        targetSplitters[d] |= 1u << targetView.axes[d][i];
+    }
+  }
   // Jumps (see the header): per dim, the smallest group product q >= 2
   // whose blocks are in the target's nesting class, and the least
   // groupLatencyExcess of such a group. Worth knowing only when no single
@@ -133,7 +153,6 @@ LowerBound::Latency LowerBound::latencyOf(const DimView &v, uint8_t reduce,
     // after them do not nest into the target's (see the header).
     unsigned t = 0, position = 0, kept = 0;
     bool agree = true;
-    int64_t product = 1;
     // An open slice run onto d is one step from its start: the axes it
     // added so far can stay if its start nests into the target's blocks.
     const bool runHere = run.open && run.dim == d;
@@ -151,10 +170,8 @@ LowerBound::Latency LowerBound::latencyOf(const DimView &v, uint8_t reduce,
         bool inRun = runHere && i >= run.startLen;
         if (inRun && position == kept && startNests)
           kept = position + 1;
-        product *= axisSize[a];
         ++position;
-        if (!inRun && (shape[d] <= 1 ||
-                       ceilDiv(shape[d], product) * product == targetSpan[d]))
+        if (!inRun && (prefixNests[d] >> position & 1))
           kept = position;
         if (!inRun)
           startNests = kept == position;
@@ -274,6 +291,19 @@ double LowerBound::neededElements(const DimView &v, uint8_t reduce) const {
   const double total = targetBlockElements;
   if (reduce)
     return total;
+  // A dim that both layouts split, by disjoint sets of axes, has a device
+  // whose block along it misses its target block entirely: the first L
+  // block and the last T block (the axes vary independently) overlap in
+  // N (1/P(L) + 1/P(T) - 1) <= 0 elements. That device covers nothing, so
+  // the minimum below is 0; this test finds it without enumerating.
+  for (unsigned d = 0; d < rank; ++d) {
+    uint32_t splitters = 0;
+    for (unsigned i = 0; i < v.len[d]; ++i)
+      if (axisSize[v.axes[d][i]] > 1)
+        splitters |= 1u << v.axes[d][i];
+    if (splitters && targetSplitters[d] && !(splitters & targetSplitters[d]))
+      return total < 1e-9 * total + 1e-9 ? 0 : total;
+  }
 
   // Components of dims linked by an axis that splits one in L and another
   // in T (union-find over at most 31 dims).

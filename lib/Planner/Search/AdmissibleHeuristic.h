@@ -153,6 +153,11 @@ private:
   double targetBlockElements = 1;
   /// The dim each axis splits in the target, -1 if none.
   int targetDimOf[kMaxMeshAxes];
+  /// Per dim, the target's axes of size > 1 splitting it (a bit per axis).
+  uint32_t targetSplitters[kMaxSearchRank];
+  /// Per dim, bit p: a common prefix of p such axes with the target's list
+  /// ends on blocks in the target's nesting class (latencyOf).
+  uint32_t prefixNests[kMaxSearchRank];
   bool allReduceTwice = false;
   /// Per dim: the smallest group product a jump can land on (0: no jump
   /// analysis), and the least groupLatencyExcess of such a group.
