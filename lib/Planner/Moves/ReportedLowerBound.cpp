@@ -75,13 +75,40 @@ static IdealRange idealBlock(const Mesh &mesh, const Layout &layout,
   return {index * extent / shards, (index + 1) * extent / shards};
 }
 
+/// The ideal runs of `coord`'s block along `dim`: one per segment of an
+/// interleaved dim (segment i of n_i split ideally in P, at its offset), the
+/// ideal block otherwise. The collectives price every segment's padded
+/// chunk, never less than its ideal share, so the ideal measure bounds them
+/// on interleaved dims as on contiguous ones.
+static void idealRuns(const Mesh &mesh, const Layout &layout,
+                      llvm::ArrayRef<int64_t> shape, unsigned dim,
+                      llvm::ArrayRef<int64_t> coord,
+                      llvm::SmallVectorImpl<IdealRange> &runs) {
+  runs.clear();
+  if (!layout.isSegmented(dim)) {
+    runs.push_back(idealBlock(mesh, layout, shape, dim, coord));
+    return;
+  }
+  double shards = static_cast<double>(layout.shardCount(mesh, dim));
+  double index = static_cast<double>(shardIndex(mesh, layout, dim, coord));
+  double offset = 0;
+  for (int64_t n : layout.segments[dim]) {
+    double extent = static_cast<double>(n);
+    runs.push_back({offset + index * extent / shards,
+                    offset + (index + 1) * extent / shards});
+    offset += extent;
+  }
+}
+
 /// The most elements any device lacks (see reportedLowerBound) when a layout
-/// is interleaved: the runs of semantics §2 on every segmented dim, ideal
-/// blocks elsewhere. (Contiguous layouts take forEachBlockCoverage.)
+/// is interleaved: on ideal runs (idealRuns) and on the runs of semantics
+/// §2, the smaller of the two. (Contiguous layouts take
+/// forEachBlockCoverage.)
 static double segmentedMissing(const Mesh &mesh, const Layout &source,
                                const Layout &target,
                                llvm::ArrayRef<int64_t> shape, bool final) {
   double worst = 0;
+  llvm::SmallVector<IdealRange, 4> wantIdeal, haveIdeal;
   for (int64_t device = 0; device < mesh.getNumDevices(); ++device) {
     std::vector<int64_t> coord = mesh.coordinateOf(device);
     // Ideal blocks (for the collectives' padded pricing) and blocks of semantics §2
@@ -106,20 +133,18 @@ static double segmentedMissing(const Mesh &mesh, const Layout &source,
       wantedExact *= wantLength;
       if (final)
         heldExact *= overlap;
-      // Ideal blocks exist for contiguous dims; an interleaved dim counts
-      // its blocks of semantics §2 on both measures.
-      if (target.isSegmented(d) || source.isSegmented(d)) {
-        wanted *= wantLength;
-        held *= overlap;
-        continue;
+      idealRuns(mesh, target, shape, d, coord, wantIdeal);
+      idealRuns(mesh, source, shape, d, coord, haveIdeal);
+      double wantIdealLength = 0, overlapIdeal = 0;
+      for (const IdealRange &w : wantIdeal) {
+        wantIdealLength += w.end - w.begin;
+        for (const IdealRange &h : haveIdeal)
+          overlapIdeal += std::max(0.0, std::min(w.end, h.end) -
+                                            std::max(w.begin, h.begin));
       }
-      IdealRange w = idealBlock(mesh, target, shape, d, coord);
-      wanted *= w.end - w.begin;
-      if (final) {
-        IdealRange h = idealBlock(mesh, source, shape, d, coord);
-        held *= std::max(0.0, std::min(w.end, h.end) -
-                                  std::max(w.begin, h.begin));
-      }
+      wanted *= wantIdealLength;
+      if (final)
+        held *= overlapIdeal;
     }
     worst = std::max(worst, std::min(wanted - held, wantedExact - heldExact));
   }
