@@ -220,6 +220,66 @@ TEST(PlannerProperty,
   optimalMatchesExhaustiveSearchOnFourAxes(23, 150);
 }
 
+// The topologies of AxesBecomePartialTogetherInOneStep, as the property
+// tests drew them.
+const char *const kDearCopiesTopology = R"({"local": {"beta": 1e-6}, "axes": {
+  "a": {"alpha": 2e-6, "beta": 4e-8, "ops": {
+    "reduce_scatter": {"alpha": 2e-6, "beta": 2.7027027027027025e-12}, "all_reduce": {"alpha": 2e-6, "beta": 1e-11},
+    "permute": {"alpha": 5e-5, "beta": 4e-8}}},
+  "b": {"alpha": 2e-6, "beta": 2.7027027027027025e-12, "ops": {
+    "all_to_all": {"alpha": 1e-5, "beta": 1e-11}, "all_reduce": {"alpha": 2e-6, "beta": 1e-9},
+    "permute": {"alpha": 1e-5, "beta": 2.7027027027027025e-12}, "redistribute": {"alpha": 5e-5, "beta": 2.7027027027027025e-12}}},
+  "c": {"alpha": 2e-6, "beta": 4e-8, "ops": {
+    "reduce_scatter": {"alpha": 1e-5, "beta": 4e-8}, "all_reduce": {"alpha": 2e-6, "beta": 2.7027027027027025e-12},
+    "permute": {"alpha": 2e-6, "beta": 1e-11}, "redistribute": {"alpha": 2e-6, "beta": 1e-11}}}}})";
+const char *const kJoinerTopology = R"({"local": {"beta": 2e-10}, "axes": {
+  "a": {"alpha": 1e-7, "beta": 1e-11, "ops": {
+    "all_gather": {"alpha": 5e-5, "beta": 1e-11}, "all_reduce": {"alpha": 2e-6, "beta": 4e-8},
+    "permute": {"alpha": 1e-5, "beta": 1e-11}, "redistribute": {"alpha": 1e-5, "beta": 1e-11}}},
+  "b": {"alpha": 2e-6, "beta": 2.7027027027027025e-12, "ops": {
+    "all_gather": {"alpha": 2e-6, "beta": 1e-9}, "all_to_all": {"alpha": 2e-6, "beta": 1e-11},
+    "reduce_scatter": {"alpha": 2e-6, "beta": 4e-8}, "all_reduce": {"alpha": 1e-5, "beta": 2.7027027027027025e-12}}},
+  "c": {"alpha": 2e-6, "beta": 1e-9, "ops": {
+    "all_gather": {"alpha": 1e-5, "beta": 1e-9}, "all_to_all": {"alpha": 1e-7, "beta": 4e-8},
+    "reduce_scatter": {"alpha": 1e-7, "beta": 1e-9}, "permute": {"alpha": 2e-6, "beta": 1e-11}}},
+  "d": {"alpha": 5e-5, "beta": 1e-11, "ops": {
+    "all_to_all": {"alpha": 1e-5, "beta": 1e-11}, "reduce_scatter": {"alpha": 1e-5, "beta": 4e-8},
+    "all_reduce": {"alpha": 2e-6, "beta": 4e-8}, "redistribute": {"alpha": 2e-6, "beta": 1e-11}}}}})";
+
+// Axes that become partial together take one replicate_to_partial step: a
+// joiner with a target-partial axis, and a size-1 axis with either while
+// nothing is partial yet (each case once took two zero-cost steps where the
+// exhaustive search takes one; found at DIST_PLANNER_PROPERTY_SCALE=10).
+TEST(PlannerProperty, AxesBecomePartialTogetherInOneStep) {
+  {
+    // Dear copies (local above every beta): c joins the reduce_scatter,
+    // and the size-1 axis b rides along in the same step.
+    Mesh m = mesh("<[\"a\"=2, \"b\"=1, \"c\"=2]>");
+    AlphaBetaCostModel model = cantFail(AlphaBetaCostModel::create(
+        m, cantFail(Topology::parseJSON(kDearCopiesTopology))));
+    PlanRequest request(m, {6}, 4, layout(m, "[{\"a\", \"b\"}]"),
+                        layout(m, "[{\"c\", \"b\"}]"));
+    request.maxPeakBytes = 48;
+    request.costModel = &model;
+    expectMatchesExhaustiveSearch(m, request, model, "size-1 rider",
+                                  /*mustExist=*/true);
+  }
+  {
+    // A joiner (c) and the target-partial b, with the abstract bound.
+    ForceAbstractBound force;
+    Mesh m = mesh("<[\"a\"=2, \"b\"=2, \"c\"=2, \"d\"=2]>");
+    AlphaBetaCostModel model = cantFail(AlphaBetaCostModel::create(
+        m, cantFail(Topology::parseJSON(kJoinerTopology))));
+    PlanRequest request(m, {2, 3}, 4,
+                        layout(m, "[{}, {}], partial = sum {\"a\"}"),
+                        layout(m, "[{\"a\", \"c\"}, {}], partial = sum "
+                                  "{\"b\"}"));
+    request.costModel = &model;
+    expectMatchesExhaustiveSearch(m, request, model, "joiner and target axis",
+                                  /*mustExist=*/true);
+  }
+}
+
 // Every suffix of a plan is a plan from the layout it starts at, so the
 // heuristic (and the per-class bounds the search uses for permutes) must not
 // exceed its cost. Checked at every layout along optimal plans; meshes of

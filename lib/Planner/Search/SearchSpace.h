@@ -555,17 +555,23 @@ void SearchSpace::forEachEdge(const SearchState &state, int64_t bytes,
   // One replicate_to_partial step per non-empty subset of `axesMask` (only
   // the whole set with `wholeSetOnly`), making them partial with
   // `reduction`.
+  // (`riders` join subsets that hold at least one of `axesMask`.)
   auto emitReplicateToPartials = [&](uint8_t axesMask, bool wholeSetOnly,
-                                     uint8_t reduction) {
+                                     uint8_t reduction, uint8_t riders = 0) {
     if (!axesMask || !peakOk(bytes, bytes))
       return;
     uint8_t list[kMaxMeshAxes];
-    unsigned count = 0;
+    unsigned count = 0, needed = 0;
     for (unsigned a = 0; a < numAxes; ++a)
-      if (axesMask >> a & 1)
+      if ((axesMask | riders) >> a & 1) {
+        if (axesMask >> a & 1)
+          needed |= 1u << count;
         list[count++] = a;
+      }
     unsigned first = wholeSetOnly ? (1u << count) - 1 : 1;
     for (unsigned mask = first; mask < (1u << count); ++mask) {
+      if (!(mask & needed))
+        continue;
       start(MoveKind::ReplicateToPartial);
       edge.move.reduction = reduction;
       for (unsigned i = 0; i < count; ++i)
@@ -579,7 +585,18 @@ void SearchSpace::forEachEdge(const SearchState &state, int64_t bytes,
       emit(edge);
     }
   };
-  emitReplicateToPartials(joiners, /*wholeSetOnly=*/false, r2pKind);
+  if (!finalReplicateToPartialOnly) {
+    // Joiners and candidates may become partial in one step, and size-1
+    // axes with them even while nothing is partial yet (a plan that makes
+    // them partial in two steps has one more step at the same cost).
+    const uint8_t riders =
+        numPartial ? 0
+                   : v.replicatedMask & sizeOneMask & ~(joiners | candidates);
+    emitReplicateToPartials(joiners | candidates, /*wholeSetOnly=*/false,
+                            r2pKind, riders);
+  } else {
+    emitReplicateToPartials(joiners, /*wholeSetOnly=*/false, r2pKind);
+  }
   if (candidates && finalReplicateToPartialOnly) {
     // Postponed to the last step: only the move that completes the target.
     PackedLayout done = cur;
@@ -590,7 +607,8 @@ void SearchSpace::forEachEdge(const SearchState &state, int64_t bytes,
     if (done != target || (numPartial && kind != target.kind))
       candidates = 0;
   }
-  emitReplicateToPartials(candidates, finalReplicateToPartialOnly, r2pKind);
+  if (finalReplicateToPartialOnly)
+    emitReplicateToPartials(candidates, /*wholeSetOnly=*/true, r2pKind);
 
   if (permutes && peakOk(bytes, bytes))
     forEachPermute(state, v, shards, bytes, /*lowerTwins=*/nullptr, emit);
