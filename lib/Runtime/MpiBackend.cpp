@@ -243,7 +243,7 @@ public:
     const int p = commSize(c);
     if (reducesDirectly(n * static_cast<size_t>(p), t,
                         kDirectReduceScatterBytes))
-      reduceScatterDirect(comm(c), p, inPlace ? recv : send, recv, n, t, op, 0);
+      reduceScatterDirect(comm(c), p, inPlace ? recv : send, recv, n, t, op);
     else
       checkMpi(MPI_Reduce_scatter_block(inPlace ? MPI_IN_PLACE : send, recv,
                                         static_cast<int>(n), reduceType(t),
@@ -271,7 +271,7 @@ public:
       // blocks (the bandwidth-optimal all-reduce), both without temporaries.
       const size_t block = n / static_cast<size_t>(p);
       void *reduced = reduceScatterDirect(comm(c), p, inPlace ? recv : send,
-                                          nullptr, block, t, op, block);
+                                          nullptr, block, t, op);
       checkMpi(MPI_Allgather(reduced, static_cast<int>(block), dataType(t),
                              recv, static_cast<int>(block), dataType(t),
                              comm(c)),
@@ -597,10 +597,10 @@ private:
   /// it in, which on a busy node costs more than the transfer (8 ranks on
   /// 2 cores, groups of 2, 16 MiB per rank: 25-28 ms, twice an all-gather
   /// of the same size; this way 9 ms). Small reductions keep MPI's
-  /// latency-optimised algorithms. The thresholds are where this way was
-  /// faster on 8 ranks (dist-reshard-bench): a reduce-scatter from 512 KiB
-  /// on (1.12x), an all-reduce, which adds an all-gather, from 8 MiB
-  /// (1.1x; 0.91-1.01x at 0.5-4 MiB).
+  /// latency-optimised algorithms. On 8 ranks (dist-reshard-bench) a
+  /// reduce-scatter was faster this way at every size measured, 512 KiB
+  /// and up (1.12x there); an all-reduce, which adds an all-gather, only
+  /// from 8 MiB (1.1x; 0.91-1.01x at 0.5-4 MiB).
   static constexpr size_t kDirectReduceScatterBytes = 128 << 10;
   static constexpr size_t kDirectAllReduceBytes = 8 << 20;
   static bool reducesDirectly(size_t whole, DType t, size_t minBytes) {
@@ -610,22 +610,18 @@ private:
 
   /// Reduces the p blocks of n elements of `in` across the group so that
   /// member r ends with block r reduced, written to `out` (or, when `out`
-  /// is null, to the backend's reduction scratch at `extra` elements past
-  /// what the gathered blocks need; the result pointer is returned). The
-  /// blocks travel in one all-to-all into persistent scratch, and
-  /// MPI_Reduce_local combines them: the same bytes on the wire as a ring,
-  /// no allocation per call. `in` may be `out`'s buffer (in place): the
-  /// all-to-all has read all of it before `out` is written.
+  /// is null, to the backend's reduction scratch after the gathered blocks;
+  /// the result pointer is returned). The blocks travel in one all-to-all
+  /// into persistent scratch, and MPI_Reduce_local combines them: the same
+  /// bytes on the wire as a ring, no allocation per call. `in` may be
+  /// `out`'s buffer (in place): the all-to-all has read all of it before
+  /// `out` is written.
   void *reduceScatterDirect(MPI_Comm comm, int p, const void *in, void *out,
-                            size_t n, DType t, RedOp op, size_t extra) {
-    const size_t e = dtypeSize(t);
-    const size_t blockBytes = n * e;
+                            size_t n, DType t, RedOp op) {
+    const size_t blockBytes = n * dtypeSize(t);
     const size_t gathered = alignUp(blockBytes * static_cast<size_t>(p));
-    if (reductionScratchBytes_ < gathered + extra * e) {
-      reductionScratch_.reset();
-      reductionScratch_.reset(new char[gathered + extra * e]);
-      reductionScratchBytes_ = gathered + extra * e;
-    }
+    growScratch(reductionScratch_, reductionScratchBytes_,
+                gathered + (out ? 0 : blockBytes));
     char *blocks = reductionScratch_.get();
     if (!out)
       out = blocks + gathered;
@@ -641,12 +637,18 @@ private:
     return out;
   }
 
-  void reserveScratch(size_t bytes) {
-    if (bytes <= scratchBytes_)
+  /// Makes `buffer` (of `size` bytes) hold at least `bytes`; its contents
+  /// are not kept.
+  static void growScratch(std::unique_ptr<char[]> &buffer, size_t &size,
+                          size_t bytes) {
+    if (bytes <= size)
       return;
-    scratch_.reset();
-    scratch_.reset(new char[bytes]);
-    scratchBytes_ = bytes;
+    buffer.reset();
+    buffer.reset(new char[bytes]);
+    size = bytes;
+  }
+  void reserveScratch(size_t bytes) {
+    growScratch(scratch_, scratchBytes_, bytes);
   }
   char *takeScratch(size_t bytes) {
     char *p = scratch_.get() + scratchUsed_;

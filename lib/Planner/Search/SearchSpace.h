@@ -554,8 +554,7 @@ void SearchSpace::forEachEdge(const SearchState &state, int64_t bytes,
   }
   // One replicate_to_partial step per non-empty subset of `axesMask` (only
   // the whole set with `wholeSetOnly`), making them partial with
-  // `reduction`.
-  // (`riders` join subsets that hold at least one of `axesMask`.)
+  // `reduction`; `riders` may join any subset that holds one of them.
   auto emitReplicateToPartials = [&](uint8_t axesMask, bool wholeSetOnly,
                                      uint8_t reduction, uint8_t riders = 0) {
     if (!axesMask || !peakOk(bytes, bytes))
