@@ -98,6 +98,32 @@ TEST(HardCases, TransposeTwoDimsOn2x4WithRedistribute) {
   EXPECT_EQ(p.steps[0].recvBytes, 512 * 1024);
 }
 
+// Mesh 2x2x2x2, 8192x8192xf32 (256 MiB), partial max over a ->
+// [{a, b}, {c}]. Slicing c, d and b onto dim 1 first is free and cuts the
+// reduce_scatter's buffer to 32 MiB (alpha + 16 MiB beta); b must end
+// after a on dim 0, so an all_to_all moves it there (alpha + 8 MiB beta)
+// and d is gathered (alpha + 16 MiB beta): 143.36 us. The search reaches
+// dozens of layouts by free slices before the reduction; from each, moving
+// one of the axes the slices added (a gather, an all_to_all) only leads to
+// a layout other slices reach for free, and is not generated (see
+// "Undoing free slices" in OptimalSearch.cpp). The exhaustive search,
+// which generates everything, agrees on cost and length.
+TEST(HardCases, FreeSlicesBeforeAReductionAreNotUndone) {
+  Case c =
+      makeCase("<[\"a\"=2, \"b\"=2, \"c\"=2, \"d\"=2]>", {8192, 8192},
+               "[{}, {}], partial = max {\"a\"}", "[{\"a\", \"b\"}, {\"c\"}]");
+  c.moves = MoveSet::Collective;
+  Plan plan = cantFail(planReshard(c.request()));
+  EXPECT_NEAR(plan.cost, 3 * kAlpha + 40 * kMiB * kBeta, 1e-9 * plan.cost);
+  EXPECT_EQ(ops(plan), "all_slice, reduce_scatter, all_to_all, all_gather");
+  AlphaBetaCostModel model = cantFail(AlphaBetaCostModel::create(c.mesh));
+  std::optional<BruteForceResult> exhaustive =
+      bruteForcePlan(c.request(), model);
+  ASSERT_TRUE(exhaustive.has_value());
+  EXPECT_NEAR(exhaustive->cost, plan.cost, 1e-9 * plan.cost);
+  EXPECT_EQ(exhaustive->steps, plan.steps.size());
+}
+
 // Mesh 8x2, [{}, {y}] -> [{x, y}, {}]. Slicing x onto dim 0 first is free
 // and cuts the buffer to 4 MiB / 16 = 256 KiB; then one all_to_all of y
 // (p = 2): alpha + 1/2 * 256 KiB beta = 10.35 us. It equals the lower bound

@@ -193,7 +193,17 @@ int64_t localStepBytes(const Mesh &mesh, const Layout &src, const Layout &after,
 /// elements into `inner` pieces gives exactly the blocks of a dim split
 /// outer*inner ways: ceil(N/(P q)) * q == ceil(N/P), or everything lies in
 /// the first outer block (ceil(N/P) >= N).
-bool blocksNest(int64_t extent, int64_t outer, int64_t inner);
+/// (Inline: move generation asks it for every candidate step.)
+inline bool blocksNest(int64_t extent, int64_t outer, int64_t inner) {
+  if (extent <= 0 || outer <= 0 || inner <= 0)
+    return true;
+  int64_t outerBlock = (extent + outer - 1) / outer;
+  if (outerBlock >= extent)
+    return true;
+  // outer * inner cannot overflow: both divide the mesh's device count.
+  int64_t innerBlock = (extent + outer * inner - 1) / (outer * inner);
+  return innerBlock * inner == outerBlock;
+}
 
 /// The axes A of semantics §3's permute cost for `src` -> `dst` (equal per-dim
 /// shard counts and partial axes required): an axis of size > 1 that splits

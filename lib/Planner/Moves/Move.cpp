@@ -93,17 +93,6 @@ bool Move::operator==(const Move &other) const {
   return true;
 }
 
-bool dist::planner::blocksNest(int64_t extent, int64_t outer, int64_t inner) {
-  if (extent <= 0 || outer <= 0 || inner <= 0)
-    return true;
-  int64_t outerBlock = (extent + outer - 1) / outer;
-  if (outerBlock >= extent)
-    return true;
-  // outer * inner cannot overflow: both divide the mesh's device count.
-  int64_t innerBlock = (extent + outer * inner - 1) / (outer * inner);
-  return innerBlock * inner == outerBlock;
-}
-
 //===----------------------------------------------------------------------===//
 // Permute senders
 //===----------------------------------------------------------------------===//

@@ -63,6 +63,10 @@ LowerBound::LowerBound(const Mesh &mesh, llvm::ArrayRef<int64_t> shape,
           ceilDiv(this->shape[d], product) * product == targetSpan[d])
         prefixNests[d] |= 1u << position;
     }
+    targetBigLen[d] = 0;
+    for (unsigned i = 0; i < targetView.len[d]; ++i)
+      if (axisSize[targetView.axes[d][i]] > 1)
+        targetBig[d][targetBigLen[d]++] = targetView.axes[d][i];
     targetSplitters[d] = 0;
     for (unsigned i = 0; i < targetView.len[d]; ++i) {
       targetDimOf[targetView.axes[d][i]] = d;
@@ -119,14 +123,50 @@ LowerBound::LowerBound(const Mesh &mesh, llvm::ArrayRef<int64_t> shape,
   }
   for (unsigned d = 0; d < rank; ++d)
     anyJump |= jumpQ[d] > 0;
+  for (unsigned a = 0; a < numAxes; ++a)
+    if (axisSize[a] > 1)
+      bigAxes |= 1u << a;
+  // reducedElements: every element has Q distinct contributions (one per
+  // coordinate on the axes to reduce) and must end on k devices (the
+  // target's replication). Getting the combined value of Q sources to k
+  // sinks takes at least Q + k - 2 one-way transfers, and each transfer is
+  // a byte some device receives; no step is cheaper than its busiest
+  // receiver, so the average over devices bounds the cost too. And every
+  // device needs its whole target block.
+  double blockElements = 1;
+  for (unsigned d = 0; d < rank; ++d)
+    blockElements *= double(this->shape[d]) / double(targetCount[d]);
+  double sinks = double(numDevices), elements = 1;
+  for (unsigned d = 0; d < rank; ++d) {
+    elements *= double(this->shape[d]);
+    for (unsigned i = 0; i < targetView.len[d]; ++i)
+      sinks /= double(axisSize[targetView.axes[d][i]]);
+  }
+  const unsigned numMasks = 1u << numAxes;
+  for (unsigned mask = 0; mask < numMasks; ++mask) {
+    double q = 1;
+    for (unsigned a = 0; a < numAxes; ++a)
+      if (mask >> a & 1)
+        q *= double(axisSize[a]);
+    reducedTable[mask] = std::max(blockElements, elements * (q + sinks - 2) /
+                                                     double(numDevices));
+    double reduceCost = 0, leaveCost = 0;
+    for (unsigned a = 0; a < numAxes; ++a)
+      if (mask >> a & 1) {
+        reduceCost += axisLatency[a];
+        // Reduced, but not into a dim of the target: a reduce_scatter puts
+        // it in a dim it must leave again, an all_reduce pays twice.
+        if (allReduceTwice && !isDimSlot(target.slot[a]))
+          leaveCost += axisLatency[a];
+      }
+    reduceLatency[mask] = reduceCost;
+    leaveLatency[mask] = leaveCost;
+  }
 }
 
 uint8_t LowerBound::mustReduce(const PackedLayout &layout,
                                const DimView &v) const {
-  uint8_t partial = 0;
-  for (unsigned a = 0; a < numAxes; ++a)
-    if ((v.partialMask >> a & 1) && axisSize[a] > 1)
-      partial |= 1u << a;
+  uint8_t partial = v.partialMask & bigAxes;
   if (partial && targetPartialAll && layout.kind == target.kind)
     return partial & ~targetPartialAll;
   return partial;
@@ -135,15 +175,8 @@ uint8_t LowerBound::mustReduce(const PackedLayout &layout,
 LowerBound::Latency LowerBound::latencyOf(const DimView &v, uint8_t reduce,
                                           const SliceRun &run,
                                           Parts *parts) const {
-  double reduceCost = 0, leaveCost = 0;
-  for (unsigned a = 0; a < numAxes; ++a)
-    if (reduce >> a & 1) {
-      reduceCost += axisLatency[a];
-      // Reduced, but not into a dim of the target: a reduce_scatter puts
-      // it in a dim it must leave again, an all_reduce pays twice.
-      if (allReduceTwice && !isDimSlot(target.slot[a]))
-        leaveCost += axisLatency[a];
-    }
+  const double reduceCost = reduceLatency[reduce];
+  const double leaveCost = leaveLatency[reduce];
   double excess = 0, misplaced = 0;
   for (unsigned d = 0; d < rank; ++d) {
     double log2Shards = 0;
@@ -157,14 +190,18 @@ LowerBound::Latency LowerBound::latencyOf(const DimView &v, uint8_t reduce,
     // added so far can stay if its start nests into the target's blocks.
     const bool runHere = run.open && run.dim == d;
     bool startNests = true;
+    const uint8_t *targetAxes = targetBig[d];
+    const unsigned targetLen = targetBigLen[d];
+    // The dim's axes of size > 1, in order.
+    uint8_t big[kMaxMeshAxes];
+    unsigned numBig = 0;
     for (unsigned i = 0; i < v.len[d]; ++i) {
       unsigned a = v.axes[d][i];
       if (axisSize[a] == 1)
         continue;
+      big[numBig++] = a;
       log2Shards += axisLog2[a];
-      while (t < targetView.len[d] && axisSize[targetView.axes[d][t]] == 1)
-        ++t;
-      agree = agree && t < targetView.len[d] && targetView.axes[d][t] == a;
+      agree = agree && t < targetLen && targetAxes[t] == a;
       ++t;
       if (agree) {
         bool inRun = runHere && i >= run.startLen;
@@ -189,14 +226,8 @@ LowerBound::Latency LowerBound::latencyOf(const DimView &v, uint8_t reduce,
         parts->jumpWithPermute |= 1u << d;
     }
     // The non-size-1 axes at positions >= kept must leave.
-    position = 0;
-    for (unsigned i = 0; i < v.len[d]; ++i) {
-      unsigned a = v.axes[d][i];
-      if (axisSize[a] == 1)
-        continue;
-      if (position++ >= kept)
-        misplaced += axisLatency[a];
-    }
+    for (unsigned j = kept; j < numBig; ++j)
+      misplaced += axisLatency[big[j]];
     excess += std::max(0.0, log2Shards - targetLog2Shards[d]);
   }
   // Shard counts are integers, so a real excess is at least log2(1 + 1/P);
@@ -256,30 +287,6 @@ double LowerBound::classNeededElements(const DimView &v,
   // whatever its rounding.
   double needed = total - overlap - 1e-9 * total;
   return needed < 1e-9 * total + 1e-9 ? 0 : needed;
-}
-
-double LowerBound::reducedElements(uint8_t reduce) const {
-  // Every element has Q distinct contributions (one per coordinate on
-  // the axes to reduce) and must end on k devices (the target's
-  // replication). Getting the combined value of Q sources to k sinks
-  // takes at least Q + k - 2 one-way transfers, and each transfer is a
-  // byte some device receives; no step is cheaper than its busiest
-  // receiver, so the average over devices bounds the cost too. And every
-  // device needs its whole target block.
-  double total = 1;
-  for (unsigned d = 0; d < rank; ++d)
-    total *= double(shape[d]) / double(targetCount[d]);
-  double q = 1, sinks = double(numDevices);
-  for (unsigned a = 0; a < numAxes; ++a)
-    if (reduce >> a & 1)
-      q *= double(axisSize[a]);
-  double elements = 1;
-  for (unsigned d = 0; d < rank; ++d) {
-    elements *= double(shape[d]);
-    for (unsigned i = 0; i < targetView.len[d]; ++i)
-      sinks /= double(axisSize[targetView.axes[d][i]]);
-  }
-  return std::max(total, elements * (q + sinks - 2) / double(numDevices));
 }
 
 double LowerBound::neededElements(const DimView &v, uint8_t reduce) const {

@@ -87,6 +87,8 @@
 
 #include "Search/SearchSpace.h"
 
+#include <array>
+
 namespace dist::planner::detail {
 
 class LowerBound {
@@ -131,7 +133,7 @@ private:
                     Parts *parts = nullptr) const;
   double classNeededElements(const DimView &v, uint8_t mustReduce) const;
   /// Elements some device must receive when `reduce` is not empty.
-  double reducedElements(uint8_t reduce) const;
+  double reducedElements(uint8_t reduce) const { return reducedTable[reduce]; }
 
   unsigned numAxes;
   int64_t numDevices;
@@ -153,8 +155,11 @@ private:
   double targetBlockElements = 1;
   /// The dim each axis splits in the target, -1 if none.
   int targetDimOf[kMaxMeshAxes];
-  /// Per dim, the target's axes of size > 1 splitting it (a bit per axis).
+  /// Per dim, the target's axes of size > 1 splitting it (a bit per axis),
+  /// and the same in order.
   uint32_t targetSplitters[kMaxSearchRank];
+  uint8_t targetBig[kMaxSearchRank][kMaxMeshAxes];
+  uint8_t targetBigLen[kMaxSearchRank];
   /// Per dim, bit p: a common prefix of p such axes with the target's list
   /// ends on blocks in the target's nesting class (latencyOf).
   uint32_t prefixNests[kMaxSearchRank];
@@ -165,6 +170,13 @@ private:
   double jumpExcess[kMaxSearchRank];
   bool anyJump = false;
   uint8_t targetPartialAll = 0;
+  /// Axes of size > 1 (only they can need reducing).
+  uint8_t bigAxes = 0;
+  /// Per set of axes to reduce: reducedElements, and the latency its
+  /// reductions pay at least (reduce) and a second time (leave); see
+  /// latencyOf. Functions of the set alone, so tabulated once.
+  std::array<double, 1u << kMaxMeshAxes> reducedTable, reduceLatency,
+      leaveLatency;
 };
 
 } // namespace dist::planner::detail

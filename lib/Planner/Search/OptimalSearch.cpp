@@ -271,6 +271,9 @@ struct Node {
   /// the moves generated next; see OrderMark.
   OrderMark order;
   bool hFull = false;
+  /// Its best path from the source is slices only (see "Undoing free
+  /// slices" below).
+  bool sliceOnly = false;
   /// h includes the AbstractBound (once the search has built it).
   bool hAbstract = false;
   bool closed = false;
@@ -566,6 +569,7 @@ llvm::Expected<std::vector<Move>> dist::planner::detail::searchOptimalWithin(
     root.classBandwidth = lat.classBandwidth;
   }
   root.hCap = redistributeCap(root.state);
+  root.sliceOnly = true;
   nodes.push_back(root);
   {
     StateKey rootKey = keyOf(root.state);
@@ -585,7 +589,53 @@ llvm::Expected<std::vector<Move>> dist::planner::detail::searchOptimalWithin(
   // Whether the state being expanded is past its redistribute (the
   // generators do not carry the flag).
   bool expandingClosed = !allowRedistribute;
+  // Undoing free slices. Where slices are free (no local copy price, no
+  // peak limit), a state reached by slices alone holds the source's dim
+  // lists followed by the axes those slices added. An all_gather or
+  // all_to_all that only moves added axes (the minor-most ones) leads to a
+  // layout the same slices, minus those axes or onto the other dim, reach
+  // at no cost: the slices on the other dims as before, and on each changed
+  // dim one slice run, which is a valid step when its blocks nest (checked
+  // below; a gather's or all_to_all's own nesting covers the dim it joins).
+  // Such an edge costs more than the free path to the same layout (and
+  // whatever follows it there follows the free path too), so no optimal
+  // plan takes it: it is not generated. The expanding state's view and
+  // shard counts are kept in freeView / freeShards while it qualifies.
+  const bool freeSlices =
+      !request.maxPeakBytes && !(model.localSecondsPerByte() > 0);
+  bool expandingFree = false;
+  DimView freeView;
+  int64_t freeShards[kMaxSearchRank];
+  uint8_t sourceLen[kMaxSearchRank];
+  int64_t sourceShards[kMaxSearchRank];
+  {
+    DimView v;
+    space.view(nodes[0].state.layout, v);
+    for (unsigned d = 0; d < rank; ++d) {
+      sourceLen[d] = v.len[d];
+      sourceShards[d] = 1;
+      for (unsigned i = 0; i < v.len[d]; ++i)
+        sourceShards[d] *= mesh.getAxisSize(v.axes[d][i]);
+    }
+  }
+  auto undoesFreeSlices = [&](const Edge &edge) {
+    const PackedMove &m = edge.move;
+    if (!(m.kind == MoveKind::AllGather || m.kind == MoveKind::AllToAll) ||
+        !costLess(0.0, edge.cost))
+      return false;
+    const unsigned d = m.dim;
+    if (freeView.len[d] < sourceLen[d] + m.numAxes)
+      return false; // it moves an axis of the source's
+    int64_t q = 1;
+    for (unsigned i = 0; i < m.numAxes; ++i)
+      q *= mesh.getAxisSize(m.axes[i]);
+    // The dim it leaves, as one slice run from the source's blocks.
+    return blocksNest(request.globalShape[d], sourceShards[d],
+                      freeShards[d] / q / sourceShards[d]);
+  };
   auto collect = [&](const Edge &edge) {
+    if (expandingFree && undoesFreeSlices(edge))
+      return;
     if (++edges > maxEdges)
       overflow = true;
     Pending &p = pending.add();
@@ -629,6 +679,8 @@ llvm::Expected<std::vector<Move>> dist::planner::detail::searchOptimalWithin(
       child.g = g2;
       child.steps = steps2;
       child.bytes = edge.bytesAfter;
+      child.sliceOnly =
+          nodes[parent].sliceOnly && edge.move.kind == MoveKind::AllSlice;
       LowerBound::Latency lat =
           p.hasLatency ? p.latency : bound.latencies(next.layout, next.run);
       child.h = lat.full + lat.classBandwidth;
@@ -682,6 +734,8 @@ llvm::Expected<std::vector<Move>> dist::planner::detail::searchOptimalWithin(
       child.g = g2;
       child.steps = steps2;
       child.bytes = edge.bytesAfter;
+      child.sliceOnly =
+          nodes[parent].sliceOnly && edge.move.kind == MoveKind::AllSlice;
       child.closed = false;
       child.permutesDone = child.redistributesDone = false;
       ++child.version;
@@ -867,8 +921,18 @@ llvm::Expected<std::vector<Move>> dist::planner::detail::searchOptimalWithin(
         continue;
     }
     pending.clear();
+    expandingFree = freeSlices && nodes[id].sliceOnly;
+    if (expandingFree) {
+      space.view(state.layout, freeView);
+      for (unsigned d = 0; d < rank; ++d) {
+        freeShards[d] = 1;
+        for (unsigned i = 0; i < freeView.len[d]; ++i)
+          freeShards[d] *= mesh.getAxisSize(freeView.axes[d][i]);
+      }
+    }
     space.forEachEdge(state, bytes, /*sliceRuns=*/true, /*permutes=*/false,
                       ordered ? n.order : OrderMark(), collect);
+    expandingFree = false;
     for (const Pending &p : pending)
       relax(id, g, steps, p);
     pushPermutes(id);

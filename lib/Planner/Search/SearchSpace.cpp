@@ -138,18 +138,9 @@ int64_t SearchSpace::bytesOf(const PackedLayout &layout) const {
   return bytesWith(shards, -1, 0, -1, 0);
 }
 
-double SearchSpace::price(MoveKind kind, const uint8_t *axes, unsigned count,
-                          int64_t bytes) const {
-  uint64_t axisBits = 0;
-  for (unsigned i = 0; i < count; ++i)
-    axisBits |= uint64_t(axes[i]) << (8 * i);
-  uint64_t mix = (axisBits ^ uint64_t(bytes) * 0x9E3779B97F4A7C15ull ^
-                  (uint64_t(kind) << 8 | count)) *
-                 0xC2B2AE3D27D4EB4Full;
-  PriceSlot &slot = priceCache[mix >> 58];
-  if (slot.bytes == bytes && slot.axes == axisBits &&
-      slot.kind == uint8_t(kind) && slot.count == count)
-    return slot.price;
+double SearchSpace::priceMiss(PriceSlot &slot, MoveKind kind,
+                              const uint8_t *axes, unsigned count,
+                              uint64_t axisBits, int64_t bytes) const {
   unsigned list[kMaxMeshAxes];
   for (unsigned i = 0; i < count; ++i)
     list[i] = axes[i];

@@ -243,8 +243,22 @@ public:
 private:
   int64_t bytesWith(const int64_t *shards, int d1, int64_t p1, int d2,
                     int64_t p2) const;
+  /// model.collectiveCost, through priceCache (inline: every candidate
+  /// step asks, and most answers are cached).
   double price(MoveKind kind, const uint8_t *axes, unsigned count,
-               int64_t bytes) const;
+               int64_t bytes) const {
+    uint64_t axisBits = 0;
+    for (unsigned i = 0; i < count; ++i)
+      axisBits |= uint64_t(axes[i]) << (8 * i);
+    uint64_t mix = (axisBits ^ uint64_t(bytes) * 0x9E3779B97F4A7C15ull ^
+                    (uint64_t(kind) << 8 | count)) *
+                   0xC2B2AE3D27D4EB4Full;
+    PriceSlot &slot = priceCache[mix >> 58];
+    if (slot.bytes == bytes && slot.axes == axisBits &&
+        slot.kind == uint8_t(kind) && slot.count == count)
+      return slot.price;
+    return priceMiss(slot, kind, axes, count, axisBits, bytes);
+  }
   template <typename Emit>
   void forEachPermute(const SearchState &state, const DimView &v,
                       const int64_t *shards, int64_t bytes,
@@ -280,6 +294,8 @@ private:
     double price = 0;
   };
   mutable std::array<PriceSlot, 64> priceCache;
+  double priceMiss(PriceSlot &slot, MoveKind kind, const uint8_t *axes,
+                   unsigned count, uint64_t axisBits, int64_t bytes) const;
 };
 
 //===----------------------------------------------------------------------===//
