@@ -611,12 +611,9 @@ llvm::Expected<std::vector<Move>> dist::planner::detail::searchOptimalWithin(
   {
     DimView v;
     space.view(nodes[0].state.layout, v);
-    for (unsigned d = 0; d < rank; ++d) {
+    space.shardCounts(v, sourceShards);
+    for (unsigned d = 0; d < rank; ++d)
       sourceLen[d] = v.len[d];
-      sourceShards[d] = 1;
-      for (unsigned i = 0; i < v.len[d]; ++i)
-        sourceShards[d] *= mesh.getAxisSize(v.axes[d][i]);
-    }
   }
   auto undoesFreeSlices = [&](const Edge &edge) {
     const PackedMove &m = edge.move;
@@ -924,11 +921,7 @@ llvm::Expected<std::vector<Move>> dist::planner::detail::searchOptimalWithin(
     expandingFree = freeSlices && nodes[id].sliceOnly;
     if (expandingFree) {
       space.view(state.layout, freeView);
-      for (unsigned d = 0; d < rank; ++d) {
-        freeShards[d] = 1;
-        for (unsigned i = 0; i < freeView.len[d]; ++i)
-          freeShards[d] *= mesh.getAxisSize(freeView.axes[d][i]);
-      }
+      space.shardCounts(freeView, freeShards);
     }
     space.forEachEdge(state, bytes, /*sliceRuns=*/true, /*permutes=*/false,
                       ordered ? n.order : OrderMark(), collect);

@@ -130,11 +130,7 @@ int64_t SearchSpace::bytesOf(const PackedLayout &layout) const {
   DimView v;
   view(layout, v);
   int64_t shards[kMaxSearchRank];
-  for (unsigned d = 0; d < rank; ++d) {
-    shards[d] = 1;
-    for (unsigned i = 0; i < v.len[d]; ++i)
-      shards[d] *= axisSize[v.axes[d][i]];
-  }
+  shardCounts(v, shards);
   return bytesWith(shards, -1, 0, -1, 0);
 }
 
@@ -164,11 +160,7 @@ bool SearchSpace::runMayEnd(const SearchState &state) const {
   if (!maxPeak)
     return true;
   int64_t shards[kMaxSearchRank];
-  for (unsigned e = 0; e < rank; ++e) {
-    shards[e] = 1;
-    for (unsigned i = 0; i < v.len[e]; ++i)
-      shards[e] *= axisSize[v.axes[e][i]];
-  }
+  shardCounts(v, shards);
   int64_t before = bytesWith(shards, d, outer, -1, 0);
   int64_t after = bytesWith(shards, -1, 0, -1, 0);
   return peakOk(before, after);

@@ -188,6 +188,14 @@ public:
   const CostModel &getModel() const { return model; }
 
   void view(const PackedLayout &layout, DimView &v) const;
+  /// Per dim of the tensor, how many shards `v`'s axes split it into.
+  void shardCounts(const DimView &v, int64_t *shards) const {
+    for (unsigned d = 0; d < rank; ++d) {
+      shards[d] = 1;
+      for (unsigned i = 0; i < v.len[d]; ++i)
+        shards[d] *= axisSize[v.axes[d][i]];
+    }
+  }
   int64_t bytesOf(const PackedLayout &layout) const;
   /// Whether the state's open slice run (if any) may end here: its blocks
   /// nest and bytes-at-start + bytes-now fit the peak limit.
@@ -310,11 +318,7 @@ void SearchSpace::forEachEdge(const SearchState &state, int64_t bytes,
   DimView v;
   view(cur, v);
   int64_t shards[kMaxSearchRank];
-  for (unsigned d = 0; d < rank; ++d) {
-    shards[d] = 1;
-    for (unsigned i = 0; i < v.len[d]; ++i)
-      shards[d] *= axisSize[v.axes[d][i]];
-  }
+  shardCounts(v, shards);
   const bool runEnds = runMayEnd(state);
   Edge edge;
 
@@ -638,11 +642,7 @@ void SearchSpace::forEachPermuteEdge(const SearchState &state, int64_t bytes,
   DimView v;
   view(state.layout, v);
   int64_t shards[kMaxSearchRank];
-  for (unsigned d = 0; d < rank; ++d) {
-    shards[d] = 1;
-    for (unsigned i = 0; i < v.len[d]; ++i)
-      shards[d] *= axisSize[v.axes[d][i]];
-  }
+  shardCounts(v, shards);
   forEachPermute(state, v, shards, bytes, lowerTwins, emit);
 }
 
