@@ -1,8 +1,9 @@
 //===- CostFitTest.cpp - Fitting alpha and beta to timings ----------------===//
 //
 // The fitter of dist-calibrate (semantics §8) on synthetic timings: known
-// parameters are recovered exactly and under noise, a wild point is dropped,
-// no latency fits through the origin, and meaningless inputs are errors.
+// parameters are recovered exactly and under noise, local copies come out
+// of beta, a wild point is dropped, no latency fits through the origin, and
+// meaningless inputs are errors.
 //
 //===----------------------------------------------------------------------===//
 
@@ -55,6 +56,36 @@ TEST(CostFit, RecoversKnownParametersForEveryKind) {
     EXPECT_LT(quality.worstRelativeResidual, 1e-9);
     EXPECT_EQ(quality.outliersDropped, 0u);
   }
+}
+
+// A gather's timings include copying its own block, an all_to_all's the
+// chunk it keeps (semantics §3b): given local.beta the fit takes those out,
+// so the planner, which adds them back, prices the measured step.
+TEST(CostFit, OwnChunkCopiesComeOutOfBeta) {
+  const AxisCostParams truth{7e-6, 1.0 / 25e9};
+  const double localBeta = 1.0 / 40e9;
+  for (MoveKind kind : {MoveKind::AllGather, MoveKind::AllToAll,
+                        MoveKind::ReduceScatter, MoveKind::AllReduce}) {
+    CostFactors f = cantFail(costFactors(kind, 4));
+    std::vector<TimingSample> samples = timings(kind, 4, truth);
+    for (TimingSample &s : samples)
+      s.seconds += f.local * s.bytes * localBeta;
+    AxisCostParams fit =
+        cantFail(fitAlphaBeta(kind, 4, samples, nullptr, localBeta));
+    EXPECT_NEAR(fit.alpha, truth.alpha, 1e-9 * truth.alpha)
+        << stringifyMoveKind(kind).str();
+    EXPECT_NEAR(fit.beta, truth.beta, 1e-9 * truth.beta)
+        << stringifyMoveKind(kind).str();
+  }
+  EXPECT_EQ(cantFail(costFactors(MoveKind::AllGather, 4)).local, 1);
+  EXPECT_EQ(cantFail(costFactors(MoveKind::AllToAll, 4)).local, 0.25);
+  EXPECT_EQ(cantFail(costFactors(MoveKind::ReduceScatter, 4)).local, 0);
+  // A copy rate above the whole step's slope leaves nothing for the links.
+  EXPECT_EQ(cantFail(fitAlphaBeta(MoveKind::AllGather, 4,
+                                  timings(MoveKind::AllGather, 4, truth),
+                                  nullptr, 1e-9))
+                .beta,
+            0);
 }
 
 TEST(CostFit, NoisyTimingsStayClose) {

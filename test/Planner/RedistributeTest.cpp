@@ -841,20 +841,74 @@ TEST(Segments, LocalBytesArePackedAndUnpacked) {
     return localStepBytes(m, src, *after, move, shape, 2);
   };
   const char *fused = "[{\"tp\"} segments [64, 16, 16], {}]";
-  // A gather of a fused weight unpacks what arrives: the result.
-  EXPECT_EQ(local(fused, Move::allGather({1}, 0)), bytesOf("[{}, {}]"));
-  // Its contiguous twin copies nothing locally.
-  EXPECT_EQ(local("[{\"tp\"}, {}]", Move::allGather({1}, 0)), 0);
+  // A gather copies its own block into the result; one of a fused weight
+  // also unpacks what arrives: the result.
+  EXPECT_EQ(local(fused, Move::allGather({1}, 0)),
+            bytesOf(fused) + bytesOf("[{}, {}]"));
+  EXPECT_EQ(local("[{\"tp\"}, {}]", Move::allGather({1}, 0)),
+            bytesOf("[{\"tp\"}, {}]"));
+  // Over size-1 axes there is no collective and nothing to copy.
+  Mesh unit = mesh("<[\"u\"=1, \"tp\"=4]>");
+  {
+    Layout src = layout(unit, "[{\"u\"}, {}]");
+    Move gather = Move::allGather({0}, 0);
+    llvm::Expected<Layout> after = applyMove(unit, src, gather, shape);
+    ASSERT_TRUE(bool(after)) << toString(after.takeError());
+    EXPECT_EQ(localStepBytes(unit, src, *after, gather, shape, 2), 0);
+  }
   // A slice into segments packs the whole buffer, then keeps its block.
   Move split = Move::allSlice({1}, 0);
   split.segments = {64, 16, 16};
   EXPECT_EQ(local("[{}, {}]", split), bytesOf("[{}, {}]") + bytesOf(fused));
   EXPECT_EQ(local("[{}, {}]", Move::allSlice({1}, 0)),
             bytesOf("[{\"tp\"}, {}]"));
-  // An all_to_all from dim 1 into segments on dim 0 packs dim 0.
+  // An all_to_all from dim 1 into segments on dim 0 packs dim 0, and
+  // copies the chunk it keeps (a quarter of the packed buffer).
   Move a2a = Move::allToAll({1}, 1, 0);
   a2a.segments = {64, 16, 16};
-  EXPECT_EQ(local("[{}, {\"tp\"}]", a2a), bytesOf("[{}, {\"tp\"}]"));
+  EXPECT_EQ(local("[{}, {\"tp\"}]", a2a),
+            bytesOf("[{}, {\"tp\"}]") + bytesOf("[{}, {\"tp\"}]") / 4);
+  // On contiguous dims only that chunk: the input with dim 0 cut to the
+  // result's extent.
+  EXPECT_EQ(local("[{}, {\"tp\"}]", Move::allToAll({1}, 1, 0)), 24 * 16 * 2);
+  // A reduce_scatter packs one chunk per member unless they lie back to
+  // back: on dim 0 they do, on dim 1 (96 rows before it) they do not, nor
+  // on a dim its members split unevenly (90 rows: 4 chunks of 23 rows, the
+  // last padded).
+  EXPECT_EQ(local("[{}, {}], partial = sum {\"tp\"}",
+                  Move::reduceScatter({1}, 0, ReductionKind::Sum)),
+            0);
+  EXPECT_EQ(local("[{}, {}], partial = sum {\"tp\"}",
+                  Move::reduceScatter({1}, 1, ReductionKind::Sum)),
+            bytesOf("[{}, {}]"));
+  {
+    std::vector<int64_t> odd{90, 64};
+    Layout src = layout(m, "[{}, {}], partial = sum {\"tp\"}");
+    Move rs = Move::reduceScatter({1}, 0, ReductionKind::Sum);
+    llvm::Expected<Layout> after = applyMove(m, src, rs, odd);
+    ASSERT_TRUE(bool(after)) << toString(after.takeError());
+    EXPECT_EQ(localStepBytes(m, src, *after, rs, odd, 2), 4 * 23 * 64 * 2);
+  }
+  // Uneven blocks (90 rows in 4 blocks of 23, the last padded) go through
+  // a buffer of chunks: a gather unpacks its result from it; an all_to_all
+  // from dim 0 to dim 1 packs its input (the chunks are 23x16 columns, not
+  // back to back) and unpacks its 90x16 result.
+  {
+    std::vector<int64_t> odd{90, 64};
+    auto oddLocal = [&](const char *from, const Move &move) {
+      Layout src = layout(m, from);
+      llvm::Expected<Layout> after = applyMove(m, src, move, odd);
+      if (!after) {
+        ADD_FAILURE() << toString(after.takeError());
+        return int64_t(-1);
+      }
+      return localStepBytes(m, src, *after, move, odd, 2);
+    };
+    EXPECT_EQ(oddLocal("[{\"tp\"}, {}]", Move::allGather({1}, 0)),
+              23 * 64 * 2 + 90 * 64 * 2);
+    EXPECT_EQ(oddLocal("[{\"tp\"}, {}]", Move::allToAll({1}, 0, 1)),
+              23 * 16 * 2 + 4 * 23 * 16 * 2 + 90 * 16 * 2);
+  }
   // Collectives that name no dim copy nothing.
   EXPECT_EQ(local("[{\"tp\"} segments [64, 16, 16], {}], partial = sum "
                   "{\"dp\"}",

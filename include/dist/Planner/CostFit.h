@@ -51,16 +51,23 @@ llvm::Expected<LineFit> fitLine(llvm::ArrayRef<TimingSample> samples);
 
 /// semantics §3: the step over p devices costs latency * alpha + bandwidth *
 /// n * beta. For a permute and a redistribute, one message of n bytes.
+/// `local`: the bytes the step copies within the device per byte of n
+/// (semantics §3b: a gather's own block, an all_to_all's kept chunk), which
+/// the timings include and local.beta prices apart.
 struct CostFactors {
-  double latency = 0, bandwidth = 0;
+  double latency = 0, bandwidth = 0, local = 0;
 };
 /// Errors for local moves (no link parameters) and p < 2.
 llvm::Expected<CostFactors> costFactors(MoveKind kind, int64_t p);
 
-/// alpha and beta of `kind` on a group of p devices from its timings.
+/// alpha and beta of `kind` on a group of p devices from its timings. With
+/// `localBeta` (local.beta, semantics §3b) the step's local copy is taken
+/// out of the fitted slope first, so that beta prices what crosses the
+/// links and the planner, adding the copy back, prices the whole step; a
+/// slope the copy alone exceeds gives beta 0.
 llvm::Expected<AxisCostParams>
 fitAlphaBeta(MoveKind kind, int64_t p, llvm::ArrayRef<TimingSample> samples,
-             LineFit *quality = nullptr);
+             LineFit *quality = nullptr, double localBeta = 0);
 
 } // namespace dist::planner
 

@@ -154,7 +154,9 @@ public:
   /// True when, on a dim whose extent divides evenly, a reduce_scatter over
   /// a group with two or more axes of size > 1 always costs strictly more
   /// than the same reduce-scatters one axis at a time. The search then skips
-  /// such groups. False (the safe answer) unless a model proves it.
+  /// such groups. False (the safe answer) unless a model proves it (the
+  /// ring model: every alpha > 0 and free local copies, since a sequence
+  /// may pack its input once per step, semantics §3b).
   virtual bool sequentialReduceScatterIsCheaper() const { return false; }
 
   /// True when every permute that changes at least one coordinate costs the
@@ -261,7 +263,8 @@ public:
   /// Gathering groups of p then q devices costs (p-1) n b1 + (q-1) p n b2,
   /// the other order (q-1) n b2 + (p-1) q n b1: equal exactly when b1 == b2
   /// (alpha terms add up the same either way); reduce-scatters likewise. So
-  /// true when all axes of size > 1 share one beta.
+  /// true when all axes of size > 1 share one beta and local copies are
+  /// free (a gather's own-block copy is n then p n, or n then q n).
   bool sameKindStepsCommute() const override;
   /// p is a product and alpha, beta are maxima: order-free.
   bool groupCostIgnoresAxisOrder() const override { return true; }

@@ -179,12 +179,15 @@ int64_t collectiveInputBytes(const Mesh &mesh, const Layout &src,
 
 /// The bytes one device writes in its own memory in the step `move` (from
 /// `src` to `after`), which semantics §3b prices at `local.beta` each: an
-/// all_slice's result; on a dim with segments, the buffer packed before a
-/// split (all_slice, reduce_scatter, the dim an all_to_all splits) and the
-/// buffer unpacked after a join (all_gather, the dim an all_to_all joins),
-/// as the compiler lowers those moves; 0 for every other move. (A
-/// redistribute's are the bytes it keeps from the old buffer: its
-/// Exchange's maxKeptBytes.)
+/// all_slice's result; the own block a gather (its input) or an all_to_all
+/// (the chunk it keeps) over more than one device copies into its result;
+/// the buffer packed into one chunk per member before a split (all_slice
+/// and all_to_all on segments, reduce_scatter and an uneven all_to_all
+/// wherever the chunks are not already back to back) and the buffer
+/// unpacked after a join (all_gather on segments or uneven blocks, the dim
+/// an all_to_all joins likewise), as the compiler lowers those moves for
+/// host memory; 0 for every other move. (A redistribute's are the bytes it
+/// keeps from the old buffer: its Exchange's maxKeptBytes.)
 int64_t localStepBytes(const Mesh &mesh, const Layout &src, const Layout &after,
                        const Move &move, llvm::ArrayRef<int64_t> globalShape,
                        int64_t elementBytes);

@@ -128,8 +128,9 @@ Expected<CostFactors> dist::planner::costFactors(MoveKind kind, int64_t p) {
   const double q = double(p);
   switch (kind) {
   case MoveKind::AllGather:
-    return CostFactors{q - 1, q - 1};
+    return CostFactors{q - 1, q - 1, 1};
   case MoveKind::AllToAll:
+    return CostFactors{q - 1, (q - 1) / q, 1 / q};
   case MoveKind::ReduceScatter:
     return CostFactors{q - 1, (q - 1) / q};
   case MoveKind::AllReduce:
@@ -148,7 +149,7 @@ Expected<CostFactors> dist::planner::costFactors(MoveKind kind, int64_t p) {
 Expected<AxisCostParams>
 dist::planner::fitAlphaBeta(MoveKind kind, int64_t p,
                             llvm::ArrayRef<TimingSample> samples,
-                            LineFit *quality) {
+                            LineFit *quality, double localBeta) {
   Expected<CostFactors> factors = costFactors(kind, p);
   if (!factors)
     return factors.takeError();
@@ -157,6 +158,7 @@ dist::planner::fitAlphaBeta(MoveKind kind, int64_t p,
     return fit.takeError();
   if (quality)
     *quality = *fit;
+  double linkSlope = std::max(0.0, fit->slope - factors->local * localBeta);
   return AxisCostParams{fit->intercept / factors->latency,
-                        fit->slope / factors->bandwidth};
+                        linkSlope / factors->bandwidth};
 }

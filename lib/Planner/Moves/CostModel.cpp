@@ -416,7 +416,11 @@ bool AlphaBetaCostModel::sequentialReduceScatterIsCheaper() const {
   // alpha_max latency, strictly less once two factors exceed 1 and
   // alpha_max > 0; on evenly divisible dims its bandwidth term
   // sum_i (p_i - 1)/(p_1..p_i) n beta_i never exceeds (P - 1)/P n beta_max.
-  // (All of reduce_scatter's own parameters.)
+  // (All of reduce_scatter's own parameters.) With priced local copies the
+  // sequence may pack its input twice where the group packs it once
+  // (semantics §3b), so then nothing is guaranteed.
+  if (localBeta != 0)
+    return false;
   for (unsigned a = 0; a < mesh.getNumAxes(); ++a)
     if (mesh.getAxisSize(a) > 1 &&
         !(getParams(a, MoveKind::ReduceScatter).alpha > 0))
@@ -443,8 +447,11 @@ bool AlphaBetaCostModel::permuteCostIsUniform() const {
 
 bool AlphaBetaCostModel::sameKindStepsCommute() const {
   // The argument holds per kind: gathers among themselves, reduce-scatters
-  // among themselves.
-  return uniformOverAxes(MoveKind::AllGather, /*betaOnly=*/true) &&
+  // among themselves. A gather's own-block copy (semantics §3b) is its
+  // input, n then p n in one order, n then q n in the other: with priced
+  // copies the orders differ.
+  return localBeta == 0 &&
+         uniformOverAxes(MoveKind::AllGather, /*betaOnly=*/true) &&
          uniformOverAxes(MoveKind::ReduceScatter, /*betaOnly=*/true);
 }
 

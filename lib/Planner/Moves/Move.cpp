@@ -548,16 +548,73 @@ int64_t dist::planner::localStepBytes(const Mesh &mesh, const Layout &src,
                             elementBytes);
   };
   auto unpacked = [&] { return localBytes(mesh, after, shape, elementBytes); };
+  int64_t group = 1;
+  for (unsigned axis : move.axes)
+    group *= mesh.getAxisSize(axis);
+  // A gather or all_to_all over more than one device copies the device's
+  // own chunk from its send buffer into its place in the result (semantics
+  // §3b): a gather its whole input, an all_to_all the chunk it keeps.
+  auto ownChunk = [&]() -> int64_t {
+    if (group == 1)
+      return 0;
+    if (move.kind == MoveKind::AllGather)
+      return localBytes(mesh, src, shape, elementBytes);
+    return packedSplitBytes(mesh, src, after, move, shape, unsigned(move.toDim),
+                            elementBytes) /
+           group;
+  };
   switch (move.kind) {
   case MoveKind::AllSlice:
     return (segmented(move.dim) ? packed(move.dim) : 0) + unpacked();
-  case MoveKind::ReduceScatter:
-    return segmented(move.dim) ? packed(move.dim) : 0;
-  case MoveKind::AllGather:
-    return segmented(move.dim) ? unpacked() : 0;
-  case MoveKind::AllToAll:
-    return (segmented(move.toDim) ? packed(move.toDim) : 0) +
-           (segmented(move.dim) ? unpacked() : 0);
+  case MoveKind::ReduceScatter: {
+    // The collective takes one chunk per member, back to back: unless the
+    // chunks already are (no dim before `dim` longer than 1, and the blocks
+    // tile the dim exactly), the input is packed into them first.
+    std::vector<int64_t> in = localShape(mesh, src, shape);
+    std::vector<int64_t> out = localShape(mesh, after, shape);
+    bool chunkMajor = group * out[move.dim] == in[move.dim];
+    for (int64_t d = 0; d < move.dim; ++d)
+      chunkMajor &= out[d] == 1;
+    return segmented(move.dim) || !chunkMajor ? packed(move.dim) : 0;
+  }
+  case MoveKind::AllGather: {
+    if (segmented(move.dim))
+      return ownChunk() + unpacked();
+    // Blocks that do not tile the result's dim exactly (the last one
+    // padded) arrive in a buffer of chunks and are unpacked from it.
+    bool even = group * localShape(mesh, src, shape)[move.dim] ==
+                localShape(mesh, after, shape)[move.dim];
+    return ownChunk() + (even ? 0 : unpacked());
+  }
+  case MoveKind::AllToAll: {
+    if (segmented(move.toDim) || segmented(move.dim))
+      return ownChunk() + (segmented(move.toDim) ? packed(move.toDim) : 0) +
+             (segmented(move.dim) ? unpacked() : 0);
+    // Chunks are the input with `toDim` cut to the result's extent. When
+    // both dims split evenly they are read and written in place; otherwise
+    // they are packed (unless already back to back) and unpacked (unless
+    // the result is them, back to back).
+    std::vector<int64_t> in = localShape(mesh, src, shape);
+    std::vector<int64_t> out = localShape(mesh, after, shape);
+    std::vector<int64_t> chunk = in;
+    chunk[move.toDim] = out[move.toDim];
+    bool evenTo = group * chunk[move.toDim] == in[move.toDim];
+    bool evenFrom = group * chunk[move.dim] == out[move.dim];
+    if (evenTo && evenFrom)
+      return ownChunk();
+    auto chunkMajor = [&](int64_t dim) {
+      for (int64_t d = 0; d < dim; ++d)
+        if (chunk[d] != 1)
+          return false;
+      return true;
+    };
+    int64_t extra = 0;
+    if (!(evenTo && chunkMajor(move.toDim)))
+      extra += packed(move.toDim);
+    if (!(evenFrom && chunkMajor(move.dim)))
+      extra += unpacked();
+    return ownChunk() + extra;
+  }
   case MoveKind::AllReduce:
   case MoveKind::ReplicateToPartial:
   case MoveKind::Permute:

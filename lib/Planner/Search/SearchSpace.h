@@ -223,6 +223,46 @@ public:
   /// Identifies the layouts a permute can reach from `layout` (and from
   /// each other): per-dim shard counts, partial axes and kind.
   std::vector<int64_t> permuteClassKey(const PackedLayout &layout) const;
+  /// Whether every dim before `d` has local extent 1 (a split of `d` then
+  /// leaves its chunks back to back in the buffer).
+  bool chunkMajorBefore(const int64_t *shards, unsigned d) const {
+    for (unsigned j = 0; j < d; ++j)
+      if (dist::mixed_radix::blockSize(shape[j], shards[j]) != 1)
+        return false;
+    return true;
+  }
+  /// The bytes an all_to_all over a group of q devices from dim `d` (to
+  /// `outer` shards) to dim `e` copies locally (semantics §3b, as
+  /// localStepBytes): the chunk it keeps, plus, unless both dims split
+  /// evenly, the packed chunks and the unpacked result where they are not
+  /// already back to back. `after`: the result's bytes.
+  int64_t allToAllLocalBytes(const int64_t *shards, unsigned d, unsigned e,
+                             int64_t q, int64_t outer, int64_t after) const {
+    if (q == 1)
+      return 0;
+    using dist::mixed_radix::blockSize;
+    const int64_t chunkBytes = bytesWith(shards, e, shards[e] * q, -1, 0);
+    const bool evenTo = q * blockSize(shape[e], shards[e] * q) ==
+                        blockSize(shape[e], shards[e]);
+    const bool evenFrom =
+        q * blockSize(shape[d], shards[d]) == blockSize(shape[d], outer);
+    if (evenTo && evenFrom)
+      return chunkBytes;
+    // The chunk's dims before `k`, all of extent 1? (Its dim e is the
+    // result's, the others the input's.)
+    auto chunkMajor = [&](unsigned k) {
+      for (unsigned j = 0; j < k; ++j)
+        if (blockSize(shape[j], j == e ? shards[e] * q : shards[j]) != 1)
+          return false;
+      return true;
+    };
+    int64_t bytes = chunkBytes;
+    if (!(evenTo && chunkMajor(e)))
+      bytes += q * chunkBytes;
+    if (!(evenFrom && chunkMajor(d)))
+      bytes += after;
+    return bytes;
+  }
   bool peakOk(int64_t before, int64_t after) const {
     return !maxPeak || before + after <= *maxPeak;
   }
@@ -418,7 +458,12 @@ void SearchSpace::forEachEdge(const SearchState &state, int64_t bytes,
         edge.move.axes[i] = axis;
         edge.next.layout.slot[axis] = kReplicatedSlot;
       }
-      edge.cost = ending + price(MoveKind::AllGather, edge.move.axes, k, bytes);
+      // Its own block copied into the result, and the result unpacked from
+      // chunks where the blocks do not tile it exactly (semantics §3b).
+      edge.cost = ending +
+                  price(MoveKind::AllGather, edge.move.axes, k, bytes) +
+                  (q > 1 ? localBeta * double(bytes) : 0.0) +
+                  (exact ? 0.0 : localBeta * double(after));
       edge.bytesAfter = after;
       emit(edge);
     }
@@ -451,6 +496,9 @@ void SearchSpace::forEachEdge(const SearchState &state, int64_t bytes,
         }
         edge.cost =
             ending + price(MoveKind::AllToAll, edge.move.axes, k, bytes);
+        if (localBeta != 0)
+          edge.cost += localBeta * double(allToAllLocalBytes(shards, d, e, q,
+                                                             outer, after));
         edge.bytesAfter = after;
         emit(edge);
       }
@@ -512,6 +560,10 @@ void SearchSpace::forEachEdge(const SearchState &state, int64_t bytes,
               edge.next.layout.kind = 0;
             edge.cost = ending + price(MoveKind::ReduceScatter, edge.move.axes,
                                        depth + 1, bytes);
+            // Packing the input into one chunk per member (semantics §3b)
+            // unless the chunks already lie back to back.
+            if (localBeta != 0 && !(exact && chunkMajorBefore(shards, d)))
+              edge.cost += localBeta * double(q2) * double(bytesAfter);
             edge.bytesAfter = bytesAfter;
             emit(edge);
           }
