@@ -33,7 +33,6 @@
 #include <map>
 #include <memory>
 #include <optional>
-#include <thread>
 
 using namespace dist;
 using namespace dist::calibrate;
@@ -120,27 +119,13 @@ public:
     return true;
   }
 
-  /// Local copies, contiguous and strided, on as many ranks of each node
-  /// at once as it has cores (host memory; every rank with the nccl
-  /// backend, one device each), timed until the last is done: a program's
-  /// copies share the node's memory bandwidth, and a rank's copy runs on a
-  /// core of its own (more ranks than cores take turns, each copy as fast
-  /// as with one rank per core). Measured first: the gather and all_to_all
-  /// fits take their own-chunk copies out at this rate (semantics §3b).
+  /// Local copies, contiguous and strided, on every rank at once, timed
+  /// until the last rank is done: a plan's copies run together, sharing the
+  /// node's memory bandwidth (and, where ranks outnumber cores, the cores),
+  /// and the next collective waits for the slowest. Measured first: the
+  /// gather and all_to_all fits take their own-chunk copies out at this
+  /// rate (semantics §3b).
   bool measureLocal() {
-    copiesPerNode = 1;
-    MPI_Comm node;
-    MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-    int nodeRank = 0, nodeSize = 1;
-    MPI_Comm_rank(node, &nodeRank);
-    MPI_Comm_size(node, &nodeSize);
-    MPI_Comm_free(&node);
-    int copiers = nodeSize;
-    if (options.backend == "mpi")
-      copiers = std::min<int>(
-          nodeSize, std::max(1u, std::thread::hardware_concurrency()));
-    copying = nodeRank < copiers;
-    MPI_Allreduce(&copiers, &copiesPerNode, 1, MPI_INT, MPI_MAX, comm);
     localContiguous = fitLocal(/*strided=*/false);
     localStrided = fitLocal(/*strided=*/true);
     return true;
@@ -149,10 +134,6 @@ public:
   int rank = 0;
   std::vector<Fit> fits;
   std::optional<planner::LineFit> localContiguous, localStrided;
-  /// How many ranks of a node copied at once in measureLocal, and whether
-  /// this one did.
-  int copiesPerNode = 1;
-  bool copying = true;
   /// The transfer link's fit (its axis empty), and the most messages one
   /// rank sent or received in it.
   std::optional<Fit> transfer;
@@ -171,7 +152,8 @@ private:
   /// finished it. A collective needs no such wait (it cannot end before
   /// its peers join it), but ranks sharing cores would otherwise each time
   /// their own copy alone, faster than a program's copies, which all run
-  /// at once (8 ranks on 2 cores: 4.6x faster).
+  /// at once (8 ranks on 2 cores: 2.9e-11 s/B alone, 1.6e-10 to 2.5e-10
+  /// s/B all at once).
   std::vector<double> timeSweep(const std::vector<std::function<void()>> &calls,
                                 int reps, bool untilAllDone = false) {
     for (const std::function<void()> &call : calls) {
@@ -479,8 +461,6 @@ private:
       const int64_t elements = std::max<int64_t>(32, bytes / 4 / 32 * 32);
       elementsOf.push_back(elements);
       calls.push_back([this, elements, strided] {
-        if (!copying)
-          return;
         int64_t sizes2[2] = {elements / 32, 16};
         int64_t srcStrides[2] = {32, 1}, dstStrides[2] = {16, 1};
         if (strided)
@@ -606,8 +586,7 @@ void writeTopology(llvm::raw_ostream &os, const MeasureOptions &options,
   };
   os << ",\n  \"local_copy\": {\"note\": \"local.beta is the contiguous "
         "rate; the all_gather and all_to_all betas exclude the own chunk "
-        "they copy at it\", \"copies_per_node\": "
-     << calibration.copiesPerNode;
+        "they copy at it\"";
   local("contiguous", contiguous);
   local("strided", strided);
   os << "}";
