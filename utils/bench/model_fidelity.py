@@ -19,7 +19,7 @@ score against timings this noisy.
 
 Usage (Debian's /usr/bin/python3 or any Python 3; no packages needed):
   model_fidelity.py BUILD [--reps 10] [--quick] [--meshes 1-D,2-D,3-D]
-                    [--seed 26] [--no-noise-floor]
+                    [--seed 26] [--no-noise-floor] [--calibration-reps 5]
                     [--md FILE] [--svg FILE] [--json FILE] [--work DIR]
 """
 import argparse
@@ -233,6 +233,8 @@ def main():
     ap.add_argument("--no-noise-floor", action="store_true",
                     help="skip timing every plan a second time (the noise "
                     "floor; also skipped with --quick)")
+    ap.add_argument("--calibration-reps", type=int, default=5,
+                    help="dist-calibrate --reps for each mesh's sweep")
     ap.add_argument("--md")
     ap.add_argument("--svg")
     ap.add_argument("--json")
@@ -253,7 +255,7 @@ def main():
         cal = os.path.join(work, "calibrated-%s.json" % name)
         p = run([os.path.join(bin_dir, "dist-calibrate"), "--np",
                  str(args.np), "--mesh", mesh, "--sizes", "64KiB:64MiB",
-                 "--reps", "5", "-o", cal])
+                 "--reps", str(args.calibration_reps), "-o", cal])
         if p.returncode != 0:
             sys.exit("dist-calibrate failed on %s:\n%s" % (mesh, p.stderr))
         calibrations[name] = json.load(open(cal))

@@ -521,9 +521,9 @@ struct LowerAllGather : CollectiveLoweringOf<planner::MoveKind::AllGather> {
   /// A gather along an inner dim as a strided all-to-all whose send chunks
   /// are all the whole input (chunk stride 0): the runtime writes each
   /// member's block straight into its slice of `out`, with no gathered
-  /// temporary and no unpack pass (semantics §3b counts no local bytes for
-  /// an all_gather). Host memory only: a backend without strided
-  /// collectives (NCCL) would pack q copies of the input first. False
+  /// temporary and no unpack pass (semantics §3b counts only the own
+  /// block's copy for such a gather). Host memory only: a backend without
+  /// strided collectives (NCCL) would pack q copies of the input first. False
   /// (nothing emitted) when the blocks do not fill `out` evenly or a buffer
   /// is not plain row-major.
   static bool lowerStrided(Ctx &c, Value group, Value in, Value out, int64_t q,
