@@ -152,7 +152,7 @@ private:
   /// finished it. A collective needs no such wait (it cannot end before
   /// its peers join it), but ranks sharing cores would otherwise each time
   /// their own copy alone, faster than a program's copies, which all run
-  /// at once (8 ranks on 2 cores: 2.9e-11 s/B alone, 1.6e-10 to 2.5e-10
+  /// at once (8 ranks on 2 cores: 2.9e-11 s/B alone, 1.3e-10 to 2.7e-10
   /// s/B all at once).
   std::vector<double> timeSweep(const std::vector<std::function<void()>> &calls,
                                 int reps, bool untilAllDone = false) {
