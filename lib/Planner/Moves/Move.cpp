@@ -4,6 +4,8 @@
 #include "dist/Support/MixedRadix.h"
 #include "Model/Syntax.h"
 
+#include "llvm/ADT/STLExtras.h"
+
 #include <algorithm>
 
 using namespace dist::planner;
@@ -535,6 +537,12 @@ int64_t dist::planner::collectiveInputBytes(const Mesh &mesh,
                           elementBytes);
 }
 
+/// Whether every dim of `shape` before `dim` has extent 1: a buffer of
+/// that shape split along `dim` then holds its chunks back to back.
+static bool leadingDimsAreOne(llvm::ArrayRef<int64_t> shape, int64_t dim) {
+  return llvm::all_of(shape.take_front(dim), [](int64_t e) { return e == 1; });
+}
+
 int64_t dist::planner::localStepBytes(const Mesh &mesh, const Layout &src,
                                       const Layout &after, const Move &move,
                                       llvm::ArrayRef<int64_t> shape,
@@ -572,9 +580,8 @@ int64_t dist::planner::localStepBytes(const Mesh &mesh, const Layout &src,
     // tile the dim exactly), the input is packed into them first.
     std::vector<int64_t> in = localShape(mesh, src, shape);
     std::vector<int64_t> out = localShape(mesh, after, shape);
-    bool chunkMajor = group * out[move.dim] == in[move.dim];
-    for (int64_t d = 0; d < move.dim; ++d)
-      chunkMajor &= out[d] == 1;
+    bool chunkMajor = group * out[move.dim] == in[move.dim] &&
+                      leadingDimsAreOne(out, move.dim);
     return segmented(move.dim) || !chunkMajor ? packed(move.dim) : 0;
   }
   case MoveKind::AllGather: {
@@ -602,16 +609,10 @@ int64_t dist::planner::localStepBytes(const Mesh &mesh, const Layout &src,
     bool evenFrom = group * chunk[move.dim] == out[move.dim];
     if (evenTo && evenFrom)
       return ownChunk();
-    auto chunkMajor = [&](int64_t dim) {
-      for (int64_t d = 0; d < dim; ++d)
-        if (chunk[d] != 1)
-          return false;
-      return true;
-    };
     int64_t extra = 0;
-    if (!(evenTo && chunkMajor(move.toDim)))
+    if (!(evenTo && leadingDimsAreOne(chunk, move.toDim)))
       extra += packed(move.toDim);
-    if (!(evenFrom && chunkMajor(move.dim)))
+    if (!(evenFrom && leadingDimsAreOne(chunk, move.dim)))
       extra += unpacked();
     return ownChunk() + extra;
   }

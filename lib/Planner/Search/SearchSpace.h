@@ -248,18 +248,14 @@ public:
         q * blockSize(shape[d], shards[d]) == blockSize(shape[d], outer);
     if (evenTo && evenFrom)
       return chunkBytes;
-    // The chunk's dims before `k`, all of extent 1? (Its dim e is the
-    // result's, the others the input's.)
-    auto chunkMajor = [&](unsigned k) {
-      for (unsigned j = 0; j < k; ++j)
-        if (blockSize(shape[j], j == e ? shards[e] * q : shards[j]) != 1)
-          return false;
-      return true;
-    };
+    // A chunk is the input with dim e at the result's extent.
+    int64_t chunkShards[kMaxSearchRank];
+    std::copy(shards, shards + rank, chunkShards);
+    chunkShards[e] *= q;
     int64_t bytes = chunkBytes;
-    if (!(evenTo && chunkMajor(e)))
+    if (!(evenTo && chunkMajorBefore(chunkShards, e)))
       bytes += q * chunkBytes;
-    if (!(evenFrom && chunkMajor(d)))
+    if (!(evenFrom && chunkMajorBefore(chunkShards, d)))
       bytes += after;
     return bytes;
   }
