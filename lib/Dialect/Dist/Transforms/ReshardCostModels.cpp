@@ -87,8 +87,11 @@ ReshardCostModels::get(MeshOp mesh, const planner::Mesh &plannerMesh) {
   if (model)
     return model.get();
   planner::Topology topology;
-  if (fileTopology)
+  if (fileTopology) {
     topology.defaults = fileTopology->defaults;
+    // Local copies (semantics §3b) are priced by every pass as by dist-plan.
+    topology.localBeta = fileTopology->localBeta;
+  }
   for (StringRef axis : mesh.getAxisNames().getAsValueRange<StringAttr>()) {
     planner::AxisCostParams params = topology.defaults;
     if (std::optional<std::pair<double, double>> own = mesh.getAxisCost(axis))
