@@ -2,8 +2,9 @@
 //
 // The fitter of dist-calibrate (semantics §8) on synthetic timings: known
 // parameters are recovered exactly and under noise, local copies come out
-// of beta, a wild point is dropped, no latency fits through the origin, and
-// meaningless inputs are errors.
+// of beta, a wild point is dropped, no latency fits through the origin,
+// beta is the large messages' rate and alpha the small messages' latency
+// when no line fits every size, and meaningless inputs are errors.
 //
 //===----------------------------------------------------------------------===//
 
@@ -126,6 +127,43 @@ TEST(CostFit, NoLatencyFitsThroughTheOrigin) {
   EXPECT_TRUE(fit.throughOrigin);
   EXPECT_EQ(fit.intercept, 0);
   EXPECT_NEAR(fit.slope, 1e-10, 0.05e-10);
+}
+
+TEST(CostFit, CachedSizesDoNotPullBetaDown) {
+  // A host's sweep: 5 us of latency, 1e-10 s/B while the buffers stay in
+  // the caches (up to 1 MiB), 2e-10 s/B for every byte past that. The large
+  // messages carry a plan's time, so beta must be theirs (relative least
+  // squares give 1.3e-10 here); alpha stays the small messages' latency.
+  const double cached = 1 << 20;
+  std::vector<TimingSample> samples;
+  for (double n : sweep())
+    samples.push_back({n, 5e-6 + std::min(n, cached) * 1e-10 +
+                              std::max(0.0, n - cached) * 2e-10});
+  LineFit fit = cantFail(fitLine(samples));
+  EXPECT_NEAR(fit.slope, 2e-10, 0.1e-10);
+  EXPECT_FALSE(fit.throughOrigin);
+  EXPECT_GT(fit.intercept, 0);
+  EXPECT_LT(fit.intercept, 5e-6);
+  // The largest message is priced within 3% of its time (relative least
+  // squares: 36% under).
+  const TimingSample &largest = samples.back();
+  EXPECT_NEAR(fit.intercept + fit.slope * largest.bytes, largest.seconds,
+              0.03 * largest.seconds);
+}
+
+TEST(CostFit, LatencyIsTheSmallMessages) {
+  // A GPU-like sweep: 10 us and 1e-9 s/B for small messages, a faster
+  // protocol (5e-10 s/B after 40 us of set-up) from 1 MiB on. A line
+  // through the large messages alone would say alpha = 40 us; the small
+  // messages, which alpha prices, see about 10.
+  std::vector<TimingSample> samples;
+  for (double n : sweep())
+    samples.push_back(
+        {n, n < (1 << 20) ? 10e-6 + n * 1e-9 : 40e-6 + n * 5e-10});
+  LineFit fit = cantFail(fitLine(samples));
+  EXPECT_NEAR(fit.slope, 5e-10, 0.25e-10);
+  EXPECT_GT(fit.intercept, 9e-6);
+  EXPECT_LT(fit.intercept, 14e-6);
 }
 
 TEST(CostFit, MeaninglessInputsAreErrors) {

@@ -7,12 +7,22 @@
 // so a straight line t = intercept + slope * n through the timings gives
 // alpha = intercept / latency and beta = slope / bandwidth.
 //
-// The sizes span five orders of magnitude, so the line is fitted by
-// *relative* least squares (each point weighted 1/t^2): a 10% miss costs the
-// same at 1 KiB as at 64 MiB, and the latency is not drowned by the large
-// messages. One pass of outlier rejection drops points far off the first
-// fit; a negative intercept refits through the origin (no latency seen);
-// a negative slope is an error (the timings do not grow with size).
+// The sizes span five orders of magnitude, and on a host no straight line
+// fits them all: a sweep's middle sizes stay in the caches and run faster
+// per byte than its largest, which stream from memory (8 ranks on 2 cores
+// here: the largest all_gathers take 1.5-2x the per-byte time of the 1 MiB
+// ones). So each parameter is fitted where it decides a plan's cost. The
+// slope comes from least squares weighted by 1/t, each point's squared
+// relative miss counted in proportion to its time: the large messages,
+// where a plan's time goes, decide beta. (Relative least squares, weights
+// 1/t^2, let the many cache-resident sizes pull beta down by a quarter,
+// and the planner under-priced every large step; semantics §8.) The
+// intercept then comes from relative least squares at that slope, so the
+// latency is what the small messages see and not the remainder of a line
+// through the large ones. One pass of outlier rejection, judged against the
+// relative fit, first drops points far off the line; a negative intercept
+// is fixed at 0 (no latency seen); a negative slope is an error (the
+// timings do not grow with size).
 //
 //===----------------------------------------------------------------------===//
 #ifndef DIST_PLANNER_COSTFIT_H
@@ -36,7 +46,8 @@ struct TimingSample {
 /// A fitted line and how well it explains the points it kept.
 struct LineFit {
   double intercept = 0, slope = 0;
-  /// Weighted (relative) coefficient of determination, 1 = perfect.
+  /// Coefficient of determination, time-weighted as the slope is fitted,
+  /// 1 = perfect.
   double r2 = 0;
   /// The largest |fit - t| / t over the points kept.
   double worstRelativeResidual = 0;

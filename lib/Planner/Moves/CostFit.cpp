@@ -17,12 +17,24 @@ static llvm::Error fail(const llvm::Twine &msg) {
 }
 
 namespace {
-/// Relative least squares over `points` (weights 1/t^2); with
-/// `throughOrigin` the intercept is fixed at 0.
-LineFit solve(const std::vector<TimingSample> &points, bool throughOrigin) {
+/// How much a point counts in a weighted least-squares fit: relative
+/// weights (1/t^2) make every point's relative miss count alike; time
+/// weights (1/t) count each point's relative miss in proportion to its
+/// time (its squared miss over t, as a chi-square statistic does).
+enum class Weighting { Relative, Time };
+
+double weightOf(const TimingSample &p, Weighting weighting) {
+  return weighting == Weighting::Relative ? 1 / (p.seconds * p.seconds)
+                                          : 1 / p.seconds;
+}
+
+/// Weighted least squares over `points`; with `throughOrigin` the
+/// intercept is fixed at 0.
+LineFit solve(const std::vector<TimingSample> &points, Weighting weighting,
+              bool throughOrigin) {
   double sw = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
   for (const TimingSample &p : points) {
-    double w = 1 / (p.seconds * p.seconds);
+    double w = weightOf(p, weighting);
     sw += w;
     sx += w * p.bytes;
     sy += w * p.seconds;
@@ -38,9 +50,36 @@ LineFit solve(const std::vector<TimingSample> &points, bool throughOrigin) {
     fit.slope = det != 0 ? (sw * sxy - sx * sy) / det : 0;
     fit.intercept = (sy - fit.slope * sx) / sw;
   }
-  double mean = sy / sw, ssRes = 0, ssTot = 0;
+  fit.pointsUsed = points.size();
+  return fit;
+}
+
+/// The intercept that makes the relative misses of `points` smallest for
+/// a given slope, at least 0.
+double relativeIntercept(const std::vector<TimingSample> &points,
+                         double slope) {
+  double sw = 0, swr = 0;
   for (const TimingSample &p : points) {
-    double w = 1 / (p.seconds * p.seconds);
+    double w = weightOf(p, Weighting::Relative);
+    sw += w;
+    swr += w * (p.seconds - slope * p.bytes);
+  }
+  return std::max(0.0, swr / sw);
+}
+
+/// R^2 (time-weighted, as the slope is fitted) and the worst relative
+/// residual of `fit` over `points`.
+void scoreFit(LineFit &fit, const std::vector<TimingSample> &points) {
+  double sw = 0, sy = 0;
+  for (const TimingSample &p : points) {
+    double w = weightOf(p, Weighting::Time);
+    sw += w;
+    sy += w * p.seconds;
+  }
+  double mean = sy / sw, ssRes = 0, ssTot = 0;
+  fit.worstRelativeResidual = 0;
+  for (const TimingSample &p : points) {
+    double w = weightOf(p, Weighting::Time);
     double predicted = fit.intercept + fit.slope * p.bytes;
     ssRes += w * (p.seconds - predicted) * (p.seconds - predicted);
     ssTot += w * (p.seconds - mean) * (p.seconds - mean);
@@ -49,8 +88,6 @@ LineFit solve(const std::vector<TimingSample> &points, bool throughOrigin) {
                  std::fabs(predicted - p.seconds) / p.seconds);
   }
   fit.r2 = ssTot > 0 ? 1 - ssRes / ssTot : 1;
-  fit.pointsUsed = points.size();
-  return fit;
 }
 
 size_t distinctSizes(const std::vector<TimingSample> &points) {
@@ -74,10 +111,12 @@ Expected<LineFit> dist::planner::fitLine(llvm::ArrayRef<TimingSample> samples) {
     return fail("too few message sizes to fit (" +
                 llvm::Twine(distinctSizes(points)) +
                 "; at least 3 are needed)");
-  LineFit fit = solve(points, false);
+  // Outliers are judged against the relative fit, under which a point's
+  // miss means the same at every size.
+  LineFit fit = solve(points, Weighting::Relative, false);
   // One pass of outlier rejection: points whose relative residual is far
   // above the typical one (at most a fifth of them, and only while 3 sizes
-  // remain) are dropped and the line refitted.
+  // remain) are dropped.
   std::vector<double> residuals;
   for (const TimingSample &p : points)
     residuals.push_back(
@@ -104,15 +143,19 @@ Expected<LineFit> dist::planner::fitLine(llvm::ArrayRef<TimingSample> samples) {
     for (size_t i = 0; i < points.size(); ++i)
       if (!drop[i])
         kept.push_back(points[i]);
-    if (distinctSizes(kept) >= 3) {
+    if (distinctSizes(kept) >= 3)
       points = std::move(kept);
-      fit = solve(points, false);
-    } else {
+    else
       dropped = 0;
-    }
   }
+  // The slope from the time-weighted fit, the intercept from the relative
+  // one (see the header: each where it decides a plan's cost).
+  fit = solve(points, Weighting::Time, false);
   if (fit.intercept < 0)
-    fit = solve(points, true);
+    fit = solve(points, Weighting::Time, true);
+  fit.intercept = relativeIntercept(points, fit.slope);
+  fit.throughOrigin = fit.intercept == 0;
+  scoreFit(fit, points);
   fit.outliersDropped = dropped;
   if (fit.slope < 0)
     return fail("the timings shrink as messages grow (fitted slope " +
