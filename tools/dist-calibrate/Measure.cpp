@@ -13,6 +13,7 @@
 #include "Measure.h"
 #include "Sweep.h"
 
+#include "common/CallSpan.h"
 #include "common/OutputFile.h"
 #include "dist/Planner/CostFit.h"
 #include "dist/Planner/Mesh.h"
@@ -26,7 +27,6 @@
 
 #include <algorithm>
 #include <array>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
@@ -72,6 +72,7 @@ public:
       : options(options), mesh(mesh) {
     rank = distRtWorldRank();
     MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    span.emplace(comm);
     std::vector<int64_t> sizes;
     for (unsigned a = 0; a < mesh.getNumAxes(); ++a)
       sizes.push_back(mesh.getAxisSize(a));
@@ -141,19 +142,21 @@ public:
 
 private:
   /// Per call of `calls` (one per message size), the median over `reps`
-  /// timed calls of the slowest rank's time for one call. The sizes are
-  /// interleaved: each rep times every size once, in alternating order, so that
-  /// a load spike or a drift of a shared machine spreads over all sizes instead
-  /// of bending the fitted line at the sizes it happened to hit. Each timed
-  /// call follows an untimed one of the same size, so that it finds the
+  /// timed calls of the call's span: from the common start until its
+  /// slowest rank has finished, as `dist-run --reps` times programs
+  /// (CallSpan: on one node, where ranks may share cores, a rank's own
+  /// duration would miss the time it waited for a core). The sizes are
+  /// interleaved: each rep times every size once, in alternating order, so
+  /// that a load spike or a drift of a shared machine spreads over all sizes
+  /// instead of bending the fitted line at the sizes it happened to hit. Each
+  /// timed call follows an untimed one of the same size, so that it finds the
   /// caches as a program calling the move again and again does (after a
   /// 64 MiB call, a 1 MiB one would otherwise start cold and take twice as
-  /// long). `untilAllDone`: each call's time runs until every rank has
-  /// finished it. A collective needs no such wait (it cannot end before
-  /// its peers join it), but ranks sharing cores would otherwise each time
-  /// their own copy alone, faster than a program's copies, which all run
-  /// at once (8 ranks on 2 cores: 2.9e-11 s/B alone, 1.3e-10 to 2.7e-10
-  /// s/B all at once).
+  /// long). `untilAllDone`: across nodes, each call's time runs until every
+  /// rank has finished it. A collective needs no such wait (it cannot end
+  /// before its peers join it); local copies do, as a program's copies all
+  /// run at once (8 ranks on 2 cores: 2.9e-11 s/B for one rank's copy alone,
+  /// 1.3e-10 to 2.7e-10 s/B all at once).
   std::vector<double> timeSweep(const std::vector<std::function<void()>> &calls,
                                 int reps, bool untilAllDone = false) {
     for (const std::function<void()> &call : calls) {
@@ -167,18 +170,7 @@ private:
         const size_t i = r % 2 ? calls.size() - 1 - k : k;
         calls[i]();
         distRtSynchronize(nullptr);
-        MPI_Barrier(comm);
-        auto t0 = std::chrono::steady_clock::now();
-        calls[i]();
-        distRtSynchronize(nullptr);
-        if (untilAllDone)
-          MPI_Barrier(comm);
-        double mine =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
-                .count();
-        double slowest = 0;
-        MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm);
-        samples[i].push_back(slowest);
+        samples[i].push_back(span->time(calls[i], untilAllDone));
       }
     }
     std::vector<double> medians;
@@ -497,6 +489,8 @@ private:
   const MeasureOptions &options;
   const planner::Mesh &mesh;
   MPI_Comm comm;
+  /// Times each call as dist-run --reps times programs.
+  std::optional<run::CallSpan> span;
   int64_t meshId = -1;
   bool member = false;
   int64_t capacity = 0;

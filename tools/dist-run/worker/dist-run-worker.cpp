@@ -21,6 +21,7 @@
 
 #include "Faults.h"
 
+#include "common/CallSpan.h"
 #include "common/Inputs.h"
 #include "common/JobFile.h"
 #include "common/Npy.h"
@@ -254,22 +255,18 @@ int run(const Options &options) {
   }
 
   // semantics §5 --reps: the first call was the warm-up (communicators,
-  // caches); each timed call starts together on every rank, and counts as
-  // long as its slowest rank took. The results written are the first
-  // call's.
+  // caches); each timed call starts together on every rank and lasts until
+  // its slowest rank has finished (CallSpan). The results written are the
+  // first call's.
   std::vector<double> perCall;
-  for (int64_t rep = 0; rep < job->reps; ++rep) {
-    MPI_Barrier(MPI_COMM_WORLD);
-    auto begin = std::chrono::steady_clock::now();
-    function(call.arguments().data());
-    if (distRtSynchronize(nullptr) != DIST_RT_OK)
-      failRank(rank, distRtLastErrorMessage());
-    double mine = std::chrono::duration<double>(
-                      std::chrono::steady_clock::now() - begin)
-                      .count();
-    double callSlowest = 0;
-    MPI_Reduce(&mine, &callSlowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
-    perCall.push_back(callSlowest);
+  if (job->reps > 0) {
+    CallSpan span(MPI_COMM_WORLD);
+    for (int64_t rep = 0; rep < job->reps; ++rep) {
+      double seconds = span.time([&] { function(call.arguments().data()); });
+      if (seconds < 0)
+        failRank(rank, distRtLastErrorMessage());
+      perCall.push_back(seconds);
+    }
   }
 
   double slowest = 0;
