@@ -99,35 +99,60 @@ private:
 
 /// semantics §3 redistribute, the senders: each source device's send load
 /// while an exchange is assigned, in seconds as the step prices it (alpha
-/// once per receiver it serves, plus bytes * beta). Candidates for a piece
-/// are offered in a fixed order and the first one whose load would grow to
-/// the least wins, so computeExchange and ExchangeCostEvaluator, offering
-/// the same candidates in the same order, choose the same senders.
+/// once per receiver it serves, plus bytes * beta), and the load of the
+/// receiver being served (receivers are served one after another).
+/// Candidates for a piece are offered in a fixed order and the first one
+/// that `better` prefers to every earlier one wins, so computeExchange and
+/// ExchangeCostEvaluator, offering the same candidates in the same order,
+/// choose the same senders.
 class SenderBalancer final {
 public:
   void reset(int64_t numSenders) {
     load.assign(size_t(numSenders), 0.0);
     lastReceiver.assign(size_t(numSenders), -1);
+    receiver = -1;
+    receiverLoad = 0;
   }
-  /// What sending `bytes` more to `receiver` over `link` adds to v's load.
-  double increment(int64_t v, int64_t receiver, const AxisCostParams &link,
+  /// What sending `bytes` more to `to` over `link` adds to v's load (and
+  /// to the receiver's).
+  double increment(int64_t v, int64_t to, const AxisCostParams &link,
                    int64_t bytes) const {
-    return (lastReceiver[v] == receiver ? 0.0 : link.alpha) +
+    return (lastReceiver[v] == to ? 0.0 : link.alpha) +
            double(bytes) * link.beta;
   }
-  void assign(int64_t v, int64_t receiver, const AxisCostParams &link,
+  void assign(int64_t v, int64_t to, const AxisCostParams &link,
               int64_t bytes) {
-    load[v] += increment(v, receiver, link, bytes);
-    lastReceiver[v] = receiver;
+    double inc = increment(v, to, link, bytes);
+    load[v] += inc;
+    lastReceiver[v] = to;
+    if (to != receiver) {
+      receiver = to;
+      receiverLoad = 0;
+    }
+    receiverLoad += inc;
   }
-  /// The candidate to prefer of two: the one whose load grows to less.
-  bool better(int64_t v, double inc, int64_t best, double bestInc) const {
+  /// The candidate to prefer of two for a piece `to` receives: the one
+  /// after which the busier of sender and receiver is less busy, then the
+  /// one whose own load grows to less. A replica over a dearer link (it
+  /// differs from the receiver on more axes) thus serves only to relieve a
+  /// sender busier than the receiver: where every replica's link costs the
+  /// same this is the least loaded one, and where the links differ a
+  /// little (calibrated axes) the load still decides.
+  bool better(int64_t to, int64_t v, double inc, int64_t best,
+              double bestInc) const {
+    double r = to == receiver ? receiverLoad : 0.0;
+    double mine = std::max(load[v], r) + inc;
+    double theirs = std::max(load[best], r) + bestInc;
+    if (mine != theirs)
+      return mine < theirs;
     return load[v] + inc < load[best] + bestInc;
   }
 
 private:
   std::vector<double> load;
   std::vector<int64_t> lastReceiver;
+  int64_t receiver = -1;
+  double receiverLoad = 0;
 };
 
 /// Exchanges past this many (receiver, box, candidate sender) visits are
@@ -140,10 +165,9 @@ constexpr int64_t kMaxExchangeWork = int64_t(1) << 24;
 ///  - Same mesh: the partial axes and kind must be equal, and sender and
 ///    receiver agree on the partial axes. The receiver takes a piece it
 ///    holds from itself; else from a replica (the free axes: neither
-///    splitting a source dim nor partial) whose link is of the cheapest
-///    class (equal alpha and beta to the replica with the receiver's own
-///    coordinate on the free axes) and that is least loaded so far
-///    (SenderBalancer); the receiver's own coordinate first on ties. At
+///    splitting a source dim nor partial) chosen by SenderBalancer (the
+///    busier of sender and receiver least busy after it, then the least
+///    loaded sender); the receiver's own coordinate first on ties. At
 ///    most 64 replicas per piece are considered, nearest offsets first.
 ///    The balancing is greedy, so it is kept only when the step is then
 ///    cheaper than with every piece from the receiver's own replica.

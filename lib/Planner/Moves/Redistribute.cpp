@@ -7,9 +7,9 @@
 // match) are free: they pick among the replicas holding the piece.
 // SenderBalancer is the one rule both the tables and the search's evaluator
 // apply (semantics §3 redistribute): the receiver itself when it holds the
-// piece; else, among the replicas whose link to it is the cheapest class
-// (equal alpha and beta), the least loaded; the receiver's own coordinate on
-// the free axes first on ties.
+// piece; else the replica after which the busier of it and the receiver is
+// least busy, then the least loaded; the receiver's own coordinate on the
+// free axes (the cheapest link) first on ties.
 //
 //===----------------------------------------------------------------------===//
 
@@ -246,10 +246,10 @@ assignExchange(const Mesh &srcMesh, const Layout &src, const Mesh &dstMesh,
       const int64_t bytes = elements * elementBytes;
       // Enumerate the replicas: every combination of the free axes (within
       // one mesh, as offsets from the receiver's coordinate, which comes
-      // first and is of the cheapest link class).
+      // first and has the cheapest link).
       int64_t best = -1;
       double bestIncrement = 0;
-      AxisCostParams bestLink, cheapest;
+      AxisCostParams bestLink;
       for (int64_t c = 0; c < numCandidates; ++c) {
         forEachFreeOffset(srcMesh, freeAxes, c, [&](unsigned axis, int64_t k) {
           scoord[axis] = sameMesh ? (rcoord[axis] + k) % srcMesh.getAxisSize(axis)
@@ -262,13 +262,9 @@ assignExchange(const Mesh &srcMesh, const Layout &src, const Mesh &dstMesh,
           break;
         }
         AxisCostParams link = links.link(candidate, receiver);
-        if (c == 0)
-          cheapest = link;
-        else if (sameMesh && !(link == cheapest))
-          continue;
         double increment = balancer.increment(candidate, receiver, link, bytes);
-        if (best < 0 ||
-            balancer.better(candidate, increment, best, bestIncrement)) {
+        if (best < 0 || balancer.better(receiver, candidate, increment, best,
+                                        bestIncrement)) {
           best = candidate;
           bestIncrement = increment;
           bestLink = link;
@@ -512,11 +508,10 @@ bool ExchangeCostEvaluator::priceExchange(const Layout &src, const Layout &dst,
   // receives does not depend on who sends it.
   if (!assignAndPrice(src, dst, 1, result))
     return false;
-  // Every piece a receiver takes comes from a distinct block, over a link
-  // of the same class whichever replica sends it, so the receive side does
-  // not depend on the choice: when it already bounds the step, no
-  // balancing can make it cheaper (and computeExchange keeps the own
-  // replicas too).
+  // The receiver's own replica has the cheapest link to it (it differs on
+  // the fewest axes), so the own replicas give every receiver its smallest
+  // receive side: when that already bounds the step, no balancing can make
+  // it cheaper (and computeExchange keeps the own replicas too).
   Result balanced;
   if (numCandidates > 1 && lastSendBound &&
       assignAndPrice(src, dst, numCandidates, balanced) &&
@@ -606,29 +601,28 @@ bool ExchangeCostEvaluator::assignAndPrice(const Layout &src, const Layout &dst,
         }
       }
       if (sender != u) {
-        // The same choice as computeExchange's: the cheapest link class,
-        // then the least loaded replica.
+        // The same choice as computeExchange's (SenderBalancer).
         const int64_t bytes = elements * elementBytes;
         int64_t best = sender;
         unsigned bestMask = forcedMask;
         // With one candidate per piece there is no choice, and the loads
         // the balancer keeps are never read.
         if (numCandidates > 1) {
-          const AxisCostParams cheapest = linkOf(forcedMask);
-          double bestIncrement = balancer.increment(sender, u, cheapest, bytes);
+          AxisCostParams bestLink = linkOf(forcedMask);
+          double bestIncrement = balancer.increment(sender, u, bestLink, bytes);
           for (int64_t c = 1; c < numCandidates; ++c) {
             int64_t v = sender + candidateDelta[c];
             const unsigned mask = forcedMask | candidateMask[c];
-            if (!(linkOf(mask) == cheapest))
-              continue;
-            double increment = balancer.increment(v, u, cheapest, bytes);
-            if (balancer.better(v, increment, best, bestIncrement)) {
+            const AxisCostParams link = linkOf(mask);
+            double increment = balancer.increment(v, u, link, bytes);
+            if (balancer.better(u, v, increment, best, bestIncrement)) {
               best = v;
               bestMask = mask;
+              bestLink = link;
               bestIncrement = increment;
             }
           }
-          balancer.assign(best, u, cheapest, bytes);
+          balancer.assign(best, u, bestLink, bytes);
         }
         if (pairBytes[best] == 0) {
           touched.push_back(best);
