@@ -156,7 +156,7 @@ private:
   /// rank has finished it. A collective needs no such wait (it cannot end
   /// before its peers join it); local copies do, as a program's copies all
   /// run at once (8 ranks on 2 cores: 2.9e-11 s/B for one rank's copy alone,
-  /// 1.3e-10 to 2.7e-10 s/B all at once).
+  /// 1.9e-10 to 3.9e-10 s/B all at once).
   std::vector<double> timeSweep(const std::vector<std::function<void()>> &calls,
                                 int reps, bool untilAllDone = false) {
     for (const std::function<void()> &call : calls) {
