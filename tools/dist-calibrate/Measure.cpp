@@ -170,7 +170,15 @@ private:
         const size_t i = r % 2 ? calls.size() - 1 - k : k;
         calls[i]();
         distRtSynchronize(nullptr);
-        samples[i].push_back(span->time(calls[i], untilAllDone));
+        double seconds = span->time(calls[i], untilAllDone);
+        if (seconds < 0) {
+          // The runtime failed under the call: nothing left to time.
+          llvm::errs() << "dist-calibrate: rank " << rank
+                       << ": the runtime failed: " << distRtLastErrorMessage()
+                       << "\n";
+          MPI_Abort(comm, 1);
+        }
+        samples[i].push_back(seconds);
       }
     }
     std::vector<double> medians;
