@@ -86,26 +86,21 @@ ReshardCostModels::get(MeshOp mesh, const planner::Mesh &plannerMesh) {
   std::shared_ptr<planner::AlphaBetaCostModel> &model = models[mesh];
   if (model)
     return model.get();
-  planner::Topology topology;
-  if (fileTopology) {
-    topology.defaults = fileTopology->defaults;
-    // Local copies (semantics §3b) are priced by every pass as by dist-plan.
-    topology.localBeta = fileTopology->localBeta;
-  }
+  // Everything the file gives for this mesh (defaults, per-kind parameters,
+  // local copies, semantics §3b), so that no key is dropped on the way to
+  // the planner; then each axis's own parameters and the options on top.
+  planner::Topology topology = fileTopology
+                                   ? fileTopology->restrictedTo(plannerMesh)
+                                   : planner::Topology();
   for (StringRef axis : mesh.getAxisNames().getAsValueRange<StringAttr>()) {
     planner::AxisCostParams params = topology.defaults;
-    if (std::optional<std::pair<double, double>> own = mesh.getAxisCost(axis))
+    if (auto it = topology.axes.find(axis.str()); it != topology.axes.end())
+      params = it->second;
+    else if (std::optional<std::pair<double, double>> own =
+                 mesh.getAxisCost(axis))
       params = {own->first, own->second};
-    if (fileTopology) {
-      auto it = fileTopology->axes.find(axis.str());
-      if (it != fileTopology->axes.end())
-        params = it->second;
-      // Per-kind parameters (semantics §3b) follow the axis's, so the
-      // overrides below apply to the kinds that leave a field out.
-      auto ops = fileTopology->axisOps.find(axis.str());
-      if (ops != fileTopology->axisOps.end())
-        topology.axisOps[axis.str()] = ops->second;
-    }
+    // Per-kind parameters (semantics §3b) follow the axis's, so the
+    // overrides below apply to the kinds that leave a field out.
     if (auto it = alphaOverrides.find(axis.str()); it != alphaOverrides.end())
       params.alpha = it->second;
     if (auto it = betaOverrides.find(axis.str()); it != betaOverrides.end())
