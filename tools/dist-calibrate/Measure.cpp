@@ -55,15 +55,36 @@ int spoiledAttempts() {
   return n;
 }
 
-/// A fitted (axis, move) for the file.
-struct Fit {
-  std::string axis;
-  MoveKind kind;
+/// One traffic pattern's line: its parameters, fit and timings.
+struct PatternFit {
   planner::AxisCostParams params;
   planner::LineFit quality;
   int attempts = 1;
   /// What was fitted: bytes per device and the median time, per size.
   std::vector<planner::TimingSample> samples;
+};
+
+/// A fitted (axis, move) for the file: one pattern, or for the
+/// redistribute the even and the uneven exchange (`uneven` set) whose
+/// parameters `params` averages.
+struct Fit {
+  std::string axis;
+  MoveKind kind;
+  planner::AxisCostParams params;
+  PatternFit measured;
+  std::optional<PatternFit> uneven;
+
+  /// The worse of the patterns' fit qualities (semantics §8: one R^2 and
+  /// worst residual per fitted pair).
+  double r2() const {
+    return uneven ? std::min(measured.quality.r2, uneven->quality.r2)
+                  : measured.quality.r2;
+  }
+  double worstRelativeResidual() const {
+    return uneven ? std::max(measured.quality.worstRelativeResidual,
+                             uneven->quality.worstRelativeResidual)
+                  : measured.quality.worstRelativeResidual;
+  }
 };
 
 class Calibration {
@@ -299,31 +320,92 @@ private:
     return [] {};
   }
 
+  /// The redistribute's uneven exchange along `axis`: each member with an
+  /// odd coordinate receives a whole buffer from the member before it; the
+  /// others only send (an odd group's last member sits out). A step's §3
+  /// price is its busiest device's, one message of n bytes here.
+  std::function<void()> unevenExchangeFor(unsigned axis, int64_t elements) {
+    if (!member)
+      return [] {};
+    auto table = std::make_shared<std::vector<int64_t>>();
+    for (int64_t d = 0; d < mesh.getNumDevices(); ++d)
+      if (mesh.coordinateOf(d)[axis] % 2 == 1)
+        for (int64_t v :
+             {mesh.rankOfIndex(neighbourIndex(d, axis, -1)),
+              mesh.rankOfIndex(d), int64_t(0), int64_t(0), elements})
+          table->push_back(v);
+    auto shape = std::make_shared<int64_t>(elements);
+    int64_t count = int64_t(table->size() / 5);
+    void *sendBuffer = send, *recvBuffer = recv;
+    return [=] {
+      distRtExchange(1, shape.get(), sendBuffer, shape.get(), recvBuffer, count,
+                     table->data(), DIST_RT_F32, nullptr);
+    };
+  }
+
   bool measureMove(unsigned axis, int64_t group, MoveKind kind) {
     const int64_t p = mesh.getAxisSize(axis);
     const std::string name = mesh.getAxis(axis).name;
     const std::string word = planner::stringifyMoveKind(kind).str();
-    return measureAndFit(
-        "axis \"" + name + "\" (" + std::to_string(p) + " devices) " + word,
-        word + " on axis \"" + name + "\"", p,
-        [&](int64_t elements) { return callFor(kind, axis, group, elements); },
-        [&](llvm::ArrayRef<planner::TimingSample> samples,
-            planner::LineFit &quality) {
-          // The exchange is timed as a transposition (callFor): p - 1
-          // messages of n / p bytes each, an all_to_all's factors.
-          // Its kept box is not copied here, unlike an all_to_all's own
-          // chunk, which the slope sheds at local.beta (semantics §3b).
-          MoveKind shape =
-              kind == MoveKind::Redistribute ? MoveKind::AllToAll : kind;
-          double localBeta = kind != MoveKind::Redistribute && localContiguous
-                                 ? localContiguous->slope
-                                 : 0.0;
-          return planner::fitAlphaBeta(shape, p, samples, &quality, localBeta);
-        },
-        [&](planner::AxisCostParams params, planner::LineFit quality,
-            int attempt, llvm::ArrayRef<planner::TimingSample> samples) {
-          fits.push_back({name, kind, params, quality, attempt, samples.vec()});
-        });
+    const std::string label =
+        "axis \"" + name + "\" (" + std::to_string(p) + " devices) " + word;
+    const std::string subject = word + " on axis \"" + name + "\"";
+    auto keepInto = [](std::optional<PatternFit> &into) {
+      return
+          [&into](planner::AxisCostParams params, planner::LineFit quality,
+                  int attempt, llvm::ArrayRef<planner::TimingSample> samples) {
+            into = PatternFit{params, quality, attempt, samples.vec()};
+          };
+    };
+    const bool exchange = kind == MoveKind::Redistribute;
+    std::optional<PatternFit> measured, uneven;
+    if (!measureAndFit(
+            exchange ? label + " (even exchange)" : label, subject, p,
+            [&](int64_t elements) {
+              return callFor(kind, axis, group, elements);
+            },
+            [&](llvm::ArrayRef<planner::TimingSample> samples,
+                planner::LineFit &quality) {
+              // The even exchange is timed as a transposition (callFor):
+              // p - 1 messages of n / p bytes each, an all_to_all's factors.
+              // Its kept box is not copied here, unlike an all_to_all's own
+              // chunk, which the slope sheds at local.beta (semantics §3b).
+              MoveKind shape = exchange ? MoveKind::AllToAll : kind;
+              double localBeta =
+                  !exchange && localContiguous ? localContiguous->slope : 0.0;
+              return planner::fitAlphaBeta(shape, p, samples, &quality,
+                                           localBeta);
+            },
+            keepInto(measured)))
+      return false;
+    if (exchange &&
+        !measureAndFit(
+            label + " (uneven exchange)", subject + " (uneven)", p,
+            [&](int64_t elements) { return unevenExchangeFor(axis, elements); },
+            [&](llvm::ArrayRef<planner::TimingSample> samples,
+                planner::LineFit &quality) {
+              // One message of n bytes on the busiest device, a permute's
+              // factors.
+              return planner::fitAlphaBeta(MoveKind::Permute, p, samples,
+                                           &quality);
+            },
+            keepInto(uneven)))
+      return false;
+    if (rank != 0)
+      return true;
+    Fit fit{name, kind, measured->params, *measured, uneven};
+    if (uneven) {
+      // semantics §8: the redistribute's line lies halfway between its even
+      // and its uneven exchange's.
+      fit.params = {(measured->params.alpha + uneven->params.alpha) / 2,
+                    (measured->params.beta + uneven->params.beta) / 2};
+      llvm::errs() << "dist-calibrate: " << label << ": alpha "
+                   << planner::formatDouble(fit.params.alpha) << " s, beta "
+                   << planner::formatDouble(fit.params.beta)
+                   << " s/B (the mean of the two exchanges)\n";
+    }
+    fits.push_back(std::move(fit));
+    return true;
   }
 
 public:
@@ -370,8 +452,9 @@ public:
         },
         [&](planner::AxisCostParams params, planner::LineFit quality,
             int attempt, llvm::ArrayRef<planner::TimingSample> samples) {
-          transfer = Fit{"",      MoveKind::Redistribute, params, quality,
-                         attempt, samples.vec()};
+          transfer = Fit{"", MoveKind::Redistribute, params,
+                         PatternFit{params, quality, attempt, samples.vec()},
+                         std::nullopt};
           transferMessagesPerRank = k;
         });
   }
@@ -515,6 +598,22 @@ std::string quoted(llvm::StringRef text) {
 
 std::string number(double value) { return planner::formatDouble(value); }
 
+/// A pattern's fit details: ", "points": ..., "seconds": [...]".
+void writePattern(llvm::raw_ostream &os, const PatternFit &p) {
+  os << ", \"points\": " << p.quality.pointsUsed
+     << ", \"outliers\": " << p.quality.outliersDropped
+     << ", \"attempts\": " << p.attempts << ", \"seconds\": [";
+  for (size_t k = 0; k < p.samples.size(); ++k)
+    os << (k ? ", " : "") << number(p.samples[k].seconds);
+  os << "]";
+}
+
+void writePatternParams(llvm::raw_ostream &os,
+                        const planner::AxisCostParams &params) {
+  os << ", \"alpha\": " << number(params.alpha)
+     << ", \"beta\": " << number(params.beta);
+}
+
 /// The topology file (semantics §3b): per axis all_gather's parameters as
 /// the axis's own and every other move's in "ops", and the provenance.
 void writeTopology(llvm::raw_ostream &os, const MeasureOptions &options,
@@ -569,16 +668,22 @@ void writeTopology(llvm::raw_ostream &os, const MeasureOptions &options,
     const Fit &f = fits[i];
     os << (i ? ",\n           " : "\n           ")
        << "{\"axis\": " << quoted(f.axis) << ", \"op\": \""
-       << planner::stringifyMoveKind(f.kind)
-       << "\", \"r2\": " << number(f.quality.r2)
+       << planner::stringifyMoveKind(f.kind) << "\", \"r2\": " << number(f.r2())
        << ", \"worst_relative_residual\": "
-       << number(f.quality.worstRelativeResidual)
-       << ", \"points\": " << f.quality.pointsUsed
-       << ", \"outliers\": " << f.quality.outliersDropped
-       << ", \"attempts\": " << f.attempts << ", \"seconds\": [";
-    for (size_t k = 0; k < f.samples.size(); ++k)
-      os << (k ? ", " : "") << number(f.samples[k].seconds);
-    os << "]}";
+       << number(f.worstRelativeResidual());
+    if (f.uneven) {
+      // The two exchanges whose parameters the redistribute's average.
+      os << ", \"exchanges\": [{\"pattern\": \"even\"";
+      writePatternParams(os, f.measured.params);
+      writePattern(os, f.measured);
+      os << "}, {\"pattern\": \"uneven\"";
+      writePatternParams(os, f.uneven->params);
+      writePattern(os, *f.uneven);
+      os << "}]";
+    } else {
+      writePattern(os, f.measured);
+    }
+    os << "}";
   }
   os << "]";
   auto local = [&](const char *key, const std::optional<planner::LineFit> &f) {
@@ -595,12 +700,12 @@ void writeTopology(llvm::raw_ostream &os, const MeasureOptions &options,
   if (transfer)
     os << ",\n  \"transfer\": {\"to_mesh\": " << quoted(options.toMeshText)
        << ", \"messages_per_rank\": " << calibration.transferMessagesPerRank
-       << ", \"r2\": " << number(transfer->quality.r2)
+       << ", \"r2\": " << number(transfer->r2())
        << ", \"worst_relative_residual\": "
-       << number(transfer->quality.worstRelativeResidual)
-       << ", \"points\": " << transfer->quality.pointsUsed
-       << ", \"outliers\": " << transfer->quality.outliersDropped
-       << ", \"attempts\": " << transfer->attempts << "}";
+       << number(transfer->worstRelativeResidual())
+       << ", \"points\": " << transfer->measured.quality.pointsUsed
+       << ", \"outliers\": " << transfer->measured.quality.outliersDropped
+       << ", \"attempts\": " << transfer->measured.attempts << "}";
   os << "}}\n";
 }
 
