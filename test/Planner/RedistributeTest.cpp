@@ -560,6 +560,33 @@ TEST(RedistributeProperty, NeverDearerThanCollectivesAndExecutesExactly) {
   EXPECT_GT(cheaper, 0);
 }
 
+// A plan is never dearer than the detour through a full replica (gather it
+// whole, then slice). On a=3 x b=3 with b's latency 100x a's, the plans of
+// the target's family (an exchange to [{"b"}] over b, 30.0 us at most)
+// cost more than redistributing to [{"a"}] (one split of the full replica)
+// and permuting over a: 20.2 us. The search now tries the full replica's
+// family from states without partial values.
+TEST(Redistribute, NeverDearerThanTheDetourThroughAFullReplica) {
+  Mesh m = mesh("<[\"a\"=3, \"b\"=3]>");
+  Topology slowB;
+  slowB.axes["a"] = {1e-7, kBeta};
+  slowB.axes["b"] = {1e-5, kBeta};
+  AlphaBetaCostModel model = cantFail(AlphaBetaCostModel::create(m, slowB));
+  auto plan = [&](llvm::StringRef from, llvm::StringRef to) {
+    PlanRequest r(m, {5}, 4, layout(m, from), layout(m, to));
+    r.costModel = &model;
+    return cantFail(planReshard(r));
+  };
+  Plan direct = plan("[{\"b\", \"a\"}]", "[{\"b\"}]");
+  Plan gathered = plan("[{\"b\", \"a\"}]", "[{}]");
+  Plan sliced = plan("[{}]", "[{\"b\"}]");
+  EXPECT_LE(direct.cost, (gathered.cost + sliced.cost) * (1 + 1e-12));
+  ASSERT_EQ(direct.steps.size(), 2u);
+  EXPECT_EQ(direct.steps[0].move.kind, MoveKind::Redistribute);
+  EXPECT_EQ(printLayout(m, direct.steps[0].layout), "[{\"a\"}]");
+  EXPECT_NEAR(direct.cost, 20.2e-6, 1e-9);
+}
+
 // The search considers redistribute only to the target's dims (and one
 // extra split); the whole move of semantics §3 goes to any layout. Exhaustively on
 // small meshes, the planner is never below the true optimum (it is a

@@ -283,27 +283,51 @@ private:
 };
 
 /// The layouts a redistribute from `from` may go to when the plan's target
-/// is `target` (same mesh): R = the target's dims without `from`'s partial
-/// axes, partial over `from`'s partial axes, and R with one more axis it
-/// replicates appended to one of its dims (then all-gathered: each device
-/// receives a 1/p share over the slow links and the group completes it
-/// over a faster axis). `from` itself is never among them.
+/// is `target` (same mesh), in two families, each a base and the base with
+/// one more axis it replicates appended to one of its dims:
+///  - R = the target's dims without `from`'s partial axes, partial over
+///    `from`'s partial axes; a refinement of R is then all-gathered (each
+///    device receives a 1/p share over the slow links and the group
+///    completes it over a faster axis);
+///  - where R splits a dim and `from` holds no partial values, the
+///    replicated layout (the target's leading axes of size 1 kept) and every
+///    single split of it: the family of a
+///    plan to a full replica, so that from such a source a plan is never
+///    dearer than the detour through one (an exchange to one split,
+///    gathers, then slices; docs/planner.md). From partial states (after or
+///    before reductions) it is left out: there it found no cheaper plan in the
+///    benchmarks and cost a fifth more search on 6-D meshes.
+/// `from` itself and repeats are never among them.
 ///
-/// Kept as R and the refinements, not as layouts: the search bounds every
+/// Kept as bases and refinements, not as layouts: the search bounds every
 /// candidate but builds (allocates) only those it prices.
 struct RedistributeCandidates {
-  /// R (canonical).
-  Layout base;
-  /// R is a candidate (it is not `from`); it comes first.
-  bool withBase = false;
-  /// (axis, dim): R with `axis` appended to `dim`, in order.
-  std::vector<std::pair<unsigned, unsigned>> refinements;
+  struct Family {
+    /// The base (canonical).
+    Layout base;
+    /// The base is a candidate (not `from`, not a repeat); it comes first.
+    bool withBase = false;
+    /// (axis, dim): the base with `axis` appended to `dim`, in order.
+    std::vector<std::pair<unsigned, unsigned>> refinements;
 
-  size_t size() const { return (withBase ? 1 : 0) + refinements.size(); }
-  /// Candidate i's refinement of R, or null when candidate i is R.
-  const std::pair<unsigned, unsigned> *refinementOf(size_t i) const {
-    return withBase && i == 0 ? nullptr : &refinements[i - (withBase ? 1 : 0)];
+    size_t size() const { return (withBase ? 1 : 0) + refinements.size(); }
+  };
+  /// R's family, then the full replica's (where R is not replicated).
+  llvm::SmallVector<Family, 2> families;
+
+  size_t size() const {
+    size_t n = 0;
+    for (const Family &f : families)
+      n += f.size();
+    return n;
   }
+  /// Where candidate i (0 <= i < size()) comes from: its family's index,
+  /// and its refinement of the family's base, or null when it is the base.
+  struct Position {
+    unsigned family = 0;
+    const std::pair<unsigned, unsigned> *refinement = nullptr;
+  };
+  Position position(size_t i) const;
   /// Candidate i (0 <= i < size()).
   Layout layout(size_t i) const;
 };

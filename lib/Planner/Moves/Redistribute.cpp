@@ -50,41 +50,88 @@ RedistributeCandidates
 dist::planner::redistributeCandidateSet(const Mesh &mesh, const Layout &from,
                                         const Layout &target) {
   RedistributeCandidates out;
-  Layout &base = out.base;
-  base = target;
-  for (AxisList &axes : base.dimAxes)
+  Layout canonicalFrom = from;
+  canonicalFrom.canonicalize();
+  // Each refinement is compared in place (one axis pushed and popped), so
+  // that no candidate is built here. `repeat`: a layout an earlier family
+  // already holds.
+  auto addFamily = [&](Layout base, const Layout *repeat) {
+    base.partialAxes = from.partialAxes;
+    base.partialKind = from.partialKind;
+    base.canonicalize();
+    RedistributeCandidates::Family &family = out.families.emplace_back();
+    family.withBase = base != canonicalFrom && !(repeat && base == *repeat);
+    family.refinements.reserve(mesh.getNumAxes() * base.getRank());
+    Layout refined = base;
+    for (AxisList &axes : refined.dimAxes)
+      axes.reserve(axes.size() + 1);
+    for (unsigned a = 0; a < mesh.getNumAxes(); ++a) {
+      if (mesh.getAxisSize(a) == 1 || !base.isReplicated(a))
+        continue;
+      for (unsigned d = 0; d < base.getRank(); ++d) {
+        refined.dimAxes[d].push_back(a);
+        if (refined != canonicalFrom && !(repeat && refined == *repeat))
+          family.refinements.push_back({a, d});
+        refined.dimAxes[d].pop_back();
+      }
+    }
+    family.base = std::move(base);
+  };
+  Layout r = target;
+  for (AxisList &axes : r.dimAxes)
     axes.erase(std::remove_if(axes.begin(), axes.end(),
                               [&](unsigned a) { return from.isPartial(a); }),
                axes.end());
-  base.partialAxes = from.partialAxes;
-  base.partialKind = from.partialKind;
-  base.canonicalize();
-  Layout canonicalFrom = from;
-  canonicalFrom.canonicalize();
-  out.withBase = base != canonicalFrom;
-  // Each refinement is compared with `from` in place (one axis pushed and
-  // popped), so that no candidate is built here.
-  out.refinements.reserve(mesh.getNumAxes() * base.getRank());
-  Layout refined = base;
-  for (AxisList &axes : refined.dimAxes)
-    axes.reserve(axes.size() + 1);
-  for (unsigned a = 0; a < mesh.getNumAxes(); ++a) {
-    if (mesh.getAxisSize(a) == 1 || !base.isReplicated(a))
-      continue;
-    for (unsigned d = 0; d < base.getRank(); ++d) {
-      refined.dimAxes[d].push_back(a);
-      if (refined != canonicalFrom)
-        out.refinements.push_back({a, d});
-      refined.dimAxes[d].pop_back();
-    }
+  addFamily(std::move(r), nullptr);
+  if (llvm::any_of(from.partialAxes,
+                   [&](unsigned a) { return mesh.getAxisSize(a) > 1; }))
+    return out;
+  // The full replica keeps the axes of size 1 that start a dim of the
+  // target (they split nothing; a plan on a mesh with such axes places them
+  // so, UnitAxes.cpp). Its family repeats none of R's but R itself (R a
+  // single split), and is R's own where R splits nothing. Only from states
+  // without partial values over axes of size > 1 (see the header; partial
+  // size-1 axes hold nothing, and the search drops them).
+  Layout whole = target;
+  bool rSplits = false;
+  for (AxisList &axes : whole.dimAxes) {
+    auto unit = [&](unsigned a) {
+      return mesh.getAxisSize(a) == 1 && !from.isPartial(a);
+    };
+    rSplits |= llvm::any_of(axes, [&](unsigned a) {
+      return mesh.getAxisSize(a) > 1 && !from.isPartial(a);
+    });
+    axes.erase(std::find_if_not(axes.begin(), axes.end(), unit), axes.end());
+  }
+  if (rSplits) {
+    Layout rBase = out.families[0].base;
+    addFamily(std::move(whole), &rBase);
   }
   return out;
 }
 
+RedistributeCandidates::Position
+RedistributeCandidates::position(size_t i) const {
+  Position p;
+  for (const Family &f : families) {
+    if (i < f.size()) {
+      p.refinement = f.withBase && i == 0
+                         ? nullptr
+                         : &f.refinements[i - (f.withBase ? 1 : 0)];
+      return p;
+    }
+    i -= f.size();
+    ++p.family;
+  }
+  assert(false && "candidate index out of range");
+  return p;
+}
+
 Layout RedistributeCandidates::layout(size_t i) const {
-  Layout l = base;
-  if (const auto *refinement = refinementOf(i))
-    l.dimAxes[refinement->second].push_back(refinement->first);
+  Position p = position(i);
+  Layout l = families[p.family].base;
+  if (p.refinement)
+    l.dimAxes[p.refinement->second].push_back(p.refinement->first);
   return l;
 }
 
@@ -704,11 +751,14 @@ void ExchangeCostEvaluator::lowerBounds(const Layout &src,
   if (tooLarge)
     return;
   const detail::LayoutBlocks source(mesh, src, shape, /*ideal=*/false);
-  const detail::LayoutBlocks base(mesh, dsts.base, shape, /*ideal=*/false);
+  llvm::SmallVector<detail::LayoutBlocks, 2> bases;
+  for (const RedistributeCandidates::Family &f : dsts.families)
+    bases.emplace_back(mesh, f.base, shape, /*ideal=*/false);
   for (size_t k = 0; k < count; ++k) {
-    detail::LayoutBlocks target = base;
-    if (const auto *refinement = dsts.refinementOf(k))
-      target.appendAxis(mesh, refinement->first, refinement->second);
+    RedistributeCandidates::Position p = dsts.position(k);
+    detail::LayoutBlocks target = bases[p.family];
+    if (p.refinement)
+      target.appendAxis(mesh, p.refinement->first, p.refinement->second);
     out[k] = exchangeFloor(mesh, source, target, model.minLatency(),
                            elementBytes, model.minSecondsPerByte());
   }

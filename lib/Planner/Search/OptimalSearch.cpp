@@ -788,15 +788,19 @@ llvm::Expected<std::vector<Move>> dist::planner::detail::searchOptimalWithin(
       candidates = redistributeCandidateSet(mesh, from, targetLayout);
       const size_t count = std::min<size_t>(candidates.size(), 256);
       exchangeCosts.lowerBounds(from, candidates, count, floors);
-      const PackedLayout base = packLayout(candidates.base);
+      llvm::SmallVector<PackedLayout, 2> bases;
+      for (const RedistributeCandidates::Family &f : candidates.families)
+        bases.push_back(packLayout(f.base));
       for (size_t c = 0; c < count; ++c) {
         // After the redistribute only collectives remain, so the child's
         // collective bound adds to the exchange's.
-        PackedLayout packed = base;
-        if (const auto *refinement = candidates.refinementOf(c))
+        RedistributeCandidates::Position at = candidates.position(c);
+        PackedLayout packed = bases[at.family];
+        if (const auto *refinement = at.refinement)
           packed.slot[refinement->first] =
-              dimSlot(refinement->second,
-                      candidates.base.dimAxes[refinement->second].size());
+              dimSlot(refinement->second, candidates.families[at.family]
+                                              .base.dimAxes[refinement->second]
+                                              .size());
         LowerBound::Latency lat = bound.latencies(packed);
         open.push({g + floors[c] + lat.full + lat.classBandwidth,
                    uint32_t(steps) + 1, seq++, id, n.version, 3, uint8_t(c)});
