@@ -662,7 +662,11 @@ void SearchSpace::forEachEdge(const SearchState &state, int64_t bytes,
     emitReplicateToPartials(joiners | candidates, /*wholeSetOnly=*/false,
                             r2pKind, riders);
   } else {
-    emitReplicateToPartials(joiners, /*wholeSetOnly=*/false, r2pKind);
+    // The target's partial axes wait for the last step, but may ride along
+    // a joiners' step of their kind: that saves the last step at the same
+    // cost (ties go to fewer steps, semantics §3).
+    emitReplicateToPartials(joiners, /*wholeSetOnly=*/false, r2pKind,
+                            candidates);
   }
   if (candidates && finalReplicateToPartialOnly) {
     // Postponed to the last step: only the move that completes the target.
