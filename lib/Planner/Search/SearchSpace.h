@@ -203,11 +203,12 @@ public:
   bool isGoal(const SearchState &state) const {
     return state.layout == target && runMayEnd(state);
   }
-  /// Generate replicate_to_partial only as the step that completes the
-  /// target. Exact without a peak limit and without size-1 axes: the step
-  /// is free, and nothing before it needs the axis partial rather than
-  /// replicated (see docs/planner.md), so it can always be postponed to the
-  /// end. (A size-1 axis made partial early can ride along a reduce_scatter
+  /// Generate replicate_to_partial of the target's partial axes only as
+  /// the step that completes the target, or riding along another
+  /// replicate_to_partial of their kind (one step fewer at the same cost).
+  /// Exact without a peak limit and without size-1 axes: the step is free,
+  /// and nothing before it needs the axis partial rather than replicated
+  /// (see docs/planner.md), so it can always be postponed to the end. (A size-1 axis made partial early can ride along a reduce_scatter
   /// and save a step, so meshes with size-1 axes keep every position.)
   /// With priced local copies the argument needs a slice to cost no more
   /// than sending its bytes (CostModel::localCopiesNeverDearerThanSending).
