@@ -320,6 +320,25 @@ private:
     return [] {};
   }
 
+  /// Messages of a whole buffer of `elements`, one per (sender rank,
+  /// receiver rank) pair, all at once (one 1-D exchange). Each call owns its
+  /// table: the sweep interleaves the sizes' calls.
+  std::function<void()>
+  wholeBufferExchange(llvm::ArrayRef<std::pair<int64_t, int64_t>> pairs,
+                      int64_t elements) {
+    auto table = std::make_shared<std::vector<int64_t>>();
+    for (auto [from, into] : pairs)
+      for (int64_t v : {from, into, int64_t(0), int64_t(0), elements})
+        table->push_back(v);
+    auto shape = std::make_shared<int64_t>(elements);
+    int64_t count = int64_t(pairs.size());
+    void *sendBuffer = send, *recvBuffer = recv;
+    return [=] {
+      distRtExchange(1, shape.get(), sendBuffer, shape.get(), recvBuffer, count,
+                     table->data(), DIST_RT_F32, nullptr);
+    };
+  }
+
   /// The redistribute's uneven exchange along `axis`: each member with an
   /// odd coordinate receives a whole buffer from the member before it; the
   /// others only send (an odd group's last member sits out). A step's §3
@@ -327,20 +346,12 @@ private:
   std::function<void()> unevenExchangeFor(unsigned axis, int64_t elements) {
     if (!member)
       return [] {};
-    auto table = std::make_shared<std::vector<int64_t>>();
+    std::vector<std::pair<int64_t, int64_t>> pairs;
     for (int64_t d = 0; d < mesh.getNumDevices(); ++d)
       if (mesh.coordinateOf(d)[axis] % 2 == 1)
-        for (int64_t v :
-             {mesh.rankOfIndex(neighbourIndex(d, axis, -1)),
-              mesh.rankOfIndex(d), int64_t(0), int64_t(0), elements})
-          table->push_back(v);
-    auto shape = std::make_shared<int64_t>(elements);
-    int64_t count = int64_t(table->size() / 5);
-    void *sendBuffer = send, *recvBuffer = recv;
-    return [=] {
-      distRtExchange(1, shape.get(), sendBuffer, shape.get(), recvBuffer, count,
-                     table->data(), DIST_RT_F32, nullptr);
-    };
+        pairs.emplace_back(mesh.rankOfIndex(neighbourIndex(d, axis, -1)),
+                           mesh.rankOfIndex(d));
+    return wholeBufferExchange(pairs, elements);
   }
 
   bool measureMove(unsigned axis, int64_t group, MoveKind kind) {
@@ -426,20 +437,7 @@ public:
             std::to_string(pairs.size()) + " messages, at most " +
             std::to_string(k) + " per rank)",
         "the transfer link", 1,
-        [&](int64_t elements) -> std::function<void()> {
-          // Each size's call owns its table: the sweep interleaves them.
-          auto table = std::make_shared<std::vector<int64_t>>();
-          for (auto [from, into] : pairs)
-            for (int64_t v : {from, into, int64_t(0), int64_t(0), elements})
-              table->push_back(v);
-          auto shape = std::make_shared<int64_t>(elements);
-          int64_t count = int64_t(pairs.size());
-          void *sendBuffer = send, *recvBuffer = recv;
-          return [=] {
-            distRtExchange(1, shape.get(), sendBuffer, shape.get(), recvBuffer,
-                           count, table->data(), DIST_RT_F32, nullptr);
-          };
-        },
+        [&](int64_t elements) { return wholeBufferExchange(pairs, elements); },
         [&](llvm::ArrayRef<planner::TimingSample> samples,
             planner::LineFit &quality)
             -> llvm::Expected<planner::AxisCostParams> {
@@ -598,20 +596,20 @@ std::string quoted(llvm::StringRef text) {
 
 std::string number(double value) { return planner::formatDouble(value); }
 
-/// A pattern's fit details: ", "points": ..., "seconds": [...]".
-void writePattern(llvm::raw_ostream &os, const PatternFit &p) {
+/// ", "points": P, "outliers": O, "attempts": A" of one line's fit.
+void writeFitCounts(llvm::raw_ostream &os, const PatternFit &p) {
   os << ", \"points\": " << p.quality.pointsUsed
      << ", \"outliers\": " << p.quality.outliersDropped
-     << ", \"attempts\": " << p.attempts << ", \"seconds\": [";
+     << ", \"attempts\": " << p.attempts;
+}
+
+/// The fit's counts and the median time of every size.
+void writePattern(llvm::raw_ostream &os, const PatternFit &p) {
+  writeFitCounts(os, p);
+  os << ", \"seconds\": [";
   for (size_t k = 0; k < p.samples.size(); ++k)
     os << (k ? ", " : "") << number(p.samples[k].seconds);
   os << "]";
-}
-
-void writePatternParams(llvm::raw_ostream &os,
-                        const planner::AxisCostParams &params) {
-  os << ", \"alpha\": " << number(params.alpha)
-     << ", \"beta\": " << number(params.beta);
 }
 
 /// The topology file (semantics §3b): per axis all_gather's parameters as
@@ -673,13 +671,18 @@ void writeTopology(llvm::raw_ostream &os, const MeasureOptions &options,
        << number(f.worstRelativeResidual());
     if (f.uneven) {
       // The two exchanges whose parameters the redistribute's average.
-      os << ", \"exchanges\": [{\"pattern\": \"even\"";
-      writePatternParams(os, f.measured.params);
-      writePattern(os, f.measured);
-      os << "}, {\"pattern\": \"uneven\"";
-      writePatternParams(os, f.uneven->params);
-      writePattern(os, *f.uneven);
-      os << "}]";
+      auto exchange = [&](const char *pattern, const PatternFit &p) {
+        os << "{\"pattern\": \"" << pattern
+           << "\", \"alpha\": " << number(p.params.alpha)
+           << ", \"beta\": " << number(p.params.beta);
+        writePattern(os, p);
+        os << "}";
+      };
+      os << ", \"exchanges\": [";
+      exchange("even", f.measured);
+      os << ", ";
+      exchange("uneven", *f.uneven);
+      os << "]";
     } else {
       writePattern(os, f.measured);
     }
@@ -697,15 +700,15 @@ void writeTopology(llvm::raw_ostream &os, const MeasureOptions &options,
   local("contiguous", contiguous);
   local("strided", strided);
   os << "}";
-  if (transfer)
+  if (transfer) {
     os << ",\n  \"transfer\": {\"to_mesh\": " << quoted(options.toMeshText)
        << ", \"messages_per_rank\": " << calibration.transferMessagesPerRank
        << ", \"r2\": " << number(transfer->r2())
        << ", \"worst_relative_residual\": "
-       << number(transfer->worstRelativeResidual())
-       << ", \"points\": " << transfer->measured.quality.pointsUsed
-       << ", \"outliers\": " << transfer->measured.quality.outliersDropped
-       << ", \"attempts\": " << transfer->measured.attempts << "}";
+       << number(transfer->worstRelativeResidual());
+    writeFitCounts(os, transfer->measured);
+    os << "}";
+  }
   os << "}}\n";
 }
 

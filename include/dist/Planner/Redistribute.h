@@ -289,13 +289,13 @@ private:
 ///    `from`'s partial axes; a refinement of R is then all-gathered (each
 ///    device receives a 1/p share over the slow links and the group
 ///    completes it over a faster axis);
-///  - where R splits a dim and `from` holds no partial values, the
-///    replicated layout (the target's leading axes of size 1 kept) and every
-///    single split of it: the family of a
-///    plan to a full replica, so that from such a source a plan is never
-///    dearer than the detour through one (an exchange to one split,
-///    gathers, then slices; docs/planner.md). From partial states (after or
-///    before reductions) it is left out: there it found no cheaper plan in the
+///  - where R splits a dim and `from` holds no partial values (over axes
+///    of size > 1), the replicated layout (the target's leading axes of
+///    size 1 kept) and every single split of it: the family of a plan to a
+///    full replica, so that from such a source a plan is never dearer than
+///    the detour through one (an exchange to one split, gathers, then
+///    slices; docs/planner.md). From partial states (after or before
+///    reductions) it is left out: there it found no cheaper plan in the
 ///    benchmarks and cost a fifth more search on 6-D meshes.
 /// `from` itself and repeats are never among them.
 ///
@@ -312,7 +312,7 @@ struct RedistributeCandidates {
 
     size_t size() const { return (withBase ? 1 : 0) + refinements.size(); }
   };
-  /// R's family, then the full replica's (where R is not replicated).
+  /// R's family, then the full replica's (where it is offered, above).
   llvm::SmallVector<Family, 2> families;
 
   size_t size() const {
