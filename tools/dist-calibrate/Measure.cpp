@@ -153,9 +153,29 @@ public:
     return true;
   }
 
+  /// The device's roofline (semantics §3b "device", §6a): its matrix
+  /// product rate and its memory bandwidth, on every rank at once. Without
+  /// them a calibrated file priced communication on this machine and
+  /// compute at nothing, and dist-partition's auto-sharding, seeing no gain
+  /// in splitting work, could replicate it (a Llama layer on 2 x 4 ranks
+  /// here: 3.5x slower than with the device). Measured after the local
+  /// copies: the bandwidth is theirs.
+  bool measureDevice() {
+    gemm = fitGemm();
+    if (rank == 0 && localContiguous && localContiguous->slope > 0)
+      llvm::errs() << "dist-calibrate: device memory bandwidth: "
+                   << planner::formatDouble(2 / localContiguous->slope)
+                   << " B/s (the contiguous copies' bytes read and written)\n";
+    return true;
+  }
+
   int rank = 0;
   std::vector<Fit> fits;
   std::optional<planner::LineFit> localContiguous, localStrided;
+  /// The matrix products' fit (x: flops, t: seconds) and their orders.
+  std::optional<planner::LineFit> gemm;
+  std::vector<int64_t> gemmOrders;
+  std::vector<double> gemmSeconds;
   /// The transfer link's fit (its axis empty), and the most messages one
   /// rank sent or received in it.
   std::optional<Fit> transfer;
@@ -192,13 +212,8 @@ private:
         calls[i]();
         distRtSynchronize(nullptr);
         double seconds = span->time(calls[i], untilAllDone);
-        if (seconds < 0) {
-          // The runtime failed under the call: nothing left to time.
-          llvm::errs() << "dist-calibrate: rank " << rank
-                       << ": the runtime failed: " << distRtLastErrorMessage()
-                       << "\n";
-          MPI_Abort(comm, 1);
-        }
+        if (seconds < 0)
+          runtimeFailed();
         samples[i].push_back(seconds);
       }
     }
@@ -208,6 +223,15 @@ private:
       medians.push_back(s[s.size() / 2]);
     }
     return medians;
+  }
+
+  /// The runtime failed under a timed call: nothing left to time.
+  [[noreturn]] void runtimeFailed() {
+    llvm::errs() << "dist-calibrate: rank " << rank
+                 << ": the runtime failed: " << distRtLastErrorMessage()
+                 << "\n";
+    MPI_Abort(comm, 1);
+    std::abort();
   }
 
   /// The device `step` places further along `axis` (cyclically): a
@@ -575,6 +599,70 @@ private:
     return *fit;
   }
 
+  /// Square f32 products C += A B of order n through distRtGemm (what a
+  /// compiled program's contractions call: BLAS on the host, cuBLAS on a
+  /// GPU), on every rank at once until the last is done, as a plan's
+  /// compute runs. The orders double from 16 while A and B fit the send
+  /// buffer and C the receive one, up to the first whose call takes 0.1 s
+  /// (the largest products reach the peak rate; a slower device stops
+  /// sooner). The span agrees on every rank, so every rank picks the same
+  /// orders. A line through (2 n^3 flops, seconds), weighted to the large
+  /// products as every fit here (CostFit.h), gives the rate as 1 / slope.
+  std::optional<planner::LineFit> fitGemm() {
+    auto product = [this](int64_t n) {
+      return [this, n] {
+        distRtGemm(0, 0, n, n, n, send, n, 0,
+                   static_cast<float *>(send) + n * n, n, 0, recv, n, 0, 1,
+                   DIST_RT_F32, DIST_RT_F32, nullptr);
+      };
+    };
+    std::vector<std::function<void()>> calls;
+    for (int64_t n = 16; 2 * n * n * 4 <= capacity; n *= 2) {
+      gemmOrders.push_back(n);
+      calls.push_back(product(n));
+      calls.back()();
+      double seconds = span->time(calls.back());
+      if (seconds < 0)
+        runtimeFailed();
+      if (seconds >= 0.1)
+        break;
+    }
+    if (calls.size() < 3) {
+      if (rank == 0)
+        llvm::errs() << "dist-calibrate: device compute not recorded: the "
+                        "buffers of --sizes hold matrix products of order "
+                     << (gemmOrders.empty()
+                             ? std::string("below 16")
+                             : std::to_string(gemmOrders.back()) + " at most")
+                     << ", too few orders to fit (raise HI)\n";
+      gemmOrders.clear();
+      return std::nullopt;
+    }
+    gemmSeconds = timeSweep(calls, options.reps, /*untilAllDone=*/true);
+    if (rank != 0)
+      return std::nullopt;
+    std::vector<planner::TimingSample> samples;
+    for (size_t i = 0; i < calls.size(); ++i)
+      samples.push_back({2.0 * double(gemmOrders[i]) * double(gemmOrders[i]) *
+                             double(gemmOrders[i]),
+                         gemmSeconds[i]});
+    llvm::Expected<planner::LineFit> fit = planner::fitLine(samples);
+    if (fit && fit->slope <= 0)
+      fit = llvm::createStringError("the products' times do not grow with "
+                                    "their flops");
+    if (!fit) {
+      llvm::errs() << "dist-calibrate: device compute not recorded: "
+                   << llvm::toString(fit.takeError()) << "\n";
+      return std::nullopt;
+    }
+    llvm::errs() << "dist-calibrate: device compute (f32 matrix products of "
+                    "order "
+                 << gemmOrders.front() << " to " << gemmOrders.back()
+                 << "): " << planner::formatDouble(1 / fit->slope)
+                 << " flop/s (R^2 " << llvm::format("%.4f", fit->r2) << ")\n";
+    return *fit;
+  }
+
   const MeasureOptions &options;
   const planner::Mesh &mesh;
   MPI_Comm comm;
@@ -651,6 +739,19 @@ void writeTopology(llvm::raw_ostream &os, const MeasureOptions &options,
   // probe's 64-byte runs are its worst case, kept as provenance).
   if (contiguous)
     os << ",\n \"local\": {\"beta\": " << number(contiguous->slope) << "}";
+  // semantics §3b "device" (the roofline of §6a): the products' rate, and
+  // the contiguous copies' bytes read and written per second.
+  const std::optional<planner::LineFit> &gemm = calibration.gemm;
+  const bool bandwidth = contiguous && contiguous->slope > 0;
+  if (gemm || bandwidth) {
+    os << ",\n \"device\": {";
+    if (gemm)
+      os << "\"flops\": " << number(1 / gemm->slope);
+    if (bandwidth)
+      os << (gemm ? ", " : "")
+         << "\"mem_bw\": " << number(2 / contiguous->slope);
+    os << "}";
+  }
   // semantics §3a: the link between the two meshes.
   if (transfer)
     os << ",\n \"transfer\": {\"alpha\": " << number(transfer->params.alpha)
@@ -700,6 +801,18 @@ void writeTopology(llvm::raw_ostream &os, const MeasureOptions &options,
   local("contiguous", contiguous);
   local("strided", strided);
   os << "}";
+  if (gemm) {
+    os << ",\n  \"device_compute\": {\"note\": \"device.flops is the rate of "
+          "f32 matrix products through distRtGemm on every rank at once; "
+          "device.mem_bw is 2 / local.beta\", \"orders\": [";
+    for (size_t k = 0; k < calibration.gemmOrders.size(); ++k)
+      os << (k ? ", " : "") << calibration.gemmOrders[k];
+    os << "], \"seconds\": [";
+    for (size_t k = 0; k < calibration.gemmSeconds.size(); ++k)
+      os << (k ? ", " : "") << number(calibration.gemmSeconds[k]);
+    os << "], \"r2\": " << number(gemm->r2) << ", \"worst_relative_residual\": "
+       << number(gemm->worstRelativeResidual) << "}";
+  }
   if (transfer) {
     os << ",\n  \"transfer\": {\"to_mesh\": " << quoted(options.toMeshText)
        << ", \"messages_per_rank\": " << calibration.transferMessagesPerRank
@@ -766,7 +879,8 @@ int dist::calibrate::runRank(const MeasureOptions &options) {
                      "allocate the sweep's buffers\n",
                      (long long)distRtWorldRank());
       code = 1;
-    } else if (!calibration.measureLocal() || !calibration.measureAxes() ||
+    } else if (!calibration.measureLocal() || !calibration.measureDevice() ||
+               !calibration.measureAxes() ||
                (toMesh && !calibration.measureTransfer(*toMesh))) {
       code = 1;
     } else if (calibration.rank == 0) {
