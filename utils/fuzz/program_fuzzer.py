@@ -56,8 +56,13 @@ def regression_text(prog, note, args, minimized=False):
              f" --max-ops {ops_of(prog, args)} --features {','.join(prog.features)}"
              + (" (minimized)" if minimized else "")]
     lines += [f"// {line}" for line in note]
-    lines += ["// REQUIRES: mpi, mlir, numpy",
-              f"// RUN: rm -rf %t && dist-run --np {world} --timeout 120 --input random:{inp} %s --dump %t",
+    topology = ""
+    lines += ["// REQUIRES: mpi, mlir, numpy"]
+    if getattr(prog, "topology", None):
+        # The `device` feature: compiled under the program's TOPOLOGY line.
+        lines += [f"// RUN: grep '^{runner.TOPOLOGY_PREFIX}' %s | cut -c{len(runner.TOPOLOGY_PREFIX) + 1}- > %t.topology.json"]
+        topology = " --topology %t.topology.json"
+    lines += [f"// RUN: rm -rf %t && dist-run --np {world} --timeout 120 --input random:{inp}{topology} %s --dump %t",
               f"// RUN: %check_shards %s %t --input random:{inp}"]
     return emit_mlir(prog, lines + expect_lines(prog))
 

@@ -59,6 +59,9 @@ FEATURES = {
     "devices": "devices = [...]: permuted ranks, meshes not starting at rank 0",
     "rank0": "rank-0 tensors (full reductions)",
     "reshape-3d": "expand_shape/collapse_shape on 3-D meshes",
+    "device": "half the programs compiled under a random topology file: a device roofline "
+              "(compute priced, semantics §6a), link parameters per axis and per move kind, "
+              "local copies (§3b)",
     # isolations of known bugs (off by default)
     "transpose-of-broadcast": "linalg.transpose reading a linalg.broadcast result",
     "return-twice": "one value returned as two results",
@@ -431,6 +434,37 @@ class Generator:
         return tree, mag
 
     # -- the program -------------------------------------------------------------
+    def topology(self, mesh):
+        """A random topology file (semantics §3b) for the mesh, or None: from
+        its own generator seeded by the program's seed, so that switching
+        the feature on leaves every program's ops as they were. Rates span
+        orders of magnitude on both sides of the defaults, so that compute
+        and communication each win somewhere and the partitioner splits work
+        it would otherwise keep whole."""
+        rng = random.Random(f"topology:{self.seed}")
+        if rng.random() < 0.5:
+            return None
+
+        def log_uniform(lo, hi):
+            return float(f"{10 ** rng.uniform(math.log10(lo), math.log10(hi)):.3g}")
+
+        axes = {}
+        for name, _ in mesh.axes:
+            axis = {"alpha": log_uniform(1e-7, 1e-4), "beta": log_uniform(1e-13, 1e-9)}
+            kinds = ["all_gather", "all_to_all", "reduce_scatter", "all_reduce",
+                     "permute", "redistribute"]
+            ops_ = {k: {"alpha": log_uniform(1e-7, 1e-4), "beta": log_uniform(1e-13, 1e-9)}
+                    for k in kinds if rng.random() < 0.3}
+            if ops_:
+                axis["ops"] = ops_
+            axes[name] = axis
+        topology = {"axes": axes,
+                    "device": {"flops": log_uniform(1e8, 1e15),
+                               "mem_bw": log_uniform(1e8, 1e13)}}
+        if rng.random() < 0.5:
+            topology["local"] = {"beta": log_uniform(1e-13, 1e-9)}
+        return topology
+
     def program(self):
         rng = self.rng
         prog = Program(self.mesh(), None)
@@ -478,6 +512,8 @@ class Generator:
         prog.dtype = base
         self.results()
         prog.dce()
+        if self.on("device"):
+            prog.topology = self.topology(prog.mesh)
         return prog
 
     def results(self):

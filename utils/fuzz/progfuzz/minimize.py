@@ -11,7 +11,8 @@ the same message, persists). The steps, coarse to fine:
             or by a new argument, then dead code goes
   op        simpler variants of one op (body subtrees, no index masks, a
             zero-fill init, an add combiner)
-  mesh      no `devices`, fewer axes, smaller axes
+  mesh      no topology (the `device` feature), no `devices`, fewer axes,
+            smaller axes
   layouts   no partial, no segments, one axis fewer, free intermediates
   dims      smaller extents (1, half, one less) for every free dim
 """
@@ -97,6 +98,10 @@ def _set_layout(prog, owner, layout):
 
 def candidates_mesh(prog):
     mesh = prog.mesh
+    if getattr(prog, "topology", None):
+        p = prog.clone()
+        p.topology = None
+        yield p
     if mesh.devices:
         p = prog.clone()
         p.mesh.devices = None
@@ -106,6 +111,8 @@ def candidates_mesh(prog):
             p = prog.clone()
             p.mesh.axes = [a for a in p.mesh.axes if a[0] != name]
             p.mesh.devices = None
+            if getattr(p, "topology", None):
+                p.topology["axes"].pop(name, None)
             for _, lay in _all_layouts(p):
                 lay.drop_axis(name)
             yield p

@@ -18,6 +18,7 @@ itself).
 """
 
 import copy
+import json
 import math
 
 FLOAT_TYPES = ("f16", "bf16", "f32", "f64")
@@ -136,6 +137,8 @@ class Program:
         self.max_ops = None
         self.features = []
         self.input_seed = 1
+        # A topology file's contents (semantics §3b) to compile under, or None.
+        self.topology = None
 
     # -- dims --------------------------------------------------------------
     def new_dim(self, spec):
@@ -300,6 +303,27 @@ class Emitter:
         return name
 
 
+TOPOLOGY_PREFIX = "// TOPOLOGY: "
+
+
+def topology_lines(prog):
+    """The topology the program is compiled under, as one comment line that
+    the runner (and a regression test's RUN line) writes to a file for
+    `dist-run --topology`; none without one (older programs have no field)."""
+    topology = getattr(prog, "topology", None)
+    if not topology:
+        return []
+    return [TOPOLOGY_PREFIX + json.dumps(topology, sort_keys=True)]
+
+
+def topology_of(text):
+    """The topology line's JSON text in a case, or None."""
+    for line in text.splitlines():
+        if line.startswith(TOPOLOGY_PREFIX):
+            return line[len(TOPOLOGY_PREFIX):]
+    return None
+
+
 def emit_mlir(prog, header=()):
     """The program as an MLIR module (a string). `header`: comment lines."""
     em = Emitter(prog)
@@ -325,7 +349,7 @@ def emit_mlir(prog, header=()):
         results = result_types[0]
     else:
         results = "(" + ", ".join(result_types) + ")"
-    out = list(header)
+    out = list(header) + topology_lines(prog)
     args = f"\n    {args}" if args else ""
     out += [prog.mesh.mlir(), "",
             f"func.func @fuzz({args})\n    -> {results} {{"]

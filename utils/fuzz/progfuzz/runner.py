@@ -37,7 +37,7 @@ ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..")
 sys.path.insert(0, os.path.join(ROOT, "utils", "e2e"))
 import check_shards  # noqa: E402  (the lit suite's independent checker)
 
-from .program import emit_mlir, expect_lines  # noqa: E402
+from .program import TOPOLOGY_PREFIX, emit_mlir, expect_lines, topology_of  # noqa: E402
 
 CLASSES = ["pass", "wrong-result", "crash", "invalid-ir", "timeout", "refusal", "slow",
            "fuzzer-error"]
@@ -183,6 +183,13 @@ def run_case(text, world, input_seed, tools, timeout=60, slow=30, workdir=None, 
         dump = os.path.join(tmp, "dump")
         cmd = [os.path.join(tools, "dist-run"), "--np", str(world), "--timeout", str(timeout),
                "--input", input_spec, case, "--dump", dump]
+        topology = topology_of(text)
+        if topology is not None:
+            # The program's own topology line (the `device` feature).
+            path = os.path.join(tmp, "topology.json")
+            with open(path, "w") as f:
+                f.write(topology)
+            cmd += ["--topology", path]
         # dist-run's --timeout bounds the job; compiling and starting, here.
         rc, out = _run(cmd, timeout + 30)
         seconds = time.time() - start
