@@ -227,9 +227,10 @@ private:
 
   /// The runtime failed under a timed call: nothing left to time.
   [[noreturn]] void runtimeFailed() {
-    llvm::errs() << "dist-calibrate: rank " << rank
-                 << ": the runtime failed: " << distRtLastErrorMessage()
-                 << "\n";
+    // One write, so that MPI_Abort's banner cannot split the line.
+    llvm::errs() << "dist-calibrate: rank " + std::to_string(rank) +
+                        ": the runtime failed: " + distRtLastErrorMessage() +
+                        "\n";
     MPI_Abort(comm, 1);
     std::abort();
   }

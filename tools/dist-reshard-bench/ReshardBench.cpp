@@ -225,8 +225,9 @@ double median(std::vector<double> v) {
 }
 
 [[noreturn]] void fail(int64_t rank, const llvm::Twine &message) {
-  llvm::errs() << "dist-reshard-bench: rank " << rank << ": " << message
-               << "\n";
+  // One write, so that MPI_Abort's banner cannot split the line.
+  llvm::errs() << "dist-reshard-bench: rank " + std::to_string(rank) + ": " +
+                      message.str() + "\n";
   llvm::errs().flush();
   MPI_Abort(MPI_COMM_WORLD, 1);
   std::exit(1);

@@ -58,10 +58,13 @@ enum ExitCode { kSuccess = 0, kFailure = 1, kUsage = 2 };
 /// Reports a failure of this rank and ends the whole job: the other ranks may
 /// be waiting for this one inside a collective, and must not hang.
 [[noreturn]] void failRank(int64_t rank, const llvm::Twine &message) {
-  llvm::errs() << "dist-run: ";
+  // One write: mpirun forwards each write of a rank's stderr on its own, and
+  // MPI_Abort's banner landed between the pieces of a line written in parts.
+  std::string line = "dist-run: ";
   if (rank >= 0)
-    llvm::errs() << "rank " << rank << ": ";
-  llvm::errs() << message << "\n";
+    line += "rank " + std::to_string(rank) + ": ";
+  line += message.str() + "\n";
+  llvm::errs() << line;
   llvm::errs().flush();
   int initialized = 0, finalized = 0;
   MPI_Initialized(&initialized);
