@@ -151,8 +151,24 @@ void FunctionPartitioner::addEdge(
     for (size_t index = 0; index < table.size(); ++index)
       priceEntry(index);
   std::function<double(size_t)> exactly;
-  if (lazy)
+  std::function<std::string(size_t)> request;
+  if (lazy) {
     exactly = [price](size_t index) { return price(index, nullptr); };
+    // The plan an entry needs, named by its tensor type and layouts, so
+    // that the solver can tell how many plans pricing every entry takes.
+    std::string typeName;
+    llvm::raw_string_ostream(typeName) << type;
+    std::vector<std::string> fromNames, toNames;
+    for (const planner::Layout &layout : fromLayouts)
+      fromNames.push_back(planner::printLayout(plannerMesh, layout));
+    for (const planner::Layout &layout : toLayouts)
+      toNames.push_back(planner::printLayout(plannerMesh, layout));
+    request = [typeName, fromNames, toNames, forward, columns](size_t index) {
+      size_t row = index / columns, column = index % columns;
+      return typeName + " " + (forward ? fromNames[row] : fromNames[column]) +
+             " -> " + (forward ? toNames[column] : toNames[row]);
+    };
+  }
   if (forward) {
     // The copy a move creates is live at its consumer; a hub's or a carry's
     // copy is that node's own, and so is a binding result's (its source's).
@@ -170,14 +186,15 @@ void FunctionPartitioner::addEdge(
     problem.addEdge(nodeOfInfo[from], nodeOfInfo[to], std::move(fromIndex),
                     std::move(toIndex), toLayouts.size(), std::move(table),
                     bytes, std::move(movedBytes), std::move(bounded),
-                    std::move(exactly));
+                    std::move(exactly), std::move(request));
     return;
   }
   // The value flows back to an earlier node (a carry): the problem's edge
   // goes forward, with the table indexed the other way round.
   problem.addEdge(nodeOfInfo[to], nodeOfInfo[from], std::move(toIndex),
                   std::move(fromIndex), fromLayouts.size(), std::move(table),
-                  bytes, {}, std::move(bounded), std::move(exactly));
+                  bytes, {}, std::move(bounded), std::move(exactly),
+                  std::move(request));
 }
 
 double FunctionPartitioner::localBytesOf(Type type,

@@ -3,6 +3,7 @@
 #include "LayoutSolver.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringSet.h"
 
 #include <algorithm>
 #include <cassert>
@@ -26,7 +27,8 @@ void LayoutProblem::addEdge(unsigned from, unsigned to,
                             unsigned numToLayouts, std::vector<double> table,
                             double bytes, std::vector<double> movedBytes,
                             std::vector<uint8_t> bounded,
-                            std::function<double(size_t)> price) {
+                            std::function<double(size_t)> price,
+                            std::function<std::string(size_t)> request) {
   assert(from < to && "edges follow program order");
   assert(movedBytes.empty() || movedBytes.size() == numToLayouts);
   assert((bounded.empty() || (bounded.size() == table.size() && price)) &&
@@ -34,7 +36,7 @@ void LayoutProblem::addEdge(unsigned from, unsigned to,
   edges.push_back(Edge{from, to, std::move(fromLayout), std::move(toLayout),
                        numToLayouts, std::move(table), bytes,
                        std::move(movedBytes), std::move(bounded),
-                       std::move(price)});
+                       std::move(price), std::move(request)});
   nodes[from].out.push_back(edges.size() - 1);
   nodes[to].in.push_back(edges.size() - 1);
 }
@@ -471,6 +473,34 @@ bool LayoutProblem::priceExactly(const std::vector<unsigned> &choice) {
   return changed;
 }
 
+size_t LayoutProblem::plansToPriceAll() const {
+  llvm::StringSet<> requests;
+  size_t unnamed = 0;
+  for (const Edge &edge : edges)
+    for (size_t i = 0; i < edge.bounded.size(); ++i) {
+      if (!edge.bounded[i])
+        continue;
+      if (edge.request)
+        requests.insert(edge.request(i));
+      else
+        ++unnamed;
+      if (requests.size() + unnamed > kMaxPlansPricedAtOnce)
+        return requests.size() + unnamed;
+    }
+  return requests.size() + unnamed;
+}
+
+Solution LayoutProblem::pricedExactly(const Solution &solution,
+                                      const SolveOptions &options) {
+  priceExactly(solution.choice);
+  Solution exact = evaluate(solution.choice);
+  exact.fits =
+      !options.budget || exact.peakBytes <= *options.budget * (1 + 1e-12);
+  exact.lowerBound = std::min(solution.lowerBound, exact.total.time);
+  exact.fallbackReason = solution.fallbackReason;
+  return exact;
+}
+
 bool LayoutProblem::priceAll() {
   std::vector<std::pair<unsigned, size_t>> entries;
   for (unsigned e = 0; e < edges.size(); ++e)
@@ -515,7 +545,8 @@ Solution LayoutProblem::solve(const SolveOptions &options) {
   };
   // When the exact search cannot finish, no round can prove anything: price
   // everything before the one round.
-  if (options.chooser == Chooser::Joint) {
+  const bool affordable = plansToPriceAll() <= kMaxPlansPricedAtOnce;
+  if (options.chooser == Chooser::Joint && affordable) {
     SolveOptions sizes = options;
     sizes.budget.reset();
     std::string why;
@@ -529,6 +560,36 @@ Solution LayoutProblem::solve(const SolveOptions &options) {
     solution = solveOnce(round);
     if (!solution.fits || solution.choice.empty())
       break;
+    if (!solution.optimal && !affordable) {
+      // Too many pairs to plan them all: each round's choice is priced
+      // exactly and the search runs again on the refined tables, until a
+      // choice uses exact entries only or the time is spent; the cheapest
+      // choice at its exact cost is the answer (optimal when a round proved
+      // a choice that needed no new prices).
+      // These rounds get at least half the limit, as the last round below.
+      Solution best = pricedExactly(solution, options);
+      const double refineStart = clock();
+      const double refineLimit =
+          std::max(timeLeft(), options.timeLimitSeconds / 2);
+      auto refineLeft = [&] { return refineLimit - (clock() - refineStart); };
+      bool changed = true;
+      while (changed && refineLeft() > 0) {
+        SolveOptions next = options;
+        next.timeLimitSeconds = refineLeft();
+        Solution again = solveOnce(next);
+        if (!again.fits || again.choice.empty())
+          break;
+        changed = priceExactly(again.choice);
+        if (again.optimal && !changed)
+          return again;
+        Solution exact = pricedExactly(again, options);
+        if (exact.fits && (!best.fits || exact.total < best.total))
+          best = std::move(exact);
+      }
+      best.optimal = false;
+      best.fallbackReason = timeLimitPassed(options.timeLimitSeconds);
+      return best;
+    }
     if (!solution.optimal) {
       if (!priceAll())
         break;

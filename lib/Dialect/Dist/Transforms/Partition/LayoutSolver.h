@@ -155,7 +155,8 @@ public:
                std::vector<double> table, double bytes,
                std::vector<double> movedBytes = {},
                std::vector<uint8_t> bounded = {},
-               std::function<double(size_t)> price = nullptr);
+               std::function<double(size_t)> price = nullptr,
+               std::function<std::string(size_t)> request = nullptr);
 
   /// Runs body(0..count-1), possibly on several threads (lazy entries
   /// priced all at once; default: in turn).
@@ -189,6 +190,9 @@ private:
     std::vector<double> movedBytes;
     std::vector<uint8_t> bounded;
     std::function<double(size_t)> price;
+    /// Names the reshard entry i prices: entries of equal names (on any
+    /// edge) are one plan of the planner's.
+    std::function<std::string(size_t)> request;
     size_t index(unsigned sf, unsigned st) const {
       return fromLayout[sf] * numToLayouts + toLayout[st];
     }
@@ -226,6 +230,18 @@ private:
   bool priceExactly(const std::vector<unsigned> &choice);
   /// Prices exactly every bounded entry; whether any changed.
   bool priceAll();
+  /// The distinct plans (Edge::request) the bounded entries left need.
+  size_t plansToPriceAll() const;
+  /// priceAll() is used when it needs at most this many plans: past it
+  /// planning them all takes far longer than the search it serves (a
+  /// fuzzed 6-op program on a 2x2x2 mesh with interleaved layouts needed
+  /// 49,500 plans of about 1.7 ms each: 43 s, where 8 unrolled Llama
+  /// layers on 2 x 4 need 5,400 of 0.2 ms), and the choices of rounds are
+  /// priced instead (solve()).
+  static constexpr size_t kMaxPlansPricedAtOnce = 8192;
+  /// `solution`'s choice with its entries priced exactly, at its exact
+  /// cost (the bound and the reason kept).
+  Solution pricedExactly(const Solution &solution, const SolveOptions &options);
   ParallelFor parallelFor;
   /// The time limit is counted in work, not read from a clock, as a MIP
   /// solver's deterministic time is: the searches add the elementary steps
