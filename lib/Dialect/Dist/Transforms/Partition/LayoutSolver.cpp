@@ -544,7 +544,7 @@ Solution LayoutProblem::solve(const SolveOptions &options) {
     return !options.budget || s.peakBytes <= *options.budget * (1 + 1e-12);
   };
   // When the exact search cannot finish, no round can prove anything: price
-  // everything before the one round.
+  // everything before the one round, if that is affordable (below).
   const bool affordable = plansToPriceAll() <= kMaxPlansPricedAtOnce;
   if (options.chooser == Chooser::Joint && affordable) {
     SolveOptions sizes = options;
@@ -565,9 +565,10 @@ Solution LayoutProblem::solve(const SolveOptions &options) {
       // exactly and the search runs again on the refined tables, until a
       // choice uses exact entries only or the time is spent; the cheapest
       // choice at its exact cost is the answer (optimal when a round proved
-      // a choice that needed no new prices).
-      // These rounds get at least half the limit, as the last round below.
+      // a choice that needed no new prices). These rounds get at least half
+      // the limit, as the last round below does.
       Solution best = pricedExactly(solution, options);
+      std::string reason = solution.fallbackReason;
       const double refineStart = clock();
       const double refineLimit =
           std::max(timeLeft(), options.timeLimitSeconds / 2);
@@ -582,12 +583,17 @@ Solution LayoutProblem::solve(const SolveOptions &options) {
         changed = priceExactly(again.choice);
         if (again.optimal && !changed)
           return again;
+        if (!again.optimal)
+          reason = again.fallbackReason;
         Solution exact = pricedExactly(again, options);
         if (exact.fits && (!best.fits || exact.total < best.total))
           best = std::move(exact);
       }
       best.optimal = false;
-      best.fallbackReason = timeLimitPassed(options.timeLimitSeconds);
+      best.fallbackReason =
+          refineLeft() <= 0 || reason.rfind("the time limit of", 0) == 0
+              ? timeLimitPassed(options.timeLimitSeconds)
+              : reason;
       return best;
     }
     if (!solution.optimal) {
