@@ -12,6 +12,10 @@
 
 using namespace dist::partition;
 
+/// Whether `solution` keeps within the options' memory budget.
+static bool fitsBudget(const Solution &solution, const SolveOptions &options) {
+  return !options.budget || solution.peakBytes <= *options.budget * (1 + 1e-12);
+}
 
 unsigned LayoutProblem::addNode(NodeSpec spec) {
   assert(!spec.work.empty() && "a node needs a strategy");
@@ -364,9 +368,7 @@ LayoutProblem::fallback(const SolveOptions &options,
   }
   bound = std::max(lowerBound(), relaxed);
 
-  auto fits = [&](const Solution &s) {
-    return !options.budget || s.peakBytes <= *options.budget * (1 + 1e-12);
-  };
+  auto fits = [&](const Solution &s) { return fitsBudget(s, options); };
   // None fits: the leanest choices the searches find, which may.
   SolveOptions lean = options;
   lean.budget.reset();
@@ -494,8 +496,7 @@ Solution LayoutProblem::pricedExactly(const Solution &solution,
                                       const SolveOptions &options) {
   priceExactly(solution.choice);
   Solution exact = evaluate(solution.choice);
-  exact.fits =
-      !options.budget || exact.peakBytes <= *options.budget * (1 + 1e-12);
+  exact.fits = fitsBudget(exact, options);
   exact.lowerBound = std::min(solution.lowerBound, exact.total.time);
   exact.fallbackReason = solution.fallbackReason;
   return exact;
@@ -540,9 +541,7 @@ Solution LayoutProblem::solve(const SolveOptions &options) {
   auto timeLeft = [&] {
     return std::max(0.0, options.timeLimitSeconds - (clock() - start));
   };
-  auto fits = [&](const Solution &s) {
-    return !options.budget || s.peakBytes <= *options.budget * (1 + 1e-12);
-  };
+  auto fits = [&](const Solution &s) { return fitsBudget(s, options); };
   // When the exact search cannot finish, no round can prove anything: price
   // everything before the one round, if that is affordable (below).
   const bool affordable = plansToPriceAll() <= kMaxPlansPricedAtOnce;
@@ -616,10 +615,7 @@ Solution LayoutProblem::solve(const SolveOptions &options) {
       break;
     if (timeLeft() <= 0) {
       // Out of time for another round: the choice at its exact cost.
-      Solution exact = evaluate(solution.choice);
-      exact.fits = fits(exact);
-      exact.lowerBound = std::min(solution.lowerBound, exact.total.time);
-      solution = std::move(exact);
+      solution = pricedExactly(solution, options);
       solution.fallbackReason = timeLimitPassed(options.timeLimitSeconds);
       return solution;
     }
