@@ -45,17 +45,17 @@ if(TARGET DistRegistration)
   # One name for the whole MLIR layer; the libraries it stands for are
   # exported too (static libraries need their dependencies at link time).
   add_library(DistMLIR INTERFACE)
-  target_link_libraries(DistMLIR INTERFACE DistRegistration DistConversion DistTransforms DistInterfaces DistIR)
+  target_link_libraries(DistMLIR INTERFACE DistRegistration DistConversion DistCodegen DistTransforms DistInterfaces DistIR)
   set_target_properties(DistMLIR PROPERTIES EXPORT_NAME MLIRDist)
   # LLVM's and MLIR's headers, for a parent project that has not asked for
   # them itself (the installed package adds its own from find_dependency).
   foreach(dir ${MLIR_INCLUDE_DIRS} ${LLVM_INCLUDE_DIRS})
     target_include_directories(DistMLIR SYSTEM INTERFACE $<BUILD_INTERFACE:${dir}>)
   endforeach()
-  foreach(target DistIR DistInterfaces DistTransforms DistConversion DistRegistration)
+  foreach(target DistIR DistInterfaces DistTransforms DistCodegen DistConversion DistRegistration)
     dist_export_includes(${target} GENERATED)
   endforeach()
-  list(APPEND DIST_EXPORTED_TARGETS DistIR DistInterfaces DistTransforms DistConversion DistRegistration DistMLIR)
+  list(APPEND DIST_EXPORTED_TARGETS DistIR DistInterfaces DistTransforms DistCodegen DistConversion DistRegistration DistMLIR)
   add_library(Dist::MLIRDist ALIAS DistMLIR)
 endif()
 

@@ -49,6 +49,13 @@ echo "bench: local compute (matmul vs BLAS) and compile once"
 # NumPy (for the BLAS baseline): Debian's interpreter has it.
 "${DIST_NUMPY_PYTHON:-/usr/bin/python3}" "$root/utils/bench/local_compute.py" "$build" \
   > "$work/local-compute.md"
+echo "bench: local compute per op class (products vs BLAS, fused ops vs memcpy)"
+"${DIST_NUMPY_PYTHON:-/usr/bin/python3}" "$root/utils/bench/op_classes.py" "$build" \
+  > "$work/op-classes.md"
+echo "bench: a Llama layer against torch eager and jax.jit (the peers' venv)"
+peers=$("$root/utils/bench/peers/setup.sh")
+"${DIST_NUMPY_PYTHON:-/usr/bin/python3}" "$root/utils/bench/llama_layer.py" "$build" \
+  --peers "$peers" > "$work/llama-layer.md"
 echo "bench: compile time of dist-lower-reshard"
 python3 "$root/utils/bench/compile_time.py" "$build" --repeat $compile_repeat \
   > "$work/compile.md"
@@ -230,14 +237,20 @@ reduce-scatters, permutes; \`utils/bench/gen_reshard_module.py\`).
 
 $(cat "$work/compile.md")
 
-## Local compute: matrix products and compiling once
+## Local compute: matrix products, fused code and compiling once
 
 \`python3 utils/bench/local_compute.py build\` — the local matmul of a compiled program
 through the runtime's GEMM and as loops against the BLAS itself, and dist-run's
 whole-process time on a 16-layer model, compiled once and loaded by every rank
-(docs/compiler.md, "Contractions"; docs/dist-run.md).
+(docs/compiler.md, "Contractions"; docs/dist-run.md). Then each op class of a
+Llama layer against the machine's limit, and the layer against the frameworks
+users would run instead (docs/compiler.md, "Local compute").
 
 $(cat "$work/local-compute.md")
+
+$(cat "$work/op-classes.md")
+
+$(cat "$work/llama-layer.md")
 
 $(cat "$root/docs/gpu-runs.md")
 

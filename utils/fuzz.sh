@@ -21,8 +21,20 @@
 # build (utils/build.sh, $DIST_BUILD_DIR or build/), saves failures under
 # build/program-fuzzer/ and writes the counts by outcome to the program
 # fuzzer's table in docs/fuzzing.md (one row per --features value).
+#
+#   utils/fuzz.sh contractions [--count 1000] [--seed 1] ...
+#
+# is the contraction fuzzer: the same with --features contractions and every
+# program run under each lowering of its products (--lowerings
+# default,loops: the runtime's GEMM and loops), each compared with NumPy.
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+preset=()
+if [ "${1-}" = contractions ]; then
+  shift
+  preset=(--features contractions --lowerings default,loops)
+  set -- programs "${preset[@]}" "$@"
+fi
 if [ "${1-}" = programs ]; then
   shift
   "$root/utils/build.sh" || exit 1
@@ -49,7 +61,7 @@ harnesses=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --runs) runs=$2; shift 2 ;;
-    -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,29p' "$0"; exit 0 ;;
     *) harnesses+=("$1"); shift ;;
   esac
 done

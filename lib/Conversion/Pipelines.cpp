@@ -1,6 +1,7 @@
 //===- Pipelines.cpp - from global-view dist IR down to LLVM --------------===//
 
 #include "dist/Conversion/Pipelines.h"
+#include "dist/Codegen/Passes.h"
 #include "dist/Conversion/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
@@ -10,6 +11,7 @@
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/Vector/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
@@ -21,6 +23,14 @@ void dist::buildDistLocalToLLVMPipeline(
   DistLocalizeOptions localize;
   localize.permuteTableDevices = options.permuteTableDevices;
   pm.addPass(createDistLocalize(localize));
+  const bool gpu = options.target == RuntimeTarget::Gpu;
+  const bool fused = !gpu && options.compute == ComputeLowering::Fused;
+  if (fused) {
+    CpuComputeOptions compute;
+    compute.vectorBytes = options.vectorBytes;
+    compute.rowTileElements = options.rowTileElements;
+    buildCpuComputePipeline(pm, compute);
+  }
 
   // Function boundaries get plain (identity layout) memrefs: that is the
   // calling convention, and the runtime needs contiguous buffers anyway.
@@ -31,6 +41,14 @@ void dist::buildDistLocalToLLVMPipeline(
   // A loop over layers yields a freshly computed tensor each iteration.
   bufferize.allowReturnAllocsFromLoops = true;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  if (fused) {
+    // The tiled loops carry buffers they write in place: folded away, so
+    // that a result computed by a loop is computed into the caller's buffer
+    // (buffer-results-to-out-params) instead of copied there; and the
+    // loops' temporaries allocated once, not per iteration.
+    pm.addPass(createCanonicalizerPass());
+    pm.addNestedPass<func::FuncOp>(bufferization::createBufferLoopHoistingPass());
+  }
   // Results become caller-allocated out-parameters (public functions
   // included: they are the entry points), each with its own buffer: a
   // buffer returned twice is copied first.
@@ -50,7 +68,6 @@ void dist::buildDistLocalToLLVMPipeline(
   pm.addPass(createConvertDistToRuntime(runtime));
   pm.addPass(createCanonicalizerPass());
 
-  const bool gpu = options.target == RuntimeTarget::Gpu;
   if (gpu) {
     // The compute left as GPU kernels, lowered to NVVM before the host's
     // lowering reaches their ops (their math goes to libdevice, not libm).
@@ -72,6 +89,8 @@ void dist::buildDistLocalToLLVMPipeline(
     pm.addPass(createGpuNVVMAttachTarget(target));
   } else {
     pm.addPass(createConvertLinalgToLoopsPass());
+    if (fused)
+      buildCpuVectorLoweringPipeline(pm);
   }
   // The user's math ops: LLVM intrinsics, and libm calls for the rest.
   pm.addPass(createConvertMathToLLVMPass());
@@ -83,6 +102,11 @@ void dist::buildDistLocalToLLVMPipeline(
   // generic allocation functions): device memory for target=gpu, and on
   // both targets freed temporaries are reused instead of going back to the
   // system on every call.
+  if (fused) {
+    pm.addPass(createConvertVectorToLLVMPass());
+    // The poison padding values of vector transfers.
+    pm.addPass(createUBToLLVMConversionPass());
+  }
   FinalizeMemRefToLLVMConversionPassOptions memrefToLLVM;
   memrefToLLVM.useGenericFunctions = true;
   pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefToLLVM));
@@ -104,6 +128,40 @@ void dist::buildDistLocalToLLVMPipeline(
   pm.addPass(createReconcileUnrealizedCastsPass());
 }
 
+void dist::buildCpuComputePipeline(OpPassManager &pm,
+                                   const CpuComputeOptions &options) {
+  // Elementwise chains folded into their readers, then each chain's rows
+  // computed together, then every tile as vector code.
+  pm.addNestedPass<func::FuncOp>(createDistFuseElementwise());
+  DistFuseRowsOptions rows;
+  rows.tileElements = options.rowTileElements;
+  pm.addNestedPass<func::FuncOp>(createDistFuseRows(rows));
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  DistVectorizeOptions vectorize;
+  vectorize.vectorBytes = options.vectorBytes;
+  pm.addNestedPass<func::FuncOp>(createDistVectorize(vectorize));
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  // A partial reduction's accumulator read and written back every
+  // iteration becomes a vector the loop carries (a register); what a row's
+  // chunks share (its max, its scale) is computed once per row.
+  pm.addPass(createLoopInvariantSubsetHoistingPass());
+  pm.addPass(createLoopInvariantCodeMotionPass());
+  pm.addPass(createCanonicalizerPass());
+}
+
+void dist::buildCpuVectorLoweringPipeline(OpPassManager &pm) {
+  // Reductions of vectors to one lane at a time across the row, vector
+  // transfers that are not plain loads to loops, vector math to
+  // polynomials; convert-vector-to-llvm follows with the rest of the
+  // dialects.
+  pm.addNestedPass<func::FuncOp>(vector::createLowerVectorMultiReductionPass(
+      vector::VectorMultiReductionLowering::InnerParallel));
+  pm.addPass(createConvertVectorToSCFPass());
+  pm.addNestedPass<func::FuncOp>(createDistApproximateVectorMath());
+}
+
 const char *dist::defaultCudaToolkit() { return DIST_CUDA_TOOLKIT_DIR; }
 
 void dist::buildDistToLLVMPipeline(OpPassManager &pm,
@@ -115,6 +173,11 @@ void dist::buildDistToLLVMPipeline(OpPassManager &pm,
 
 void dist::registerDistConversionPassesAndPipelines() {
   registerDistConversionPasses();
+  PassPipelineRegistration<CpuComputeOptions>(
+      "dist-cpu-compute",
+      "The local compute on tensors as fused, vectorized loop nests "
+      "(dist-fuse-elementwise, dist-fuse-rows, dist-vectorize)",
+      buildCpuComputePipeline);
   PassPipelineRegistration<DistToLLVMPipelineOptions>(
       "dist-to-llvm",
       "Plan reshards, localize, bufferize, call the runtime, lower to LLVM",

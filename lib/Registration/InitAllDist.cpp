@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "dist/InitAllDist.h"
+#include "dist/Codegen/Passes.h"
 #include "dist/Conversion/Pipelines.h"
 #include "dist/Dialect/Dist/IR/ShardedTypeUses.h"
 #include "dist/Dialect/Dist/Transforms/BufferizableOpInterfaceImpl.h"
@@ -27,6 +28,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/AllInterfaces.h"
 #include "mlir/Dialect/Linalg/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -36,7 +38,12 @@
 #include "mlir/Dialect/SCF/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Shard/IR/ShardDialect.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tensor/IR/TensorTilingInterfaceImpl.h"
 #include "mlir/Dialect/Tensor/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Dialect/Tensor/Transforms/SubsetInsertionOpInterfaceImpl.h"
+#include "mlir/Dialect/Vector/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Vector/Transforms/SubsetOpInterfaceImpl.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Target/LLVM/NVVM/Target.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
@@ -70,6 +77,17 @@ void dist::registerAllDistDialects(DialectRegistry &registry) {
   scf::registerBufferDeallocationOpInterfaceExternalModels(registry);
   // The user's compute, once partitioned and localized.
   linalg::registerBufferizableOpInterfaceExternalModels(registry);
+  // The local compute's code generation (include/dist/Codegen): tiling and
+  // fusion (the linalg and tensor models), vector code on tensors and its
+  // bufferization.
+  registry.insert<affine::AffineDialect, vector::VectorDialect>();
+  linalg::registerAllDialectInterfaceImplementations(registry);
+  tensor::registerTilingInterfaceExternalModels(registry);
+  vector::registerBufferizableOpInterfaceExternalModels(registry);
+  // Vector transfers as subsets of tensors: loop-invariant-subset-hoisting
+  // keeps a loop's accumulator in a vector instead of memory.
+  vector::registerSubsetOpInterfaceExternalModels(registry);
+  tensor::registerSubsetOpInterfaceExternalModels(registry);
   // Lets buffer-results-to-out-params hoist a result's allocation into the
   // caller's buffer instead of computing into a temporary and copying.
   memref::registerAllocationOpInterfaceExternalModels(registry);
@@ -87,6 +105,7 @@ void dist::registerAllDistDialects(DialectRegistry &registry) {
 
 void dist::registerDistOwnPasses() {
   registerDistPassesAndPipelines();
+  registerDistCodegenPasses();
   registerDistConversionPassesAndPipelines();
 }
 
@@ -97,7 +116,10 @@ llvm::ArrayRef<llvm::StringRef> dist::getDistOwnPassNames() {
       "dist-partition",         "dist-lower-reshard",
       "dist-reshard-pipeline",  "dist-localize",
       "convert-dist-to-runtime", "dist-to-llvm",
-      "dist-import-shard",      "dist-distinct-result-buffers"};
+      "dist-import-shard",      "dist-distinct-result-buffers",
+      "dist-fuse-elementwise",  "dist-fuse-rows",
+      "dist-vectorize",         "dist-approximate-vector-math",
+      "dist-cpu-compute"};
   return names;
 }
 

@@ -102,6 +102,23 @@ cl::opt<dist::ContractionLowering> contractions(
              "the host, cuBLAS on a GPU; the default) or as loops"),
     cl::init(dist::ContractionLowering::Runtime),
     dist::contractionLoweringOptionValues(), cl::cat(runCategory));
+cl::opt<dist::ComputeLowering> compute(
+    "compute",
+    cl::desc("target=cpu: the local compute other than products as fused, "
+             "tiled and vectorized loop nests (the default) or as the loops "
+             "linalg lowers each op to"),
+    cl::init(dist::ComputeLowering::Fused),
+    dist::computeLoweringOptionValues(), cl::cat(runCategory));
+cl::opt<int64_t> vectorBytes(
+    "vector-bytes",
+    cl::desc("--compute fused: the vector width in bytes (default 64, "
+             "AVX-512; LLVM splits wider vectors for narrower ISAs)"),
+    cl::init(64), cl::value_desc("B"), cl::cat(runCategory));
+cl::opt<int64_t> rowTileElements(
+    "row-tile-elements",
+    cl::desc("--compute fused: about how many elements a block of rows that "
+             "a softmax or a norm computes together holds (default 4096)"),
+    cl::init(4096), cl::value_desc("N"), cl::cat(runCategory));
 cl::opt<int64_t> permuteTableDevices(
     "permute-table-devices",
     cl::desc("Largest mesh whose permutes carry a rank-to-rank table; on "
@@ -311,6 +328,12 @@ int runFront(const char *argv0) {
                       "': " + llvm::toString(input.takeError()));
   if (optLevel > 3)
     return usageError("--opt-level must be 0, 1, 2 or 3");
+  if (vectorBytes < 1 || vectorBytes > 1024)
+    return usageError("--vector-bytes must be 1 to 1024 (got " +
+                      llvm::Twine(vectorBytes) + ")");
+  if (rowTileElements < 1)
+    return usageError("--row-tile-elements must be at least 1 (got " +
+                      llvm::Twine(rowTileElements) + ")");
   if (timeoutSeconds < 0)
     return usageError("--timeout must be >= 0");
   if (reps < 0)
@@ -388,6 +411,9 @@ int runFront(const char *argv0) {
                                               : dist::RuntimeTarget::Cpu;
   options.permuteTableDevices = permuteTableDevices;
   options.contractions = contractions;
+  options.compute = compute;
+  options.vectorBytes = vectorBytes;
+  options.rowTileElements = rowTileElements;
   options.gpuChip = gpuChip;
   options.strategy = strategy;
   options.moves = moves;

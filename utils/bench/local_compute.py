@@ -32,6 +32,8 @@ import time
 
 import numpy as np
 
+from benchutil import blas_library
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
@@ -62,16 +64,6 @@ def compiled_seconds(build, path, contractions, reps):
     return float(m.group(1)) / 1e3
 
 
-def blas_library():
-    """The OpenBLAS the runtime links (ldd of libdist_runtime.so)."""
-    lib = os.path.join(BUILD, "lib", "libdist_runtime.so")
-    out = subprocess.run(["ldd", lib], capture_output=True, text=True).stdout
-    for line in out.splitlines():
-        if "blas" in line and "=>" in line:
-            return line.split("=>")[1].split()[0]
-    return None
-
-
 def blas_seconds(lib, n, reps):
     blas = ctypes.CDLL(lib)
     blas.cblas_sgemm.restype = None
@@ -95,7 +87,7 @@ def gflops(n, seconds):
 
 
 def local_matmul(a, tmp):
-    lib = blas_library()
+    lib = blas_library(a.build)
     print("### The local matmul")
     print()
     # The command as a reader types it from the source tree, whatever
@@ -157,7 +149,6 @@ def compile_once(a, tmp):
 
 
 def main():
-    global BUILD
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("build")
     ap.add_argument("--sizes", default="256,512,1024,2048")
@@ -166,7 +157,6 @@ def main():
     ap.add_argument("--reps", type=int, default=5)
     a = ap.parse_args()
     a.sizes = [int(s) for s in a.sizes.split(",")]
-    BUILD = a.build
     with tempfile.TemporaryDirectory() as tmp:
         worst = local_matmul(a, tmp)
         compile_once(a, tmp)

@@ -2,11 +2,13 @@
 """Differential fuzzer of dist's sharded compute (docs/fuzzing.md).
 
 Generates random global-view programs (semantics §6 ops on random meshes and
-layouts), runs each under `dist-run --dump` and compares every rank's
-results with NumPy evaluated on the global inputs.
+layouts), runs each under `dist-run --dump` (once per lowering named by
+--lowerings) and compares every rank's results with NumPy evaluated on the
+global inputs. `--features contractions` is the contraction fuzzer.
 
     program_fuzzer.py run --seed 1 --count 100 [--features default,-expand]
-                      [--minimize] [--results DIR] [--timeout 60] [--record DOC]
+                      [--lowerings default,loops] [--minimize] [--results DIR]
+                      [--timeout 60] [--record DOC]
     program_fuzzer.py show --seed 17 [--features ...]        # the program
     program_fuzzer.py minimize (--seed 17 [--features ...] | --program PKL)
                       [--out FILE]
@@ -62,8 +64,11 @@ def regression_text(prog, note, args, minimized=False):
         # The `device` feature: compiled under the program's TOPOLOGY line.
         lines += [f"// RUN: grep '^{runner.TOPOLOGY_PREFIX}' %s | cut -c{len(runner.TOPOLOGY_PREFIX) + 1}- > %t.topology.json"]
         topology = " --topology %t.topology.json"
-    lines += [f"// RUN: rm -rf %t && dist-run --np {world} --timeout 120 --input random:{inp}{topology} %s --dump %t",
-              f"// RUN: %check_shards %s %t --input random:{inp}"]
+    for k, lowering in enumerate(runner.parse_lowerings(args.lowerings)):
+        flags = "".join(" " + f for f in runner.LOWERINGS[lowering])
+        dump = "%t" if k == 0 else f"%t.{lowering}"
+        lines += [f"// RUN: rm -rf {dump} && dist-run --np {world} --timeout 120 --input random:{inp}{topology}{flags} %s --dump {dump}",
+                  f"// RUN: %check_shards %s {dump} --input random:{inp}"]
     return emit_mlir(prog, lines + expect_lines(prog))
 
 
@@ -71,7 +76,8 @@ def run_one(prog, args, tools):
     text = runner.case_text(prog, header(prog, args))
     return runner.run_case(text, prog.mesh.world, prog.input_seed, tools,
                            timeout=args.timeout, slow=args.slow,
-                           mutate_reference=args.mutate_reference)
+                           mutate_reference=args.mutate_reference,
+                           lowerings=runner.parse_lowerings(args.lowerings))
 
 
 def make_predicate(args, tools, target):
@@ -98,7 +104,7 @@ def save_failure(prog, outcome, args, folder, tools, minimize_it=True):
         f.write("#!/bin/sh\n# Reruns this program (regenerated from its seed: the same fuzzer\n"
                 "# version only), then minimizes the saved description into min.mlir.\n"
                 f"cd \"$(dirname \"$0\")\" && R={runner.ROOT}\n"
-                f"$R/{me} run --seed {prog.seed} --count 1 --max-ops {ops_of(prog, args)} --features {feats}"
+                f"$R/{me} run --seed {prog.seed} --count 1 --max-ops {ops_of(prog, args)} --features {feats} --lowerings {args.lowerings}"
                 " --results rerun\n"
                 f"$R/{me} minimize --program program.pkl --out min.mlir\n")
     os.chmod(os.path.join(folder, "reproduce.sh"), 0o755)
@@ -176,7 +182,10 @@ def record(doc, args, counts, known, seconds):
     head = ("| features | max ops | seeds | programs | pass | " + " | ".join(COLUMNS)
             + " | known | fuzzer errors | seconds | run on |")
     rule = "|---|---:|---|" + "---:|" * (len(COLUMNS) + 5) + "---|"
-    key = f"| `{args.features}` | {args.max_ops} |"
+    features = args.features
+    if args.lowerings != "default":
+        features += f"` `--lowerings {args.lowerings}"
+    key = f"| `{features}` | {args.max_ops} |"
     known_text = ", ".join(f"{n} {k}" for k, n in sorted(known.items())) or "0"
     row = (f"{key} {args.seed}..{args.seed + args.count - 1} | {args.count} | {counts['pass']} | "
            + " | ".join(str(counts[c]) for c in COLUMNS)
@@ -273,6 +282,11 @@ def main():
         p.add_argument("--quiet", action="store_true")
         p.add_argument("--mutate-reference", action="store_true",
                        help="self-test: spoil one expected element of every program")
+        p.add_argument("--lowerings", default="default",
+                       help="comma list of the lowerings every program runs under, each "
+                            "compared with NumPy: " + ", ".join(
+                                f"{name} ({' '.join(flags) or 'dist-run as it is'})"
+                                for name, flags in runner.LOWERINGS.items()))
 
     p = sub.add_parser("run")
     common(p)

@@ -189,15 +189,29 @@ def ConvertContractionsToRuntime
     Every matrix product of a bufferized program, whatever op spells it
     (`linalg.matmul` with or without transposed maps, `linalg.batch_matmul`,
     a `linalg.generic` whose body is `out + a * b`, the inputs maybe widened
-    with `arith.extf`), becomes one call of `distRtGemm`
+    with `arith.extf`), becomes calls of `distRtGemm`
     (include/dist/Runtime/DistRuntime.h): BLAS on host memory, cuBLAS on a
-    GPU. The loop dims of each role (batch, m, n, k) are collapsed into one
-    when every operand holding them lays them out as one strided run, so a
-    `(b, s, d) x (d, f)` product is a single GEMM with `m = b * s`; an output
-    that is column-major is computed as `C^T = B^T A^T`. Products of f32,
-    f64, f16 and bf16 (the last two into themselves or f32) qualify; the
-    rest (integers, masked bodies, dynamic strides, views BLAS cannot
-    address) stay linalg ops and lower to loops.
+    GPU; exactly when those calls compute the op (`dist::codegen::
+    matchStridedGemm`, include/dist/Codegen/StridedGemm.h, one analysis for
+    every target).
+
+    Every operand's address is written as a sum of strides times *virtual
+    loops*: the loops, and the digits of a loop that an operand reads as
+    `d floordiv G` or `d mod G` (grouped-query attention's kv head). The
+    loops that all three operands move along are the batch, those of A and
+    C the rows (m), of B and C the columns (n), of A and B the sum (k); each
+    role's loops collapse into one when every operand holding them lays them
+    out as one strided run, so a `(b, s, d) x (d, f)` product is a single GEMM
+    with `m = b * s`. Every other loop (an output dim no input reads, a sum
+    over one input only, what does not collapse) becomes an `scf.for` around
+    the call that moves the operands' pointers. An output that is
+    column-major is computed as `C^T = B^T A^T`. Products of f32, f64, f16
+    and bf16 (the last two into themselves or f32) qualify; the rest
+    (integers, masked bodies, dynamic strides, other index expressions, an
+    output whose addresses overlap or alias an input, views BLAS cannot
+    address) stay linalg ops and lower to loops. With `remarks` (or
+    `-dist-remarks`) each product says which calls it became, or why it
+    stays loops.
 
     ```mlir
     linalg.matmul ins(%a, %b : memref<8x16xf32>, memref<16x4xf32>)
@@ -210,7 +224,13 @@ def ConvertContractionsToRuntime
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",
-    "::mlir::LLVM::LLVMDialect", "::mlir::memref::MemRefDialect"
+    "::mlir::LLVM::LLVMDialect", "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect"
+  ];
+  let options = [
+    Option<"remarks", "remarks", "bool", /*default=*/"false",
+           "A remark at every product: the GEMM calls it became, or why it "
+           "stays loops (also -dist-remarks)">
   ];
 }
 

@@ -5,6 +5,9 @@
 //   dist-reshard-pipeline   plan every dist.reshard into collectives
 //   dist-localize           global view (sharded tensor types) -> per-device
 //                           local padded buffers and dist.local.* ops
+//   target=cpu, compute=fused: dist-fuse-elementwise, dist-fuse-rows,
+//               dist-vectorize
+//                           the local compute as fused vector loop nests
 //   one-shot-bufferize      tensors -> memrefs (dist ops included)
 //   convert-contractions-to-runtime
 //                           local matrix products -> the runtime's GEMM
@@ -57,6 +60,21 @@ struct DistToLLVMPipelineOptions
                      "cuBLAS) or loops"),
       llvm::cl::init(ContractionLowering::Runtime),
       contractionLoweringOptionValues()};
+  Option<ComputeLowering> compute{
+      *this, "compute",
+      llvm::cl::desc("target=cpu: the local compute other than products: "
+                     "fused, tiled and vectorized loop nests, or linalg's "
+                     "loops"),
+      llvm::cl::init(ComputeLowering::Fused), computeLoweringOptionValues()};
+  Option<int64_t> vectorBytes{
+      *this, "vector-bytes",
+      llvm::cl::desc("compute=fused: the vector width in bytes (64: AVX-512)"),
+      llvm::cl::init(64)};
+  Option<int64_t> rowTileElements{
+      *this, "row-tile-elements",
+      llvm::cl::desc("compute=fused: about how many elements a block of rows "
+                     "dist-fuse-rows computes together holds"),
+      llvm::cl::init(4096)};
   Option<std::string> gpuChip{
       *this, "gpu-chip",
       llvm::cl::desc("target=gpu: the GPU architecture kernels are compiled "
@@ -74,6 +92,27 @@ struct DistToLLVMPipelineOptions
                      "table (dist-localize)"),
       llvm::cl::init(4096)};
 };
+
+/// The knobs of the local compute's code generation (compute=fused).
+struct CpuComputeOptions : public mlir::PassPipelineOptions<CpuComputeOptions> {
+  Option<int64_t> vectorBytes{*this, "vector-bytes",
+                              llvm::cl::desc("The vector width in bytes"),
+                              llvm::cl::init(64)};
+  Option<int64_t> rowTileElements{
+      *this, "row-tile-elements",
+      llvm::cl::desc("About how many elements a block of rows holds"),
+      llvm::cl::init(4096)};
+};
+
+/// target=cpu, compute=fused: the local compute on tensors as fused,
+/// vectorized loop nests (dist-fuse-elementwise, dist-fuse-rows,
+/// dist-vectorize), right after dist-localize.
+void buildCpuComputePipeline(mlir::OpPassManager &pm,
+                             const CpuComputeOptions &options);
+
+/// The vector code's lowering towards LLVM, after bufferization:
+/// multi-reductions, transfers, vector math.
+void buildCpuVectorLoweringPipeline(mlir::OpPassManager &pm);
 
 /// Everything after reshard planning: localize, bufferize, convert to
 /// runtime calls and lower to the LLVM dialect.

@@ -454,7 +454,41 @@ struct DistLocalizePass
              converter.isLegal(op);
     });
     if (failed(applyPartialConversion(module, target, std::move(patterns))))
-      signalPassFailure();
+      return signalPassFailure();
+    foldSingleDeviceCollectives(module, meshes);
+  }
+
+  /// A collective over mesh axes whose sizes multiply to 1 moves nothing
+  /// (semantics §3: every move on a group of one device is the identity):
+  /// its local form is its input. A layout split over a size-1 axis and the
+  /// replicated one are the same data, so the reshard between them, planned
+  /// as a move over that axis, costs a copy of the tensor at run time.
+  static void foldSingleDeviceCollectives(ModuleOp module,
+                                          const MeshTable &meshes) {
+    SmallVector<Operation *> identities;
+    module.walk([&](CollectiveOpInterface collective) {
+      if (collective.getLevel() != CollectiveLevel::Local)
+        return;
+      ArrayAttr axes = collective.getMoveAxes();
+      FlatSymbolRefAttr mesh = collective.getMeshAttr();
+      const MeshInfo *info = mesh ? meshes.lookup(mesh.getValue()) : nullptr;
+      Operation *op = collective.getOperation();
+      if (!axes || !info || op->getNumResults() != 1 ||
+          op->getResult(0).getType() != collective.getInput().getType())
+        return;
+      int64_t group = 1;
+      for (StringRef axis : axes.getAsValueRange<StringAttr>()) {
+        std::optional<unsigned> index = info->mesh.findAxis(axis);
+        group *= index ? info->mesh.getAxisSize(*index) : 0;
+      }
+      if (group == 1)
+        identities.push_back(op);
+    });
+    for (Operation *op : identities) {
+      op->getResult(0).replaceAllUsesWith(
+          cast<CollectiveOpInterface>(op).getInput());
+      op->erase();
+    }
   }
 
   /// Reports, at the right place, everything the conversion cannot handle,

@@ -136,12 +136,18 @@ Value RuntimeCalls::bufferPtr(OpBuilder &b, Location loc, Value memref) {
 }
 
 Value RuntimeCalls::elementPtr(OpBuilder &b, Location loc, Value memref) {
+  return elementPtr(b, loc, memref, arith::ConstantIndexOp::create(b, loc, 0));
+}
+
+Value RuntimeCalls::elementPtr(OpBuilder &b, Location loc, Value memref,
+                               Value elements) {
   auto meta = memref::ExtractStridedMetadataOp::create(b, loc, memref);
   Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
   int64_t bytes =
       (cast<MemRefType>(memref.getType()).getElementTypeBitWidth() + 7) / 8;
+  Value first = arith::AddIOp::create(b, loc, meta.getOffset(), elements);
   Value offsetBytes = arith::MulIOp::create(
-      b, loc, meta.getOffset(), arith::ConstantIndexOp::create(b, loc, bytes));
+      b, loc, first, arith::ConstantIndexOp::create(b, loc, bytes));
   Value address = arith::IndexCastOp::create(
       b, loc, b.getI64Type(), arith::AddIOp::create(b, loc, base, offsetBytes));
   return LLVM::IntToPtrOp::create(

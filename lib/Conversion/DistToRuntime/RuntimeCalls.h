@@ -53,6 +53,9 @@ public:
   /// its offset (a view of a larger buffer).
   mlir::Value elementPtr(mlir::OpBuilder &b, mlir::Location loc,
                          mlir::Value memref);
+  /// The address `elements` (an index) elements past that first element.
+  mlir::Value elementPtr(mlir::OpBuilder &b, mlir::Location loc,
+                         mlir::Value memref, mlir::Value elements);
 
   /// distRtMeshCreate(sizes, devices): the runtime caches the handle.
   mlir::Value mesh(mlir::OpBuilder &b, mlir::Location loc, MeshOp mesh);

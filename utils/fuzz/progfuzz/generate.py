@@ -21,6 +21,10 @@ FEATURES = {
     "index": "linalg.index in generic bodies: masks (j <= i ? x : c), iota-like values",
     "matmul": "linalg.matmul (init: a fill or an earlier value)",
     "batch_matmul": "linalg.batch_matmul",
+    "einsum": "einsum-shaped linalg.generic contractions (out + a * b): batch, row, column and "
+              "summed loops in any order per operand, broadcast output dims, sums over one "
+              "input or none, operand dims indexed by `loop floordiv G` or `loop mod M`; "
+              "f16/bf16 inputs accumulate in f32",
     "transpose": "linalg.transpose",
     "broadcast": "linalg.broadcast",
     "reduce": "linalg.reduce (add, max, min, mul)",
@@ -56,6 +60,7 @@ FEATURES = {
     "segments-3d": "segments on 3-D meshes too",
     "mesh3d": "3-D meshes",
     "size1-axes": "mesh axes of size 1",
+    "one-device": "half the programs on a mesh of one device (the local compute alone)",
     "devices": "devices = [...]: permuted ranks, meshes not starting at rank 0",
     "rank0": "rank-0 tensors (full reductions)",
     "reshape-3d": "expand_shape/collapse_shape on 3-D meshes",
@@ -68,15 +73,24 @@ FEATURES = {
 }
 # Known compiler bugs (docs/fuzzing.md) keep these off unless asked for.
 DEFAULT_OFF = set()
-DEFAULT = [f for f in FEATURES if f not in DEFAULT_OFF]
+# Traits a preset asks for that would thin out the default set's meshes.
+OPT_IN = {"one-device"}
+DEFAULT = [f for f in FEATURES if f not in DEFAULT_OFF | OPT_IN]
 # Named sets: "ci" is what test/e2e/program-fuzzer.test runs: the default
 # less what still fails today (test/e2e/fuzz-regressions/PENDING.md). Put a
 # feature back once its bug is fixed.
 CI_OFF = set()
+# "contractions": the contraction fuzzer (docs/fuzzing.md): einsum-shaped
+# products of the float types, fed by reshapes and transposes, on one device
+# and on random meshes and layouts.
+CONTRACTIONS = ["einsum", "transpose", "expand", "collapse",
+                "f32", "f64", "lowp", "binding", "segments", "size1-axes", "one-device",
+                "mesh3d"]
 PRESETS = {
     "default": DEFAULT,
     "all": list(FEATURES),
     "ci": [f for f in DEFAULT if f not in CI_OFF],
+    "contractions": CONTRACTIONS,
 }
 
 
@@ -102,7 +116,7 @@ def parse_features(text):
 
 
 # How often each family is tried (constants are operands more than ops).
-FAMILY_WEIGHT = {"generic": 2.0, "matmul": 1.5, "fill": 0.4, "splat": 0.4, "copy": 0.6,
+FAMILY_WEIGHT = {"generic": 2.0, "matmul": 1.5, "einsum": 3.0, "fill": 0.4, "splat": 0.4, "copy": 0.6,
                  "reshard": 0.6}
 AXIS_NAMES = ["x", "y", "z", "tp", "dp", "sp", "a", "b"]
 # Float magnitudes above which results would lose the reference's
@@ -129,6 +143,8 @@ class Generator:
     # -- mesh, types, dims ---------------------------------------------------
     def mesh(self):
         rng = self.rng
+        if self.on("one-device") and rng.random() < 0.5:
+            return Mesh([(rng.choice(AXIS_NAMES), 1)])
         rank = rng.choice([1, 1, 2, 2, 2] + ([3, 3] if self.on("mesh3d") else []))
         for _ in range(100):
             sizes = [rng.choice([1, 2, 2, 2, 3, 4, 4, 8] if self.on("size1-axes")

@@ -819,15 +819,23 @@ def _contraction(g, rank):
     out = ashape[:-1] + [bshape[-1]]
     if g.numel(out) > g.max_numel:
         return None
-    mag = prog.values[a].mag * prog.values[b].mag * prog.size(k)
+    made = _product_value(g, out, prog.values[a].mag * prog.values[b].mag * prog.size(k),
+                          out_dt)
+    return made and (BatchMatmul if rank == 3 else Matmul)(made[0], a, b, made[1])
+
+
+def _product_value(g, shape, mag, out_dt):
+    """The result and init of a product accumulated in `out_dt` whose sum of
+    products is at most `mag`; None when the init makes it too large."""
+    prog = g.prog
     prog.dtype = out_dt                      # the init and the result
-    init = g.init_spec(out, "add")
+    init = g.init_spec(shape, "add")
     mag += g.init_mag(init)
     if not g.mag_ok(mag):
         return None
-    res = prog.new_value(out, g.binding(out))
+    res = prog.new_value(shape, g.binding(shape))
     prog.values[res].mag = mag
-    return (BatchMatmul if rank == 3 else Matmul)(res, a, b, init)
+    return res, init
 
 
 def gen_matmul(g):
@@ -836,6 +844,207 @@ def gen_matmul(g):
 
 def gen_batch_matmul(g):
     return _contraction(g, 3)
+
+
+# --------------------------------------------------------------------------
+# Einsum-shaped contractions (the class of issue 43): out + a * b over any
+# loop structure
+# --------------------------------------------------------------------------
+
+class Einsum(Op):
+    """A linalg.generic whose body is out + a * b (a and b widened to the
+    output's type for f16/bf16 inputs), summed over its reduction loops.
+    Each operand dim is indexed by a loop, `loop floordiv G` or `loop mod M`
+    (amap/bmap: [(loop, kind, k)] with kind "id", "div" or "mod"); the
+    output by the parallel loops in any order, some of which no input reads
+    (a broadcast). Loops may be batch (both inputs), rows or columns (one
+    input), sums over both inputs, over one, or over none."""
+    family = "einsum"
+
+    def __init__(self, result, loops, iters, a, b, amap, bmap, outmap, init, swap):
+        super().__init__(result)
+        self.loops = list(loops)          # dim id per loop
+        self.iters = list(iters)          # "parallel" | "reduction"
+        self.a, self.b = a, b
+        self.amap = [tuple(x) for x in amap]
+        self.bmap = [tuple(x) for x in bmap]
+        self.outmap = list(outmap)        # loop per result dim
+        self.init = init
+        self.swap = swap                  # a * b + out instead of out + a * b
+
+    def operands(self):
+        return [self.a, self.b]
+
+    @staticmethod
+    def expr(term):
+        loop, kind, k = term
+        return {"id": f"d{loop}", "div": f"d{loop} floordiv {k}",
+                "mod": f"d{loop} mod {k}"}[kind]
+
+    def emit(self, em):
+        n = len(self.loops)
+        dims = ", ".join(f"d{i}" for i in range(n))
+
+        def amap(exprs):
+            return f"affine_map<({dims}) -> ({', '.join(exprs)})>"
+
+        maps = [amap([self.expr(t) for t in self.amap]),
+                amap([self.expr(t) for t in self.bmap]),
+                amap([f"d{l}" for l in self.outmap])]
+        (a, ta), (b, tb) = em.operand(self.a), em.operand(self.b)
+        init = self.emit_init(em)
+        rty = em.type(self.result)
+        out_dt = em.dt
+        in_dt = em.prog.values[self.a].dtype
+        iters = ", ".join(f'"{it}"' for it in self.iters)
+        em.emit(f"{em.name(self.result)} = linalg.generic {{indexing_maps = [{', '.join(maps)}], "
+                f"iterator_types = [{iters}]}}")
+        em.emit(f"    ins({a}, {b} : {ta}, {tb}) outs({init} : {rty}) {{")
+        em.emit(f"  ^bb0(%x: {in_dt}, %y: {in_dt}, %acc: {out_dt}):")
+        x, y = "%x", "%y"
+        if in_dt != out_dt:
+            em.emit(f"    %xw = arith.extf %x : {in_dt} to {out_dt}")
+            em.emit(f"    %yw = arith.extf %y : {in_dt} to {out_dt}")
+            x, y = "%xw", "%yw"
+        em.emit(f"    %p = arith.mulf {x}, {y} : {out_dt}")
+        lhs, rhs = ("%p", "%acc") if self.swap else ("%acc", "%p")
+        em.emit(f"    %s = arith.addf {lhs}, {rhs} : {out_dt}")
+        em.emit(f"    linalg.yield %s : {out_dt}")
+        em.emit(f"  }} -> {rty}")
+
+    def gathered(self, rf, vid, terms, shape):
+        """Operand vid read at every point of the loop space (size 1 on
+        the loops it does not read)."""
+        idx = []
+        for loop, kind, k in terms:
+            target = [shape[l] if l == loop else 1 for l in range(len(shape))]
+            ar = f"np.arange({shape[loop]}).reshape({tuple_text(target)})"
+            idx.append({"id": ar, "div": f"({ar} // {k})", "mod": f"({ar} % {k})"}[kind])
+        src = f"np.asarray({rf.ref(vid)}).astype({rf.np_type()})"
+        return rf.temp(f"{src}[{', '.join(idx)}]")
+
+    def ref(self, rf):
+        prog = rf.prog
+        shape = [prog.size(d) for d in self.loops]
+        a = self.gathered(rf, self.a, self.amap, shape)
+        b = self.gathered(rf, self.b, self.bmap, shape)
+        full = f"np.broadcast_to({a} * {b}, {tuple_text(shape)})"
+        parallel = [l for l in range(len(shape)) if self.iters[l] == "parallel"]
+        red = [l for l in range(len(shape)) if self.iters[l] == "reduction"]
+        if red:
+            full = f"np.sum({full}, axis={tuple_text(red)})"
+        perm = [parallel.index(l) for l in self.outmap]
+        expr = rf.wrap(f"np.transpose(np.asarray({full}), {tuple_text(perm)})")
+        return rf.wrap(f"{self.ref_init(rf)} + {expr}")
+
+    def simpler(self, prog):
+        out = [_copy(self, init=i) for i in self.init_variants()]
+        for side in ("amap", "bmap"):
+            terms = getattr(self, side)
+            for i, (loop, kind, k) in enumerate(terms):
+                if kind != "id" and prog.size(self.loops[loop]) <= self._dim_size(prog, side, i):
+                    fixed = list(terms)
+                    fixed[i] = (loop, "id", 1)
+                    out.append(_copy(self, **{side: fixed}))
+        return out
+
+    def _dim_size(self, prog, side, i):
+        vid = self.a if side == "amap" else self.b
+        return prog.size(prog.values[vid].shape[i])
+
+
+def _einsum_index(g, loop, extent, role_is_shared):
+    """How an operand reads `loop`: itself mostly, else `floordiv G` or
+    `mod M` (the operand dim's extent follows), G and M mostly divisors of
+    the loop's extent (whole groups, as grouped-query attention has)."""
+    rng = g.rng
+    r = rng.random()
+    divisors = [k for k in range(2, extent + 1) if extent % k == 0]
+    if extent >= 2 and r < 0.3:
+        k = rng.choice(divisors) if rng.random() < 0.7 else rng.randint(2, extent)
+        kind = "div" if r < 0.2 else "mod"
+        return (loop, kind, k), (-(-extent // k) if kind == "div" else k)
+    return (loop, "id", 1), None
+
+
+def gen_einsum(g):
+    rng, prog = g.rng, g.prog
+    src = prog.dtype
+    if not is_float(src):
+        return None
+    out_dt = "f32" if src in ("f16", "bf16") else src
+    # An earlier value may be the first input: its dims become its loops.
+    a_vid = g.pick(lambda v: 1 <= len(v.shape) <= 3) if rng.random() < 0.4 else None
+    if a_vid is not None:
+        loops = list(prog.values[a_vid].shape)
+        roles = [rng.choice(["batch", "m", "k", "k", "red_a"]) for _ in loops]
+        extra = (["n"] * rng.choice([0, 1, 1, 2]) + ["bcast"] * rng.choice([0, 0, 1]) +
+                 ["red_b"] * rng.choice([0, 0, 1]))
+        if not any(r in ("batch", "k") for r in roles):
+            roles[rng.randrange(len(roles))] = "k"
+    else:
+        loops = []
+        roles = []
+        extra = (["batch"] * rng.choice([0, 0, 1, 1, 2]) + ["m"] * rng.choice([0, 1, 1, 2]) +
+                 ["n"] * rng.choice([0, 1, 1, 2]) + ["k"] * rng.choice([1, 1, 2, 3]) +
+                 ["bcast"] * rng.choice([0, 0, 1]) + ["red_a"] * rng.choice([0, 0, 1]) +
+                 ["red_b"] * rng.choice([0, 0, 1]))
+        rng.shuffle(extra)
+        extra = extra[:6]
+    roles += extra
+    loops += [g.dim(reuse=0.3) for _ in extra]
+    n = len(loops)
+    if n > 6 or math.prod(prog.size(d) for d in loops) > 2 * g.max_loop_space:
+        return None
+    if not any(r in ("batch", "m", "n", "bcast") for r in roles) and not g.on("rank0"):
+        return None
+    iters = ["parallel" if r in ("batch", "m", "n", "bcast") else "reduction" for r in roles]
+    in_a = [l for l in range(n) if roles[l] in ("batch", "m", "k", "red_a")]
+    in_b = [l for l in range(n) if roles[l] in ("batch", "n", "k", "red_b")]
+    if not in_a or not in_b:
+        return None
+
+    def operand_map(ls, plain):
+        """Index terms and the operand's shape; loops in `plain` are read as
+        themselves (a loop must appear plainly somewhere for linalg)."""
+        terms, shape = [], []
+        for l in ls:
+            if l in plain:
+                term, size = (l, "id", 1), None
+            else:
+                term, size = _einsum_index(g, l, prog.size(loops[l]), True)
+            terms.append(term)
+            shape.append(loops[l] if size is None else prog.new_dim(size))
+        return terms, shape
+
+    # Reductions read plainly by A (or, for red_b, by B); parallel loops are
+    # the output's.
+    if a_vid is not None:
+        amap, ashape = [(l, "id", 1) for l in in_a], list(loops[:len(in_a)])
+    else:
+        in_a = rng.sample(in_a, len(in_a))
+        amap, ashape = operand_map(in_a, {l for l in in_a if iters[l] == "reduction"})
+    bmap, bshape = operand_map(rng.sample(in_b, len(in_b)),
+                               {l for l in in_b if roles[l] == "red_b"})
+    if a_vid is None:
+        a_vid = g.arg(ashape)
+    b_vid = None
+    if rng.random() < 0.3:
+        b_vid = g.pick(lambda v: v.shape == bshape and v.vid != a_vid)
+    if b_vid is None:
+        b_vid = g.arg(bshape)
+    if max(g.numel(ashape), g.numel(bshape)) > 2 * g.max_numel:
+        return None
+    parallel = [l for l in range(n) if iters[l] == "parallel"]
+    outmap = rng.sample(parallel, len(parallel))
+    out_shape = [loops[l] for l in outmap]
+    if g.numel(out_shape) > g.max_numel:
+        return None
+    count = math.prod(prog.size(loops[l]) for l in range(n) if iters[l] == "reduction")
+    made = _product_value(g, out_shape, prog.values[a_vid].mag * prog.values[b_vid].mag * count,
+                          out_dt)
+    return made and Einsum(made[0], loops, iters, a_vid, b_vid, amap, bmap, outmap, made[1],
+                           swap=rng.random() < 0.3)
 
 
 # --------------------------------------------------------------------------
@@ -1148,6 +1357,7 @@ FAMILIES = {
     "generic": gen_generic,
     "matmul": gen_matmul,
     "batch_matmul": gen_batch_matmul,
+    "einsum": gen_einsum,
     "transpose": gen_transpose,
     "broadcast": gen_broadcast,
     "reduce": gen_reduce,

@@ -159,10 +159,33 @@ def mutate(wanted):
         v.flat[0] = v.flat[0] + 1 + 2 * abs(v.flat[0])
 
 
+# The lowerings a program can be compiled with (docs/fuzzing.md): each is
+# dist-run's flags. `--lowerings` of program_fuzzer.py names a list of them.
+LOWERINGS = {
+    # products through the runtime's GEMM, the rest fused and vectorized
+    "default": [],
+    # every op as the scalar loops linalg lowers it to
+    "loops": ["--contractions", "loops", "--compute", "loops"],
+    # the fused vector code with vectors of 8 bytes and blocks of 8 elements:
+    # the fuzzer's small tensors go through every tiling path (partial
+    # reductions, peeled remainders, blocks of rows) that real sizes take
+    "narrow": ["--vector-bytes", "8", "--row-tile-elements", "8"],
+}
+
+
+def parse_lowerings(text):
+    names = [t.strip() for t in (text or "default").split(",") if t.strip()]
+    for name in names:
+        if name not in LOWERINGS:
+            raise ValueError(f"unknown lowering '{name}' (have: {', '.join(LOWERINGS)})")
+    return names
+
+
 def run_case(text, world, input_seed, tools, timeout=60, slow=30, workdir=None, keep=None,
-             mutate_reference=False):
-    """Runs the case text on `world` ranks and classifies it. `keep`: a
-    folder to copy the case into."""
+             mutate_reference=False, lowerings=("default",)):
+    """Runs the case text on `world` ranks under each lowering and
+    classifies it (the worst outcome; a failure names its lowering unless
+    it is the default). `keep`: a folder to copy the case into."""
     start = time.time()
     input_spec = f"random:{input_seed}"
     tmp = tempfile.mkdtemp(prefix="progfuzz-", dir=workdir)
@@ -180,32 +203,21 @@ def run_case(text, world, input_seed, tools, timeout=60, slow=30, workdir=None, 
         if rc != 0:
             return Outcome("fuzzer-error", "dist-opt rejects the program: " + first_error(out),
                            out, time.time() - start)
-        dump = os.path.join(tmp, "dump")
-        cmd = [os.path.join(tools, "dist-run"), "--np", str(world), "--timeout", str(timeout),
-               "--input", input_spec, case, "--dump", dump]
-        topology = topology_of(text)
-        if topology is not None:
-            # The program's own topology line (the `device` feature).
-            path = os.path.join(tmp, "topology.json")
-            with open(path, "w") as f:
-                f.write(topology)
-            cmd += ["--topology", path]
-        # dist-run's --timeout bounds the job; compiling and starting, here.
-        rc, out = _run(cmd, timeout + 30)
+        outputs = []
+        for lowering in lowerings:
+            dump = os.path.join(tmp, "dump-" + lowering)
+            outcome = _run_lowering(case, text, world, input_spec, tools, timeout, tmp, dump,
+                                    LOWERINGS[lowering], entry, wanted, start)
+            outputs.append(outcome.output)
+            if outcome.cls != "pass":
+                if lowering != "default":
+                    outcome.detail = f"[--lowerings {lowering}] {outcome.detail}"
+                return outcome
         seconds = time.time() - start
-        if rc is None or "did not finish within" in out:
-            return Outcome("timeout", f"no result within {timeout} s", out, seconds)
-        if rc != 0:
-            return classify_failure(rc, out, seconds)
-        try:
-            errors = compare(entry, wanted, dump)
-        except Exception as e:
-            return Outcome("fuzzer-error", f"compare: {type(e).__name__}: {e}", out, seconds)
-        if errors:
-            return Outcome("wrong-result", errors[0], out + "\n".join(errors), seconds)
-        if seconds > slow:
-            return Outcome("slow", f"{seconds:.0f} s (more than {slow} s)", out, seconds)
-        return Outcome("pass", "", out, seconds)
+        if seconds > slow * len(lowerings):
+            return Outcome("slow", f"{seconds:.0f} s (more than {slow} s per lowering)",
+                           "\n".join(outputs), seconds)
+        return Outcome("pass", "", "\n".join(outputs), seconds)
     finally:
         if keep:
             os.makedirs(keep, exist_ok=True)
@@ -213,6 +225,34 @@ def run_case(text, world, input_seed, tools, timeout=60, slow=30, workdir=None, 
                 if os.path.exists(os.path.join(tmp, name)):
                     shutil.copy(os.path.join(tmp, name), os.path.join(keep, name))
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _run_lowering(case, text, world, input_spec, tools, timeout, tmp, dump, flags, entry,
+                  wanted, start):
+    """One dist-run of the case with `flags`, compared with the reference."""
+    cmd = [os.path.join(tools, "dist-run"), "--np", str(world), "--timeout", str(timeout),
+           "--input", input_spec, case, "--dump", dump] + list(flags)
+    topology = topology_of(text)
+    if topology is not None:
+        # The program's own topology line (the `device` feature).
+        path = os.path.join(tmp, "topology.json")
+        with open(path, "w") as f:
+            f.write(topology)
+        cmd += ["--topology", path]
+    # dist-run's --timeout bounds the job; compiling and starting, here.
+    rc, out = _run(cmd, timeout + 30)
+    seconds = time.time() - start
+    if rc is None or "did not finish within" in out:
+        return Outcome("timeout", f"no result within {timeout} s", out, seconds)
+    if rc != 0:
+        return classify_failure(rc, out, seconds)
+    try:
+        errors = compare(entry, wanted, dump)
+    except Exception as e:
+        return Outcome("fuzzer-error", f"compare: {type(e).__name__}: {e}", out, seconds)
+    if errors:
+        return Outcome("wrong-result", errors[0], out + "\n".join(errors), seconds)
+    return Outcome("pass", "", out, seconds)
 
 
 def check_program(text, tools, input_spec="random:1"):

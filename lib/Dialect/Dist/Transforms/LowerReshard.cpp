@@ -10,7 +10,7 @@
 #include "dist/Dialect/Dist/IR/DistOps.h"
 #include "dist/Dialect/Dist/IR/PlannerInterop.h"
 #include "dist/Dialect/Dist/Transforms/Passes.h"
-#include "Remarks.h"
+#include "dist/Dialect/Dist/Transforms/Remarks.h"
 #include "ReshardCostModels.h"
 #include "dist/Planner/CostModel.h"
 #include "dist/Planner/PlanCache.h"

@@ -42,6 +42,12 @@ enum class RuntimeTarget { Cpu, Gpu };
 /// loops linalg lowers to (docs/compiler.md, "Contractions").
 enum class ContractionLowering { Runtime, Loops };
 
+/// How compiled programs compute the rest of their local compute (elementwise
+/// ops, reductions, fills): fused, tiled and vectorized loop nests
+/// (docs/compiler.md, "Local compute"), or the loops linalg lowers each op
+/// to.
+enum class ComputeLowering { Fused, Loops };
+
 /// One word of an enum option.
 template <typename Enum> struct EnumWord {
   Enum value;
@@ -68,6 +74,12 @@ inline constexpr EnumWord<ContractionLowering> kContractionLoweringWords[] = {
     {ContractionLowering::Runtime, "runtime",
      "the runtime's GEMM (BLAS on the host, cuBLAS on a GPU)"},
     {ContractionLowering::Loops, "loops", "the loops linalg lowers to"}};
+
+inline constexpr EnumWord<ComputeLowering> kComputeLoweringWords[] = {
+    {ComputeLowering::Fused, "fused",
+     "fused, tiled and vectorized loop nests (dist-fuse-elementwise, "
+     "dist-fuse-rows, dist-vectorize)"},
+    {ComputeLowering::Loops, "loops", "the loops linalg lowers each op to"}};
 
 /// An option modifier (like llvm::cl::values) that offers `words`.
 template <typename Enum> class EnumOptionValues {
@@ -115,6 +127,10 @@ inline EnumOptionValues<PartitionStep> partitionStepOptionValues() {
 
 inline EnumOptionValues<RuntimeTarget> runtimeTargetOptionValues() {
   return EnumOptionValues<RuntimeTarget>(kRuntimeTargetWords);
+}
+
+inline EnumOptionValues<ComputeLowering> computeLoweringOptionValues() {
+  return EnumOptionValues<ComputeLowering>(kComputeLoweringWords);
 }
 
 inline EnumOptionValues<ContractionLowering> contractionLoweringOptionValues() {

@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "../Remarks.h"
+#include "dist/Dialect/Dist/Transforms/Remarks.h"
 #include "FunctionError.h"
 #include "../ReshardCostModels.h"
 #include "FunctionPartitioner.h"

@@ -1,7 +1,7 @@
 //===- Remarks.h - the -dist-remarks flag shared by the passes --*- C++ -*-===//
 
-#ifndef DIST_LIB_DIALECT_DIST_TRANSFORMS_REMARKS_H
-#define DIST_LIB_DIALECT_DIST_TRANSFORMS_REMARKS_H
+#ifndef DIST_DIALECT_DIST_TRANSFORMS_REMARKS_H
+#define DIST_DIALECT_DIST_TRANSFORMS_REMARKS_H
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Operation.h"
@@ -20,4 +20,4 @@ inline mlir::InFlightDiagnostic emitSummaryRemark(mlir::Operation *root) {
 }
 } // namespace dist
 
-#endif
+#endif // DIST_DIALECT_DIST_TRANSFORMS_REMARKS_H
