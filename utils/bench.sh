@@ -50,10 +50,11 @@ echo "bench: local compute (matmul vs BLAS) and compile once"
 "${DIST_NUMPY_PYTHON:-/usr/bin/python3}" "$root/utils/bench/local_compute.py" "$build" \
   > "$work/local-compute.md"
 echo "bench: local compute per op class (products vs BLAS, fused ops vs memcpy)"
-"${DIST_NUMPY_PYTHON:-/usr/bin/python3}" "$root/utils/bench/op_classes.py" "$build" \
+# torch and jax, pinned, in a virtual environment of their own.
+peers=$("$root/utils/bench/peers/setup.sh")
+"${DIST_NUMPY_PYTHON:-/usr/bin/python3}" "$root/utils/bench/op_classes.py" "$build" --peers "$peers" \
   > "$work/op-classes.md"
 echo "bench: a Llama layer against torch eager and jax.jit (the peers' venv)"
-peers=$("$root/utils/bench/peers/setup.sh")
 "${DIST_NUMPY_PYTHON:-/usr/bin/python3}" "$root/utils/bench/llama_layer.py" "$build" \
   --peers "$peers" > "$work/llama-layer.md"
 echo "bench: compile time of dist-lower-reshard"

@@ -25,6 +25,10 @@ void dist::buildDistLocalToLLVMPipeline(
   pm.addPass(createDistLocalize(localize));
   const bool gpu = options.target == RuntimeTarget::Gpu;
   const bool fused = !gpu && options.compute == ComputeLowering::Fused;
+  // target=gpu: elementwise chains folded into their readers, so that each
+  // becomes one kernel instead of one kernel and one buffer per op.
+  if (gpu && options.compute == ComputeLowering::Fused)
+    pm.addNestedPass<func::FuncOp>(createDistFuseElementwise());
   if (fused) {
     CpuComputeOptions compute;
     compute.vectorBytes = options.vectorBytes;
@@ -103,7 +107,12 @@ void dist::buildDistLocalToLLVMPipeline(
   // both targets freed temporaries are reused instead of going back to the
   // system on every call.
   if (fused) {
-    pm.addPass(createConvertVectorToLLVMPass());
+    // A row's partial sums are already summed in another order than the
+    // loops' (partial-reduction tiling): their last reduction across the
+    // vector may be a tree instead of 16 dependent adds.
+    ConvertVectorToLLVMPassOptions vectorToLLVM;
+    vectorToLLVM.reassociateFPReductions = true;
+    pm.addPass(createConvertVectorToLLVMPass(vectorToLLVM));
     // The poison padding values of vector transfers.
     pm.addPass(createUBToLLVMConversionPass());
   }

@@ -64,6 +64,10 @@ def main():
         rank1 = run(one, 1, a.reps)
         rank1_loops = run(one, 1, 2, ["--compute", "loops"])
         tp2 = run(two, 2, a.reps)
+        # One rank on one core: what each of the two tp ranks has.
+        os.environ["OPENBLAS_NUM_THREADS"] = "1"
+        rank1_core = run(one, 1, a.reps)
+        del os.environ["OPENBLAS_NUM_THREADS"]
     peer = peers(a.peers, a.reps) if a.peers else None
 
     shape = " ".join(f"--{k} {v}" for k, v in SHAPE.items())
@@ -80,8 +84,9 @@ def main():
     print("|---|---:|---:|")
     row = lambda name, s: print(f"| {name} | {s * 1e3:.1f} | {s / rank1:.2f}x |")
     row("dist, 1 rank (GEMM calls, fused vector code)", rank1)
-    row("dist, 1 rank, `--compute loops` (the scalar loops of before)", rank1_loops)
-    row("dist, tp = 2 on 2 ranks", tp2)
+    row("dist, 1 rank, `--compute loops` (GEMM calls, the rest as scalar loops)", rank1_loops)
+    row("dist, 1 rank on one core (`OPENBLAS_NUM_THREADS=1`)", rank1_core)
+    row("dist, tp = 2 on 2 ranks (a core each)", tp2)
     if peer:
         cores = peer["cores"]
         row(f"torch {peer['torch_version']} eager, {cores} threads", peer[f"torch_eager_{cores}t"])
@@ -94,7 +99,7 @@ def main():
         eager = peer[f"torch_eager_{peer['cores']}t"]
         print(f"dist on one rank: {eager / rank1:.2f}x torch eager's speed, "
               f"{peer['jax_jit'] / rank1:.2f}x jax.jit's; tp = 2: {tp2 / rank1:.2f}x "
-              "the one-rank time.")
+              f"the one-rank time, {tp2 / rank1_core:.2f}x that of one rank on one core.")
         print()
 
 

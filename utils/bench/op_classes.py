@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Local compute per op class: the compiled rate against the machine's limit.
 
-    python3 utils/bench/op_classes.py BUILD [--reps 20]
+    python3 utils/bench/op_classes.py BUILD [--reps 20] [--peers PYTHON]
 
 Each op of a Llama layer (S = 512, D = 1024, 16 query heads over 4 kv heads
 of 64, F = 2816, f32) compiled alone by dist-run on one rank, the median per
@@ -15,13 +15,18 @@ call of --reps calls after a warm-up:
   the same kind of memory traffic), by the default fused vector code and by
   --compute loops (linalg's scalar loops, the code before issue 43).
 
+With --peers (the python of utils/bench/peers/setup.sh), the same ops in
+torch eager on the same threads (utils/bench/peers/op_classes_peers.py).
+
 Targets (issue 43): fused elementwise and reduction ops >= 50% of memcpy's
 bandwidth. Needs a Python with NumPy (Debian's /usr/bin/python3). Prints
 markdown.
 """
 import argparse
 import ctypes
+import json
 import os
+import subprocess
 import sys
 import tempfile
 
@@ -174,24 +179,37 @@ def memcpy_seconds(nbytes, reps):
     return median_seconds(lambda: np.copyto(dst, src), reps)
 
 
+def torch_seconds(python, reps):
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "peers",
+                          "op_classes_peers.py")
+    p = subprocess.run([python, script, "--reps", str(reps)], capture_output=True, text=True,
+                       timeout=3600)
+    if p.returncode != 0:
+        sys.exit(f"op_classes: the peers failed:\n{p.stdout}{p.stderr}")
+    return json.loads(p.stdout.strip().splitlines()[-1])
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("build")
     ap.add_argument("--reps", type=int, default=20)
+    ap.add_argument("--peers", help="the python of utils/bench/peers/setup.sh")
     a = ap.parse_args()
+    peer = torch_seconds(a.peers, a.reps) if a.peers else {}
     lib = blas_library(a.build)
     f32 = 4
     products = [
         # name, program, flops, BLAS equivalent (count, m, n, k)
         ("GQA scores q k^T (16 heads over 4 kv heads, `n floordiv 4`)", scores(),
-         2 * H * S * S * HD, (H, S, S, HD)),
-        ("GQA context p v", context(), 2 * H * S * S * HD, (H, S, HD, S)),
+         2 * H * S * S * HD, (H, S, S, HD), "scores"),
+        ("GQA context p v", context(), 2 * H * S * S * HD, (H, S, HD, S), "context"),
     ]
     streams = [
         # name, program, bytes read and written once
-        ("causal mask + softmax [16, 512, 512]", masked_softmax(), 2 * H * S * S * f32),
-        ("RMSNorm [512, 1024]", rms_norm(), (2 * S * D + D) * f32),
-        ("SwiGLU [512, 2816]", swiglu(), 3 * S * F * f32),
+        ("causal mask + softmax [16, 512, 512]", masked_softmax(), 2 * H * S * S * f32,
+         "softmax"),
+        ("RMSNorm [512, 1024]", rms_norm(), (2 * S * D + D) * f32, "rms_norm"),
+        ("SwiGLU [512, 2816]", swiglu(), 3 * S * F * f32, "swiglu"),
     ]
     print("### Per op class")
     print()
@@ -202,25 +220,28 @@ def main():
           "elementwise ops and reductions in GB/s of the bytes they must read and write "
           "once, against NumPy's copy moving the same bytes (one core), with the default "
           "fused vector code and with `--compute loops` (linalg's scalar loops, the "
-          "code before). Target: fused >= 50% of the copy.")
+          "code before); with torch eager on the same threads (the products on every "
+          "core, the rest on one, as dist runs them). Target: fused >= 50% of the copy.")
     print()
-    print("| op | compiled | the BLAS | of the BLAS |")
-    print("|---|---|---|---|")
+    torch_head = f" torch {peer['torch_version']} eager |" if peer else ""
+    print(f"| op | compiled | the BLAS | of the BLAS |{torch_head}")
+    print("|---|---|---|---|" + ("---|" if peer else ""))
     with tempfile.TemporaryDirectory() as tmp:
-        for name, text, flops, (count, m, n, k) in products:
+        for name, text, flops, (count, m, n, k), key in products:
             path = os.path.join(tmp, "p.mlir")
             open(path, "w").write(text)
             ours = dist_run_seconds(a.build, path, a.reps, who="op_classes")
             base = blas_products(lib, count, m, n, k, a.reps) if lib else None
             rate = lambda s: f"{flops / s / 1e9:.1f} GFLOP/s ({s * 1e3:.2f} ms)"
+            torch = f" {rate(peer[key])} |" if peer else ""
             print(f"| {name} | {rate(ours)} | {rate(base) if base else 'n/a'} | "
-                  f"{base / ours * 100:.0f}% |" if base else "|")
+                  f"{f'{base / ours * 100:.0f}%' if base else ''} |{torch}")
         print()
         print("| op | fused vector code | scalar loops | memcpy of the same bytes | "
-              "fused, of memcpy | fused speed-up |")
-        print("|---|---|---|---|---|---|")
+              "fused, of memcpy | fused speed-up |" + (" torch eager, 1 thread |" if peer else ""))
+        print("|---|---|---|---|---|---|" + ("---|" if peer else ""))
         worst = None
-        for name, text, nbytes in streams:
+        for name, text, nbytes, key in streams:
             path = os.path.join(tmp, "s.mlir")
             open(path, "w").write(text)
             fused = dist_run_seconds(a.build, path, a.reps, who="op_classes")
@@ -230,8 +251,9 @@ def main():
             rate = lambda s: f"{nbytes / s / 1e9:.1f} GB/s ({s * 1e3:.2f} ms)"
             share = copy / fused
             worst = share if worst is None else min(worst, share)
+            torch = f" {rate(peer[key])} |" if peer else ""
             print(f"| {name} | {rate(fused)} | {rate(loops)} | {rate(copy)} | "
-                  f"{share * 100:.0f}% | {loops / fused:.1f}x |")
+                  f"{share * 100:.0f}% | {loops / fused:.1f}x |{torch}")
         print()
     if worst is not None and worst < 0.5:
         print(f"op_classes: a fused op reached {worst * 100:.0f}% of memcpy (< 50%)",

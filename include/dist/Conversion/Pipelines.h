@@ -5,7 +5,7 @@
 //   dist-reshard-pipeline   plan every dist.reshard into collectives
 //   dist-localize           global view (sharded tensor types) -> per-device
 //                           local padded buffers and dist.local.* ops
-//   target=cpu, compute=fused: dist-fuse-elementwise, dist-fuse-rows,
+//   compute=fused: dist-fuse-elementwise; target=cpu: dist-fuse-rows,
 //               dist-vectorize
 //                           the local compute as fused vector loop nests
 //   one-shot-bufferize      tensors -> memrefs (dist ops included)
@@ -62,9 +62,10 @@ struct DistToLLVMPipelineOptions
       contractionLoweringOptionValues()};
   Option<ComputeLowering> compute{
       *this, "compute",
-      llvm::cl::desc("target=cpu: the local compute other than products: "
-                     "fused, tiled and vectorized loop nests, or linalg's "
-                     "loops"),
+      llvm::cl::desc("The local compute other than products: fused (cpu: "
+                     "fused, tiled and vectorized loop nests; gpu: elementwise "
+                     "chains fused into one kernel) or linalg's loops (one "
+                     "kernel per op on gpu)"),
       llvm::cl::init(ComputeLowering::Fused), computeLoweringOptionValues()};
   Option<int64_t> vectorBytes{
       *this, "vector-bytes",
