@@ -161,10 +161,11 @@ struct DistFuseRowsPass
       return signalPassFailure();
     }
     // The chains' ends first: walking backwards, an op already fused into
-    // a later root's loop has no uses left and is skipped.
+    // a later root's loop has no uses left and is skipped. (Ops in the
+    // user's loops, a loop over layers, are chains of that loop's body.)
     SmallVector<linalg::LinalgOp> roots;
     getOperation().walk([&](linalg::LinalgOp op) {
-      if (isFusable(op) && !op->getParentOfType<scf::ForOp>())
+      if (isFusable(op))
         roots.push_back(op);
     });
     IRRewriter rewriter(&getContext());
