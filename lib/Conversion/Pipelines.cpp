@@ -5,6 +5,7 @@
 #include "dist/Conversion/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -157,6 +158,11 @@ void dist::buildCpuComputePipeline(OpPassManager &pm,
   // chunks share (its max, its scale) is computed once per row.
   pm.addPass(createLoopInvariantSubsetHoistingPass());
   pm.addPass(createLoopInvariantCodeMotionPass());
+  // Loop indices in vectors (masks from linalg.index) as i32 where their
+  // ranges allow: half the lanes' bytes of 64-bit index vectors.
+  arith::ArithIntRangeNarrowingOptions narrowing;
+  narrowing.bitwidthsSupported = {32};
+  pm.addPass(arith::createArithIntRangeNarrowing(narrowing));
   pm.addPass(createCanonicalizerPass());
 }
 
