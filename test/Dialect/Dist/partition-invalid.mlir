@@ -104,3 +104,42 @@ func.func @dynamic_pad(%a: tensor<8xf32, #dist.sharding<@m, [{"x"}]>>, %n: index
   } : tensor<8xf32, #dist.sharding<@m, [{"x"}]>> to tensor<?xf32>
   return
 }
+
+// -----
+
+// A layout on the signature must be a #dist.sharding that fits the tensor.
+dist.mesh @m = <["x"=4]>
+// expected-error @+1 {{'func.func' op argument 0 has 'dist.sharding' = "rows", which is not a #dist.sharding}}
+func.func @not_a_sharding(%a: tensor<4xf32> {dist.sharding = "rows"}) -> tensor<4xf32, #dist.sharding<@m, [{"x"}]>> {
+  %e = tensor.empty() : tensor<4xf32, #dist.sharding<@m, [{"x"}]>>
+  %c = linalg.copy ins(%a : tensor<4xf32>) outs(%e : tensor<4xf32, #dist.sharding<@m, [{"x"}]>>) -> tensor<4xf32, #dist.sharding<@m, [{"x"}]>>
+  return %c : tensor<4xf32, #dist.sharding<@m, [{"x"}]>>
+}
+
+// -----
+
+dist.mesh @m = <["x"=4]>
+// expected-error @+1 {{'func.func' op argument 0 sharding has 2 dim entries but the tensor has rank 1}}
+func.func @wrong_rank(%a: tensor<4xf32> {dist.sharding = #dist.sharding<@m, [{"x"}, {}]>}) -> tensor<4xf32, #dist.sharding<@m, [{"x"}]>> {
+  %e = tensor.empty() : tensor<4xf32, #dist.sharding<@m, [{"x"}]>>
+  %c = linalg.copy ins(%a : tensor<4xf32>) outs(%e : tensor<4xf32, #dist.sharding<@m, [{"x"}]>>) -> tensor<4xf32, #dist.sharding<@m, [{"x"}]>>
+  return %c : tensor<4xf32, #dist.sharding<@m, [{"x"}]>>
+}
+
+// -----
+
+dist.mesh @m = <["x"=4]>
+// expected-error @+1 {{'func.func' op result 0 has a layout both in its type and in 'dist.sharding'}}
+func.func @twice(%a: tensor<4xf32, #dist.sharding<@m, [{"x"}]>>) -> (tensor<4xf32, #dist.sharding<@m, [{"x"}]>> {dist.sharding = #dist.sharding<@m, [{}]>}) {
+  return %a : tensor<4xf32, #dist.sharding<@m, [{"x"}]>>
+}
+
+// -----
+
+// Nothing names a mesh: the message says how to give one.
+// expected-error @+1 {{cannot be partitioned: none of its tensors has a #dist.sharding type, so it has no mesh (give an argument or result a layout, in its type or as {dist.sharding = ...}, or let dist choose them all: attributes {dist.auto = @mesh})}}
+func.func @no_mesh(%a: tensor<4xf32>) -> tensor<4xf32> {
+  %e = tensor.empty() : tensor<4xf32>
+  %c = linalg.copy ins(%a : tensor<4xf32>) outs(%e : tensor<4xf32>) -> tensor<4xf32>
+  return %c : tensor<4xf32>
+}

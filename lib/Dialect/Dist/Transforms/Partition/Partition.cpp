@@ -13,6 +13,7 @@
 #include "FunctionError.h"
 #include "../ReshardCostModels.h"
 #include "FunctionPartitioner.h"
+#include "SignatureLayouts.h"
 #include "LayoutSolver.h"
 #include "Normalize.h"
 #include "dist/Dialect/Dist/IR/DistOps.h"
@@ -115,6 +116,11 @@ void DistPartitionPass::runOnOperation() {
   for (func::FuncOp func : module.getOps<func::FuncOp>()) {
     if (func.isExternal())
       continue;
+    // Layouts written on the signature alone go into the types first.
+    if (failed(applySignatureLayouts(func))) {
+      failedAny = true;
+      continue;
+    }
     // Functions with nothing to partition stay as they are.
     bool hasCompute = false;
     for (Operation *op : collectPartitionScope(func)) {
@@ -173,7 +179,10 @@ void DistPartitionPass::runOnOperation() {
       noteType(type);
     if (!mesh) {
       emitFunctionError(func, "cannot be partitioned: none of its tensors has a "
-                       "#dist.sharding type, so it has no mesh");
+                       "#dist.sharding type, so it has no mesh (give an "
+                       "argument or result a layout, in its type or as "
+                       "{dist.sharding = ...}, or let dist choose them all: "
+                       "attributes {dist.auto = @mesh})");
       failedAny = true;
       continue;
     }

@@ -1,0 +1,94 @@
+//===- SignatureLayouts.cpp - layouts written on a signature alone --------===//
+
+#include "SignatureLayouts.h"
+
+#include "dist/Dialect/Dist/IR/DistOps.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Builders.h"
+
+using namespace mlir;
+using namespace dist;
+
+namespace {
+
+/// The encoded type for a `dist.sharding` attribute on a tensor of `type`,
+/// or a located error (at `emitError`) saying why there is none.
+FailureOr<RankedTensorType>
+encodedType(Type type, Attribute attr,
+            function_ref<InFlightDiagnostic()> emitError) {
+  auto sharding = dyn_cast<ShardingAttr>(attr);
+  if (!sharding)
+    return emitError() << "has '" << partition::kSignatureShardingAttr
+                       << "' = " << attr << ", which is not a #dist.sharding";
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor)
+    return emitError() << "has a layout but is not a ranked tensor (" << type
+                       << ")";
+  if (tensor.getEncoding())
+    return emitError() << "has a layout both in its type and in '"
+                       << partition::kSignatureShardingAttr << "'";
+  if (failed(sharding.verifyEncoding(tensor.getShape(),
+                                     tensor.getElementType(), emitError)))
+    return failure();
+  return RankedTensorType::get(tensor.getShape(), tensor.getElementType(),
+                               sharding);
+}
+
+/// `value` copied into a new tensor of `type` (its layout) right before
+/// `before`: the partitioner computes the copy in that layout.
+Value copyInto(OpBuilder &b, Location loc, Value value,
+               RankedTensorType type) {
+  Value empty = tensor::EmptyOp::create(b, loc, type.getShape(),
+                                        type.getElementType(),
+                                        type.getEncoding());
+  return linalg::CopyOp::create(b, loc, value, empty).getResult(0);
+}
+
+} // namespace
+
+LogicalResult dist::partition::applySignatureLayouts(func::FuncOp func) {
+  if (func.isExternal())
+    return success();
+  Block &entry = func.getBody().front();
+  SmallVector<Type> inputs(func.getFunctionType().getInputs());
+  SmallVector<Type> results(func.getFunctionType().getResults());
+  bool changed = false;
+  for (unsigned i = 0; i < inputs.size(); ++i) {
+    Attribute attr = func.getArgAttr(i, kSignatureShardingAttr);
+    if (!attr)
+      continue;
+    FailureOr<RankedTensorType> type = encodedType(inputs[i], attr, [&] {
+      return func.emitOpError() << "argument " << i << " ";
+    });
+    if (failed(type))
+      return failure();
+    inputs[i] = *type;
+    entry.getArgument(i).setType(*type);
+    func.removeArgAttr(i, kSignatureShardingAttr);
+    changed = true;
+  }
+  for (unsigned i = 0; i < results.size(); ++i) {
+    Attribute attr = func.getResultAttr(i, kSignatureShardingAttr);
+    if (!attr)
+      continue;
+    FailureOr<RankedTensorType> type = encodedType(results[i], attr, [&] {
+      return func.emitOpError() << "result " << i << " ";
+    });
+    if (failed(type))
+      return failure();
+    results[i] = *type;
+    func.walk([&](func::ReturnOp ret) {
+      OpBuilder b(ret);
+      ret->setOperand(i, copyInto(b, ret.getLoc(), ret.getOperand(i), *type));
+    });
+    func.removeResultAttr(i, StringAttr::get(func.getContext(),
+                                             kSignatureShardingAttr));
+    changed = true;
+  }
+  if (changed)
+    func.setFunctionType(
+        FunctionType::get(func.getContext(), inputs, results));
+  return success();
+}

@@ -1,0 +1,48 @@
+// RUN: dist-opt %s -split-input-file --dist-partition | FileCheck %s
+// RUN: dist-opt %s -split-input-file --dist-reshard-pipeline -dist-remarks -mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
+
+// Layouts written on the signature alone ({dist.sharding = ...}), as a front
+// door writes them into an exporter's output whose body has plain types: the
+// arguments' types take them (every use sees them), the result is copied into
+// a tensor of its layout. The Megatron MLP then needs exactly the one
+// reduce-scatter of its row-parallel product (and the free init of it).
+
+// CHECK-LABEL: func.func @mlp
+// CHECK-SAME: (%{{.*}}: tensor<8x16xf32, #dist.sharding<@tp, [{}, {}]>>,
+// CHECK-SAME:  %{{.*}}: tensor<16x32xf32, #dist.sharding<@tp, [{}, {"tp"}]>>,
+// CHECK-SAME:  %{{.*}}: tensor<32x16xf32, #dist.sharding<@tp, [{"tp"}, {}]>>)
+// CHECK-SAME: -> tensor<8x16xf32, #dist.sharding<@tp, [{"tp"}, {}]>>
+// CHECK-NOT: dist.sharding =
+// REMARK: dist-partition: 3 ops partitioned (chooser joint), 2 reshards inserted
+// REMARK: remark: planned {{.*}}: [replicate_to_partial {"tp"} sum, 0.000e+00 s]
+// REMARK: remark: planned {{.*}}: [reduce_scatter {"tp"} dim 0 sum
+dist.mesh @tp = <["tp"=2]>
+func.func @mlp(%x: tensor<8x16xf32> {dist.sharding = #dist.sharding<@tp, [{}, {}]>},
+               %w1: tensor<16x32xf32> {dist.sharding = #dist.sharding<@tp, [{}, {"tp"}]>},
+               %w2: tensor<32x16xf32> {dist.sharding = #dist.sharding<@tp, [{"tp"}, {}]>})
+    -> (tensor<8x16xf32> {dist.sharding = #dist.sharding<@tp, [{"tp"}, {}]>}) {
+  %zero = arith.constant 0.0 : f32
+  %e1 = tensor.empty() : tensor<8x32xf32>
+  %f1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<8x32xf32>) -> tensor<8x32xf32>
+  %h = linalg.matmul ins(%x, %w1 : tensor<8x16xf32>, tensor<16x32xf32>) outs(%f1 : tensor<8x32xf32>) -> tensor<8x32xf32>
+  %e2 = tensor.empty() : tensor<8x16xf32>
+  %f2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<8x16xf32>) -> tensor<8x16xf32>
+  %y = linalg.matmul ins(%h, %w2 : tensor<8x32xf32>, tensor<32x16xf32>) outs(%f2 : tensor<8x16xf32>) -> tensor<8x16xf32>
+  return %y : tensor<8x16xf32>
+}
+
+// -----
+
+// With dist.auto, the arguments without one stay free.
+// CHECK-LABEL: func.func @auto_keeps_the_rest_free
+// CHECK-SAME: tensor<16x32xf32, #dist.sharding<@tp, [{}, {"tp"}]>>
+dist.mesh @tp = <["tp"=2]>
+func.func @auto_keeps_the_rest_free(%x: tensor<8x16xf32>,
+    %w1: tensor<16x32xf32> {dist.sharding = #dist.sharding<@tp, [{}, {"tp"}]>})
+    -> tensor<8x32xf32> attributes {dist.auto = @tp} {
+  %zero = arith.constant 0.0 : f32
+  %e1 = tensor.empty() : tensor<8x32xf32>
+  %f1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<8x32xf32>) -> tensor<8x32xf32>
+  %h = linalg.matmul ins(%x, %w1 : tensor<8x16xf32>, tensor<16x32xf32>) outs(%f1 : tensor<8x32xf32>) -> tensor<8x32xf32>
+  return %h : tensor<8x32xf32>
+}
