@@ -21,6 +21,18 @@ started=$SECONDS
 
 "$root/utils/build.sh" || { echo "lit: 0 passed, 1 failed"; exit 1; }
 
+# The front doors' tests need torch, torch-mlir and transformers: their
+# virtual environment (utils/setup-frontends.sh; not for the sanitized run).
+# Without it (no package index) those tests are unsupported, and this says so.
+if [ "${DIST_SANITIZE:-0}" != 1 ] && [ "${DIST_SKIP_FRONTENDS:-0}" != 1 ]; then
+  if frontends=$("$root/utils/setup-frontends.sh" 2>"$build.frontends.log"); then
+    export DIST_FRONTENDS_PYTHON=$frontends
+  else
+    echo "check.sh: the front-door tests will be unsupported: utils/setup-frontends.sh" \
+      "failed ($(tail -n 1 "$build.frontends.log"))"
+  fi
+fi
+
 log=$(mktemp)
 /usr/lib/llvm-22/bin/lit -sv "$build/test" "$build/test/Unit" 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}

@@ -61,6 +61,11 @@ Running
     ``run(mlir_text_or_path, np)`` runs a program on ``np`` MPI ranks with
     the ``dist-run`` tool and returns ``results[k][rank]`` as NumPy arrays.
 
+Front doors
+    ``dist_mlir.frontends.torch.export(model, args, mesh=..., plan=...)``
+    makes a :class:`Program` of a PyTorch module (docs/frontends.md):
+    ``.layouts``, ``.run()`` returning global arrays, ``.save()``.
+
 Errors
     Bad input raises ``ValueError`` with the library's message;
     :class:`NoPlanError` and :class:`CompileError` are ValueErrors too.
@@ -80,6 +85,7 @@ from .placement import (REDUCTIONS, Partial, Placement, Replicate, Shard,
                         StridedShard)
 from .planning import DTYPES, Plan, Step, plan
 from .runner import run
+from .program import Program
 from . import _dist
 
 #: Version of the planner's algorithm; plan caches key on it.
@@ -92,6 +98,7 @@ __all__ = [
     "Mesh", "Layout", "Placement", "Shard", "StridedShard", "Replicate",
     "Partial",
     "REDUCTIONS", "plan", "Plan", "Step", "DTYPES", "compile", "run",
+    "Program",
     "NoPlanError", "CompileError", "RunError", "CompileWarning",
     "PlanCacheWarning", "PLANNER_VERSION", "DEFAULT_ALPHA", "DEFAULT_BETA",
 ]

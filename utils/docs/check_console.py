@@ -96,7 +96,12 @@ def main():
         tools = os.path.join(scratch, ".bin")
         os.mkdir(tools)
         if a.python:
-            os.symlink(a.python, os.path.join(tools, "python3"))
+            # A script, not a link: a virtual environment's python finds its
+            # environment from the path it is started by.
+            wrapper = os.path.join(tools, "python3")
+            with open(wrapper, "w") as f:
+                f.write(f'#!/bin/sh\nexec "{os.path.abspath(a.python)}" "$@"\n')
+            os.chmod(wrapper, 0o755)
         env = dict(os.environ)
         env["PATH"] = os.pathsep.join([tools, a.bin, env.get("PATH", "")])
         for block in blocks(text):

@@ -10,6 +10,7 @@
 #include "Annotations.h"
 
 #include "dist/Dialect/Dist/IR/DistOps.h"
+#include "dist/Dialect/Dist/Transforms/ValueLayouts.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
@@ -73,66 +74,6 @@ LogicalResult verifyAnnotatable(shard::ShardOp annotation) {
             "the argument of an inner block";
 }
 
-/// Whether every user of `value` accepts it in another layout: linalg ops
-/// read inputs of any layout (dist-partition moves them), elementwise ops
-/// become such linalg ops (elementwiseToLinalg), and annotations, reshards
-/// and returns take any. Other ops may tie types together (an init is tied
-/// to its result's type, a cast or reshape to its result's).
-bool usersAcceptLayout(Value value) {
-  for (OpOperand &use : value.getUses()) {
-    Operation *user = use.getOwner();
-    if (isa<shard::ShardOp, ReshardOp, func::ReturnOp>(user) ||
-        OpTrait::hasElementwiseMappableTraits(user))
-      continue;
-    auto linalgOp = dyn_cast<linalg::LinalgOp>(user);
-    if (!linalgOp || !linalgOp.isDpsInput(&use))
-      return false;
-  }
-  return true;
-}
-
-/// The values that take the layout together when an op result does:
-/// `value`, the init it is tied to, that init's init, ... down to the
-/// tensor.empty that starts the chain (dist's global view states a computed
-/// result's layout this way: linalg.fill ins(..) outs(tensor.empty() : L)).
-/// Empty when there is no such chain, or retyping it could break a user.
-SmallVector<Value> destinationChain(Value value) {
-  SmallVector<Value> chain;
-  if (!usersAcceptLayout(value))
-    return {};
-  while (Operation *op = value.getDefiningOp()) {
-    chain.push_back(value);
-    if (isa<tensor::EmptyOp>(op))
-      return chain;
-    auto dps = dyn_cast<DestinationStyleOpInterface>(op);
-    if (!dps)
-      return {};
-    Value init = dps.getTiedOpOperand(cast<OpResult>(value))->get();
-    if (!init.hasOneUse() || init.getType() != value.getType())
-      return {};
-    value = init;
-  }
-  return {};
-}
-
-/// `value` (an op result without a layout) as a tensor of layout `type`: a
-/// copy into an empty tensor of that layout. The producer stays free, so
-/// dist-partition computes it in whatever layout is cheapest (normally
-/// `type` itself, which makes the copy a local one).
-Value materializeLayout(Value value, RankedTensorType type, Location loc) {
-  OpBuilder builder(value.getContext());
-  builder.setInsertionPointAfterValue(value);
-  Value empty = tensor::EmptyOp::create(builder, loc, type.getShape(),
-                                        type.getElementType(),
-                                        type.getEncoding());
-  auto copy = linalg::MapOp::create(
-      builder, loc, ValueRange{value}, empty,
-      [](OpBuilder &b, Location bodyLoc, ValueRange args) {
-        linalg::YieldOp::create(b, bodyLoc, args.front());
-      });
-  return copy->getResult(0);
-}
-
 } // namespace
 
 LogicalResult dist::importAnnotation(shard::ShardOp annotation) {
@@ -162,7 +103,8 @@ LogicalResult dist::importAnnotation(shard::ShardOp annotation) {
     if (failed(verifyAnnotatable(annotation)))
       return failure();
     source.setType(*type);
-  } else if (SmallVector<Value> chain = destinationChain(source);
+  } else if (SmallVector<Value> chain = destinationChain(
+                 source, [](Operation *op) { return isa<shard::ShardOp>(op); });
              !chain.empty()) {
     for (Value value : chain)
       value.setType(*type);

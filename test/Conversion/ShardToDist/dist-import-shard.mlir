@@ -94,7 +94,7 @@ func.func @users_only(%arg0: tensor<4x4xf32>, %arg1: tensor<4xf32>)
 // CHECK-SAME: outs(%[[INIT]] : tensor<8x8xf32>)
 // CHECK: arith.addf
 // CHECK: %[[EMPTY:.*]] = tensor.empty() : tensor<8x8xf32, #dist.sharding<@grid, [{}, {"0"}]>>
-// CHECK: %[[COPY:.*]] = linalg.map ins(%[[SUM]] : tensor<8x8xf32>) outs(%[[EMPTY]] :
+// CHECK: %[[COPY:.*]] = linalg.copy ins(%[[SUM]] : tensor<8x8xf32>) outs(%[[EMPTY]] :
 // CHECK: return %[[COPY]] : tensor<8x8xf32, #dist.sharding<@grid, [{}, {"0"}]>>
 shard.grid @grid(shape = 2)
 func.func @chain_and_compute(%arg0: tensor<8x8xf32>) -> tensor<8x8xf32> {
@@ -144,8 +144,7 @@ func.func @matmul_result(%arg0: tensor<4x8xf32>, %arg1: tensor<8x6xf32>) -> tens
 // CHECK: %[[SQ:.*]] = linalg.generic {{.*}} ins(%[[A]], %[[A]] : {{.*}})
 // CHECK: arith.mulf
 // CHECK: %[[EMPTY:.*]] = tensor.empty() : tensor<4x6xf32, #dist.sharding<@grid, [{}, {"0"}]>>
-// CHECK: %[[COPY:.*]] = linalg.map ins(%[[SQ]] : tensor<4x6xf32>) outs(%[[EMPTY]] : tensor<4x6xf32, #dist.sharding<@grid, [{}, {"0"}]>>)
-// CHECK: linalg.yield %{{.*}} : f32
+// CHECK: %[[COPY:.*]] = linalg.copy ins(%[[SQ]] : tensor<4x6xf32>) outs(%[[EMPTY]] : tensor<4x6xf32, #dist.sharding<@grid, [{}, {"0"}]>>)
 // CHECK: %[[OTHER:.*]] = linalg.generic {{.*}} ins(%[[SQ]], %[[SQ]] : {{.*}})
 // CHECK: arith.addf
 // CHECK: return %[[COPY]], %[[OTHER]]
@@ -165,7 +164,7 @@ func.func @elementwise_result(%arg0: tensor<4x6xf32>) -> (tensor<4x6xf32>, tenso
 // CHECK-LABEL: func.func @shared_init
 // CHECK: %[[FILL:.*]] = linalg.fill {{.*}} -> tensor<4x6xf32>
 // CHECK: %[[MM:.*]] = linalg.matmul {{.*}} outs(%[[FILL]] : tensor<4x6xf32>) -> tensor<4x6xf32>
-// CHECK: %[[COPY:.*]] = linalg.map ins(%[[MM]] : tensor<4x6xf32>)
+// CHECK: %[[COPY:.*]] = linalg.copy ins(%[[MM]] : tensor<4x6xf32>)
 // CHECK: return %[[COPY]], %[[FILL]] : tensor<4x6xf32, #dist.sharding<@grid, [{"0"}, {}]>>, tensor<4x6xf32>
 shard.grid @grid(shape = 2)
 func.func @shared_init(%arg0: tensor<4x8xf32>, %arg1: tensor<8x6xf32>) -> (tensor<4x6xf32>, tensor<4x6xf32>) {

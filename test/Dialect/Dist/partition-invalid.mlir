@@ -46,27 +46,6 @@ func.func @two_meshes(%a: tensor<4xf32, #dist.sharding<@a, [{"x"}]>>, %b: tensor
 
 // -----
 
-// A tensor read inside a linalg body, not as an operand: per device, the
-// body would read a local block at global positions.
-dist.mesh @m = <["x"=4]>
-func.func @captured_tensor(%a: tensor<8xf32, #dist.sharding<@m, [{"x"}]>>,
-                           %t: tensor<8xf32, #dist.sharding<@m, [{"x"}]>>)
-    -> tensor<8xf32, #dist.sharding<@m, [{"x"}]>> {
-  %e = tensor.empty() : tensor<8xf32, #dist.sharding<@m, [{"x"}]>>
-  // expected-error @+1 {{'linalg.generic' op cannot be partitioned: its body reads a tensor defined outside it (by `tensor.extract`); pass it as an input of the op instead}}
-  %r = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>], iterator_types = ["parallel"]}
-      ins(%a : tensor<8xf32, #dist.sharding<@m, [{"x"}]>>) outs(%e : tensor<8xf32, #dist.sharding<@m, [{"x"}]>>) {
-  ^bb0(%v: f32, %o: f32):
-    %i = linalg.index 0 : index
-    %w = tensor.extract %t[%i] : tensor<8xf32, #dist.sharding<@m, [{"x"}]>>
-    %s = arith.addf %v, %w : f32
-    linalg.yield %s : f32
-  } -> tensor<8xf32, #dist.sharding<@m, [{"x"}]>>
-  return %r : tensor<8xf32, #dist.sharding<@m, [{"x"}]>>
-}
-
-// -----
-
 // Loops other than scf.for are not partitioned.
 dist.mesh @m = <["x"=4]>
 func.func @while_loop(%a: tensor<8xf32, #dist.sharding<@m, [{"x"}]>>, %go: i1)
@@ -142,4 +121,34 @@ func.func @no_mesh(%a: tensor<4xf32>) -> tensor<4xf32> {
   %e = tensor.empty() : tensor<4xf32>
   %c = linalg.copy ins(%a : tensor<4xf32>) outs(%e : tensor<4xf32>) -> tensor<4xf32>
   return %c : tensor<4xf32>
+}
+
+// -----
+
+dist.mesh @m = <["x"=4]>
+func.func @op_layout_not_a_sharding(%a: tensor<8xf32, #dist.sharding<@m, [{"x"}]>>)
+    -> tensor<8xf32, #dist.sharding<@m, [{"x"}]>> {
+  %e = tensor.empty() : tensor<8xf32>
+  // expected-error @+1 {{'linalg.copy' op result has 'dist.sharding' = "rows", which is not a #dist.sharding}}
+  %c = linalg.copy {dist.sharding = "rows"} ins(%a : tensor<8xf32, #dist.sharding<@m, [{"x"}]>>) outs(%e : tensor<8xf32>) -> tensor<8xf32>
+  %e2 = tensor.empty() : tensor<8xf32, #dist.sharding<@m, [{"x"}]>>
+  %r = linalg.copy ins(%c : tensor<8xf32>) outs(%e2 : tensor<8xf32, #dist.sharding<@m, [{"x"}]>>) -> tensor<8xf32, #dist.sharding<@m, [{"x"}]>>
+  return %r : tensor<8xf32, #dist.sharding<@m, [{"x"}]>>
+}
+
+// -----
+
+dist.mesh @m = <["x"=4]>
+func.func @op_layout_on_two_results(%a: tensor<8xf32, #dist.sharding<@m, [{"x"}]>>)
+    -> tensor<8xf32, #dist.sharding<@m, [{"x"}]>> {
+  %e = tensor.empty() : tensor<8xf32>
+  // expected-error @+1 {{'linalg.generic' op has a layout ('dist.sharding') but 2 results; a layout belongs to an op of one tensor result}}
+  %r:2 = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>, affine_map<(i) -> (i)>], iterator_types = ["parallel"], dist.sharding = #dist.sharding<@m, [{"x"}]>}
+      ins(%a : tensor<8xf32, #dist.sharding<@m, [{"x"}]>>) outs(%e, %e : tensor<8xf32>, tensor<8xf32>) {
+  ^bb0(%v: f32, %o: f32, %p: f32):
+    linalg.yield %v, %v : f32, f32
+  } -> (tensor<8xf32>, tensor<8xf32>)
+  %e2 = tensor.empty() : tensor<8xf32, #dist.sharding<@m, [{"x"}]>>
+  %c = linalg.copy ins(%r#0 : tensor<8xf32>) outs(%e2 : tensor<8xf32, #dist.sharding<@m, [{"x"}]>>) -> tensor<8xf32, #dist.sharding<@m, [{"x"}]>>
+  return %c : tensor<8xf32, #dist.sharding<@m, [{"x"}]>>
 }

@@ -77,3 +77,26 @@ func.func @global_dim(%a: tensor<10x4xf32, #dist.sharding<@m, [{"x"}, {}]>>) -> 
   %n = tensor.dim %a, %c0 : tensor<10x4xf32, #dist.sharding<@m, [{"x"}, {}]>>
   return %n : index
 }
+
+// A tensor a linalg body reads by position (an embedding table looked up with
+// tensor.extract) is read whole on every device: it is copied into a
+// replicated tensor first, which dist-partition then fills by a reshard.
+// CHECK-LABEL: func @captured_tensor
+// CHECK: %[[REP:.*]] = tensor.empty() : tensor<8xf32, #dist.sharding<@m, [{}]>>
+// CHECK: %[[COPY:.*]] = linalg.copy ins(%arg1 : tensor<8xf32, #dist.sharding<@m, [{"x"}]>>) outs(%[[REP]] :
+// CHECK: linalg.generic
+// CHECK: tensor.extract %[[COPY]][%{{.*}}] : tensor<8xf32, #dist.sharding<@m, [{}]>>
+func.func @captured_tensor(%a: tensor<8xf32, #dist.sharding<@m, [{"x"}]>>,
+                           %t: tensor<8xf32, #dist.sharding<@m, [{"x"}]>>)
+    -> tensor<8xf32, #dist.sharding<@m, [{"x"}]>> {
+  %e = tensor.empty() : tensor<8xf32, #dist.sharding<@m, [{"x"}]>>
+  %r = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>], iterator_types = ["parallel"]}
+      ins(%a : tensor<8xf32, #dist.sharding<@m, [{"x"}]>>) outs(%e : tensor<8xf32, #dist.sharding<@m, [{"x"}]>>) {
+  ^bb0(%v: f32, %o: f32):
+    %i = linalg.index 0 : index
+    %w = tensor.extract %t[%i] : tensor<8xf32, #dist.sharding<@m, [{"x"}]>>
+    %s = arith.addf %v, %w : f32
+    linalg.yield %s : f32
+  } -> tensor<8xf32, #dist.sharding<@m, [{"x"}]>>
+  return %r : tensor<8xf32, #dist.sharding<@m, [{"x"}]>>
+}

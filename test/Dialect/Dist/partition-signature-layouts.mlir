@@ -46,3 +46,33 @@ func.func @auto_keeps_the_rest_free(%x: tensor<8x16xf32>,
   %h = linalg.matmul ins(%x, %w1 : tensor<8x16xf32>, tensor<16x32xf32>) outs(%f1 : tensor<8x32xf32>) -> tensor<8x32xf32>
   return %h : tensor<8x32xf32>
 }
+
+// -----
+
+// The same attribute on an op gives its result the layout, as a JAX sharding
+// constraint says (the JAX front door writes it on a copy): a copy into a
+// tensor.empty takes it into its type (binding there, free elsewhere), and an
+// op whose init other ops share gets a copy into the layout after it, read by
+// every use but the inits.
+// CHECK-LABEL: func.func @op_layouts
+// CHECK: %[[C:.*]] = linalg.copy ins(%{{.*}} : tensor<8x32xf32, {{.*}}>) outs(%{{.*}} : tensor<8x32xf32, #dist.sharding<@tp, [{}, {"tp"}]>>)
+// CHECK: %[[M:.*]] = linalg.matmul ins(%[[C]], %{{.*}})
+// CHECK-SAME: -> tensor<8x16xf32, #dist.sharding<@tp, [{}, {}], partial = sum {"tp"}>>
+// CHECK: dist.reshard %[[M]] {{.*}} -> tensor<8x16xf32, #dist.sharding<@tp, [{"tp"}, {}]>>
+// REMARK: dist-partition: @op_layouts: proven optimal
+dist.mesh @tp = <["tp"=2]>
+func.func @op_layouts(%x: tensor<8x16xf32>, %w1: tensor<16x32xf32>,
+                      %w2: tensor<32x16xf32>) -> tensor<8x16xf32>
+    attributes {dist.auto = @tp} {
+  %zero = arith.constant 0.0 : f32
+  %e1 = tensor.empty() : tensor<8x32xf32>
+  %f1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<8x32xf32>) -> tensor<8x32xf32>
+  %h = linalg.matmul ins(%x, %w1 : tensor<8x16xf32>, tensor<16x32xf32>) outs(%f1 : tensor<8x32xf32>) -> tensor<8x32xf32>
+  %e = tensor.empty() : tensor<8x32xf32>
+  %c = linalg.copy {dist.sharding = #dist.sharding<@tp, [{}, {"tp"}]>} ins(%h : tensor<8x32xf32>) outs(%e : tensor<8x32xf32>) -> tensor<8x32xf32>
+  %e2 = tensor.empty() : tensor<8x16xf32>
+  %f2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<8x16xf32>) -> tensor<8x16xf32>
+  %y = linalg.matmul {dist.sharding = #dist.sharding<@tp, [{"tp"}, {}]>} ins(%c, %w2 : tensor<8x32xf32>, tensor<32x16xf32>) outs(%f2 : tensor<8x16xf32>) -> tensor<8x16xf32>
+  %z = linalg.add ins(%y, %f2 : tensor<8x16xf32>, tensor<8x16xf32>) outs(%f2 : tensor<8x16xf32>) -> tensor<8x16xf32>
+  return %z : tensor<8x16xf32>
+}

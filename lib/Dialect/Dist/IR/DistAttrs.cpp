@@ -281,6 +281,12 @@ bool ShardingAttr::usesAxis(StringRef axis) const {
   });
 }
 
+bool ShardingAttr::isReplicated() const {
+  return !isPartial() && llvm::all_of(getDims(), [](DimShardingAttr dim) {
+    return dim.getAxes().empty();
+  });
+}
+
 std::string ShardingAttr::getBodyString() const {
   std::string text;
   llvm::raw_string_ostream os(text);

@@ -97,6 +97,9 @@ def Dist_ShardingAttr : Dist_Attr<"Sharding", "sharding",
     /// True if `axis` splits a dim or is partial.
     bool usesAxis(::llvm::StringRef axis) const;
     bool isPartial() const { return !getPartialAxes().empty(); }
+    /// True if every device holds the whole tensor (no axis splits a dim or
+    /// is partial).
+    bool isReplicated() const;
     /// The sharding text after the mesh, e.g. `[{"x"}, {} ], partial = sum {"y"}`.
     std::string getBodyString() const;
   }];

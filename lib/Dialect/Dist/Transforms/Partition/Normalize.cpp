@@ -13,6 +13,7 @@
 #include "mlir/Interfaces/LoopLikeInterface.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
+#include "llvm/ADT/SetVector.h"
 
 using namespace mlir;
 using namespace dist;
@@ -71,6 +72,44 @@ static LogicalResult rewriteElementwise(Operation *op) {
 
 /// Gives each use of `op`'s single result its own copy of `op`, in `op`'s
 /// block (a use inside a loop gets its copy before the loop).
+/// The tensors a linalg op's body reads without them being operands (an
+/// embedding's lookup: `tensor.extract %table[%id, %j]`) read the global
+/// tensor at global positions, so every device needs all of it: each such
+/// tensor is copied into a replicated one right before the op (the
+/// partitioner then prices bringing it there), and the body reads that.
+static void replicateCapturedTensors(linalg::LinalgOp op, MeshOp mesh) {
+  llvm::SetVector<Value> captured;
+  op->getRegion(0).walk([&](Operation *inner) {
+    for (Value operand : inner->getOperands()) {
+      auto type = dyn_cast<RankedTensorType>(operand.getType());
+      Region *home = operand.getParentRegion();
+      if (type && !(home && op->getRegion(0).isAncestor(home)))
+        captured.insert(operand);
+    }
+  });
+  for (Value value : captured) {
+    auto type = cast<RankedTensorType>(value.getType());
+    auto sharding = dyn_cast_or_null<ShardingAttr>(type.getEncoding());
+    if (sharding && sharding.isReplicated())
+      continue;
+    SmallVector<DimShardingAttr> dims(
+        type.getRank(), DimShardingAttr::get(op->getContext(), ArrayRef<StringAttr>()));
+    auto replicated = ShardingAttr::get(
+        op->getContext(), FlatSymbolRefAttr::get(mesh.getSymNameAttr()), dims,
+        ReductionKind::sum, {});
+    auto wanted = RankedTensorType::get(type.getShape(), type.getElementType(),
+                                        replicated);
+    OpBuilder b(op);
+    Value empty = tensor::EmptyOp::create(b, op->getLoc(), wanted.getShape(),
+                                          wanted.getElementType(), replicated);
+    Value copy =
+        linalg::CopyOp::create(b, op->getLoc(), value, empty).getResult(0);
+    value.replaceUsesWithIf(copy, [&](OpOperand &use) {
+      return op->isProperAncestor(use.getOwner());
+    });
+  }
+}
+
 static void clonePerUse(Operation *op) {
   Value result = op->getResult(0);
   SmallVector<OpOperand *> uses;
@@ -103,10 +142,14 @@ dist::partition::collectPartitionScope(func::FuncOp func) {
   return ops;
 }
 
-LogicalResult dist::partition::normalizeForPartitioning(func::FuncOp func) {
+LogicalResult dist::partition::normalizeForPartitioning(func::FuncOp func,
+                                                        MeshOp mesh) {
   if (!func.getBody().hasOneBlock())
     return dist::partition::emitFunctionError(func, "cannot be partitioned: its body has several "
                             "blocks");
+  for (Operation *op : collectPartitionScope(func))
+    if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
+      replicateCapturedTensors(linalgOp, mesh);
   SmallVector<Operation *> ops = collectPartitionScope(func);
   bool ok = true;
   for (Operation *op : ops) {

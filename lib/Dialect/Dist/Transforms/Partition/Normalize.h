@@ -9,7 +9,10 @@
 //  - a splat tensor constant becomes linalg.fill of the scalar into a
 //    tensor.empty (a constant costs no communication in any layout);
 //  - tensor.empty and linalg.fill of a scalar into one are cloned per use,
-//    so that each use can take the layout it wants at no cost.
+//    so that each use can take the layout it wants at no cost;
+//  - a tensor a linalg op's body reads without it being an operand (an
+//    embedding table read by `tensor.extract`) is copied into a replicated
+//    tensor first: the per-device body reads it at global positions.
 //
 // Anything else on tensors that is not a dist op, a call or a return is a
 // located error naming the op.
@@ -19,11 +22,15 @@
 #ifndef DIST_LIB_DIALECT_DIST_TRANSFORMS_PARTITION_NORMALIZE_H
 #define DIST_LIB_DIALECT_DIST_TRANSFORMS_PARTITION_NORMALIZE_H
 
+#include "dist/Dialect/Dist/IR/DistOps.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
 namespace dist::partition {
 
-mlir::LogicalResult normalizeForPartitioning(mlir::func::FuncOp func);
+/// `mesh`: the function's, on which captured tensors are replicated.
+mlir::LogicalResult normalizeForPartitioning(mlir::func::FuncOp func,
+                                             MeshOp mesh);
 
 /// The ops dist-partition looks at, in program order: the function's, and
 /// those in the bodies of its scf.for loops (not those inside other ops'

@@ -204,7 +204,7 @@ void DistPartitionPass::runOnOperation() {
       failedAny = true;
       continue;
     }
-    if (failed(normalizeForPartitioning(func))) {
+    if (failed(normalizeForPartitioning(func, mesh))) {
       failedAny = true;
       continue;
     }

@@ -3,6 +3,7 @@
 #include "SignatureLayouts.h"
 
 #include "dist/Dialect/Dist/IR/DistOps.h"
+#include "dist/Dialect/Dist/Transforms/ValueLayouts.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -46,11 +47,39 @@ Value copyInto(OpBuilder &b, Location loc, Value value,
   return linalg::CopyOp::create(b, loc, value, empty).getResult(0);
 }
 
+/// Every op of `func` with `{dist.sharding = ...}` gives its result that
+/// layout (semantics §6): a front door's form of a JAX sharding constraint.
+LogicalResult applyOpLayouts(func::FuncOp func) {
+  SmallVector<Operation *> annotated;
+  func.walk([&](Operation *op) {
+    if (op != func && op->hasAttr(partition::kSignatureShardingAttr))
+      annotated.push_back(op);
+  });
+  for (Operation *op : annotated) {
+    Attribute attr = op->getAttr(partition::kSignatureShardingAttr);
+    if (op->getNumResults() != 1)
+      return op->emitOpError()
+             << "has a layout ('" << partition::kSignatureShardingAttr
+             << "') but " << op->getNumResults()
+             << " results; a layout belongs to an op of one tensor result";
+    Value result = op->getResult(0);
+    FailureOr<RankedTensorType> type = encodedType(
+        result.getType(), attr, [&] { return op->emitOpError() << "result "; });
+    if (failed(type))
+      return failure();
+    op->removeAttr(partition::kSignatureShardingAttr);
+    giveLayout(result, *type, op->getLoc());
+  }
+  return success();
+}
+
 } // namespace
 
 LogicalResult dist::partition::applySignatureLayouts(func::FuncOp func) {
   if (func.isExternal())
     return success();
+  if (failed(applyOpLayouts(func)))
+    return failure();
   Block &entry = func.getBody().front();
   SmallVector<Type> inputs(func.getFunctionType().getInputs());
   SmallVector<Type> results(func.getFunctionType().getResults());

@@ -6,7 +6,9 @@
 // user editing an exporter's output) annotates a program whose body was
 // written without layouts: the argument's type takes the encoding (every use
 // sees it), a result is copied into a tensor of that layout before the
-// return. dist-partition applies them first.
+// return. The same attribute on an op gives its result the layout (a front
+// door's form of a JAX sharding constraint; dist::giveLayout). dist-partition
+// applies them first.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,10 +19,10 @@
 
 namespace dist::partition {
 
-/// The attribute name, on arguments and results.
+/// The attribute name, on arguments, results and ops.
 inline constexpr llvm::StringLiteral kSignatureShardingAttr = "dist.sharding";
 
-/// Moves every signature layout of `func` into its types; a located error
+/// Moves every signature and op layout of `func` into its types; a located error
 /// for an attribute that is not a #dist.sharding valid for the tensor, or
 /// on a type that already has one.
 mlir::LogicalResult applySignatureLayouts(mlir::func::FuncOp func);

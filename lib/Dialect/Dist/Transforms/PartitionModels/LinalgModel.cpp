@@ -28,7 +28,9 @@ using namespace dist::partition;
 namespace {
 
 /// A tensor the body reads without it being an operand: the per-device
-/// body would read the global tensor's local block at global positions.
+/// body would read the global tensor's local block at global positions,
+/// which is only the whole tensor when it is replicated (dist-partition
+/// makes every captured tensor so: an embedding's table, Normalize.cpp).
 LogicalResult checkNoCapturedTensors(linalg::LinalgOp op, std::string &why) {
   WalkResult walk = op->getRegion(0).walk([&](Operation *inner) {
     for (Value operand : inner->getOperands()) {
@@ -36,6 +38,11 @@ LogicalResult checkNoCapturedTensors(linalg::LinalgOp op, std::string &why) {
         continue;
       Region *home = operand.getParentRegion();
       if (home && op->getRegion(0).isAncestor(home))
+        continue;
+      auto type = dyn_cast<RankedTensorType>(operand.getType());
+      auto sharding = type ? dyn_cast_or_null<ShardingAttr>(type.getEncoding())
+                           : ShardingAttr();
+      if (sharding && sharding.isReplicated())
         continue;
       why = llvm::formatv("its body reads a tensor defined outside it (by `{0}`"
                           "); pass it as an input of the op instead",

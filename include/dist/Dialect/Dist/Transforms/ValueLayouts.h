@@ -1,0 +1,47 @@
+//===- ValueLayouts.h - giving a value computed without one a layout -*- C++ -*-===//
+//
+// A dist layout lives in a tensor type's encoding, but importers state it
+// beside the value: upstream's shard.shard, `{dist.sharding = ...}` on an op
+// (what a front door writes for a JAX sharding constraint, semantics §6).
+// Both give the value its layout the same way: when the value is the end of
+// a destination chain (a linalg result whose init is a tensor.empty, as
+// dist's global view writes a computed layout) the chain's types take it;
+// otherwise a copy into a tensor of the layout follows the value and the
+// producer stays free (dist-partition computes it where it is cheapest,
+// normally in that layout, which makes the copy local).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DIST_DIALECT_DIST_TRANSFORMS_VALUELAYOUTS_H
+#define DIST_DIALECT_DIST_TRANSFORMS_VALUELAYOUTS_H
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Value.h"
+
+namespace dist {
+
+/// Users that take a value of any layout besides dist's own (linalg inputs,
+/// elementwise ops, dist.reshard, returns): an importer's annotation ops.
+using AcceptsAnyLayout = llvm::function_ref<bool(mlir::Operation *)>;
+
+/// The values that take the layout together when `value` (an op result)
+/// does: `value`, the init it is tied to, that init's init, ... down to the
+/// tensor.empty that starts the chain. Empty when there is no such chain,
+/// or retyping it could break a user.
+llvm::SmallVector<mlir::Value> destinationChain(mlir::Value value,
+                                                AcceptsAnyLayout alsoAccepts);
+
+/// A copy of `value` into an empty tensor of `type` (its layout), right after
+/// the value is defined.
+mlir::Value materializeLayout(mlir::Value value, mlir::RankedTensorType type,
+                              mlir::Location loc);
+
+/// Gives op result `value` the layout of `type`: the destination chain's
+/// types when there is one, else every use that does not tie types (a DPS
+/// init keeps the free value) reads a copy in that layout.
+void giveLayout(mlir::Value value, mlir::RankedTensorType type,
+                mlir::Location loc);
+
+} // namespace dist
+
+#endif // DIST_DIALECT_DIST_TRANSFORMS_VALUELAYOUTS_H
