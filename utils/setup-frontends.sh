@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Creates (once) the virtual environment of the frameworks: torch, torch-mlir,
-# transformers, jax, pinned in utils/frontends/requirements.txt, from Debian's
+# transformers, jax and IREE's compiler (the JAX front door's StableHLO to
+# linalg), pinned in utils/frontends/requirements.txt, from Debian's
 # /usr/bin/python3 (the interpreter dist's Python package is built for, so the
 # environment imports both). Prints the environment's python.
 #

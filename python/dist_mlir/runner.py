@@ -163,4 +163,5 @@ def _input_array(k: int, value: object) -> numpy.ndarray:
                          "integer or bool dtype")
     if array.dtype.byteorder == ">":
         array = array.astype(array.dtype.newbyteorder("<"))
-    return numpy.ascontiguousarray(array)
+    # Not ascontiguousarray: it makes a 0-d array (a scalar argument) 1-d.
+    return numpy.array(array, order="C", copy=not array.flags.c_contiguous)

@@ -100,6 +100,34 @@ def test_array_inputs() -> None:
     assert again[1][1].tolist() == [1, -2, -126, 127]
 
 
+SCALAR_ARG = """
+dist.mesh @m = <["x"=2]>
+func.func @scale(%a: tensor<4xf32, #dist.sharding<@m, [{"x"}]>>,
+                 %s: tensor<f32, #dist.sharding<@m, []>>)
+    -> tensor<4xf32, #dist.sharding<@m, [{"x"}]>> {
+  %e = tensor.empty() : tensor<4xf32, #dist.sharding<@m, [{"x"}]>>
+  %r = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> ()>,
+                                        affine_map<(i) -> (i)>],
+                       iterator_types = ["parallel"]}
+      ins(%a, %s : tensor<4xf32, #dist.sharding<@m, [{"x"}]>>, tensor<f32, #dist.sharding<@m, []>>)
+      outs(%e : tensor<4xf32, #dist.sharding<@m, [{"x"}]>>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %p = arith.mulf %x, %y : f32
+    linalg.yield %p : f32
+  } -> tensor<4xf32, #dist.sharding<@m, [{"x"}]>>
+  return %r : tensor<4xf32, #dist.sharding<@m, [{"x"}]>>
+}
+"""
+
+
+def test_scalar_input() -> None:
+    # A 0-d array stays 0-d (a JAX scalar argument is a tensor<f32>).
+    results = dist_mlir.run(SCALAR_ARG, 2,
+                            inputs=[numpy.arange(4.0), numpy.float32(3)], timeout=120)
+    numpy.testing.assert_array_equal(results[0][0], [0.0, 3.0])
+    numpy.testing.assert_array_equal(results[0][1], [6.0, 9.0])
+
+
 def test_array_input_errors() -> None:
     a = numpy.zeros((3, 2))
     b = numpy.zeros(4, dtype=numpy.int64)

@@ -421,10 +421,26 @@ def _to_dist(text: str, mesh: Mesh, parts: dict[str, list[tuple[str, int]]],
                           "optimization barriers than constraints)")
     foreign = _FOREIGN.search(text)
     if foreign:
-        line = text[foreign.start():text.find("\n", foreign.start())].strip()
-        raise ExportError(f"{_source_line(line)}IREE made {foreign.group(1)}, "
-                          f"which dist does not read: {line[:300]}")
+        line = text[foreign.start():text.find("\n", foreign.start())]
+        raise ExportError(f"{_source_line(_op_end(text, foreign.start()))}IREE "
+                          f"made {foreign.group(1)}, which dist does not read: "
+                          f"{line.strip()[:300]}")
     return _annotate(text, mesh, parts, module)
+
+
+def _op_end(text: str, start: int) -> str:
+    """The line that ends the op whose first line starts at `start` (where
+    its location is printed): that line, or for an op with regions the
+    line closing them."""
+    line_end = text.find("\n", start)
+    first = text[start:line_end]
+    if not first.rstrip().endswith("{"):
+        return first
+    indent = len(first) - len(first.lstrip())
+    for line in text[line_end + 1:].splitlines():
+        if len(line) - len(line.lstrip()) == indent and line.lstrip().startswith("}"):
+            return line
+    return first
 
 
 def _source_line(line: str) -> str:
