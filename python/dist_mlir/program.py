@@ -106,8 +106,9 @@ class Program:
         returns each result's *global* array, reassembled from the ranks.
         ``inputs``: the export's positional arguments again (default: the
         example ones); the parameters keep their values from the export.
-        ``reps`` > 0 also times that many calls (dist-run --reps; the line
-        is in the RunError-free output, see docs/python.md). Other keyword
+        ``reps`` > 0 also times that many calls after a warm-up and prints
+        dist-run's line ``dist-run: per call: median X ms, min Y ms over R
+        calls (slowest rank); modelled Z ms`` (semantics §8). Other keyword
         arguments go to :func:`dist_mlir.run`."""
         import numpy as np_
 

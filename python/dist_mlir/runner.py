@@ -51,7 +51,8 @@ def run(program: str | os.PathLike, np: int, backend: str = "mpi",
             to nearest even, bf16 included; integers wrap; float arrays for
             integer arguments are refused, a RunError).
         entry: function to run; default: the only public function.
-        options: extra dist-run flags, e.g. ``["--strategy=greedy"]``.
+        options: extra dist-run flags, e.g. ``["--strategy=greedy"]``;
+            with ``--reps R``, dist-run's timing line is printed (stdout).
         timeout: seconds before the job is killed (``None``: no limit).
 
     Returns:
@@ -113,7 +114,7 @@ def run(program: str | os.PathLike, np: int, backend: str = "mpi",
                                    stderr=subprocess.PIPE, text=True,
                                    start_new_session=True)
         try:
-            _, stderr = process.communicate(timeout=timeout)
+            stdout, stderr = process.communicate(timeout=timeout)
         except subprocess.TimeoutExpired:
             os.killpg(process.pid, signal.SIGKILL)
             try:
@@ -130,6 +131,12 @@ def run(program: str | os.PathLike, np: int, backend: str = "mpi",
             raise RunError(
                 f"dist-run failed (exit code {process.returncode}):\n"
                 f"{stderr.rstrip()}", process.returncode, stderr, command)
+
+        # With --reps, dist-run's timing line (semantics §8), as the tool
+        # prints it.
+        for line in stdout.splitlines():
+            if line.startswith("dist-run: per call:"):
+                print(line, flush=True)
 
         found: dict[int, dict[int, str]] = {}
         for name in os.listdir(dump):

@@ -225,3 +225,21 @@ def test_refusals_are_located() -> None:
 
     with pytest.raises(ExportError, match="shard_map"):
         export(jax.jit(manual), x)
+
+
+def test_large_constants_become_arguments() -> None:
+    # A closed-over array of 256 KiB becomes a (free) argument named
+    # const[0] with its value; a small one stays a replicated constant.
+    mesh = _mesh((4,), ("x",))
+    x = _put(mesh, (8, 256), P("x", None), 1.0)
+    big = RNG.standard_normal((256, 256)).astype(numpy.float32)
+    small = numpy.arange(256, dtype=numpy.float32)
+    fn = jax.jit(lambda a: a @ big + small)
+    program = export(fn, x)
+    assert program.names == ["const[0]", "args[0]"]
+    assert "%dist_const0: tensor<256x256xf32>" in program.mlir
+    assert program.mlir.count("arith.constant dense<") == 1   # the small one
+    [y] = program.run()
+    _close(y, fn(x))
+    [y2] = program.run(inputs=(2 * x,))
+    _close(y2, fn(2 * x))

@@ -151,3 +151,45 @@ def test_transformers_llama(axes, plan) -> None:
             if fnmatch.fnmatchcase(name, "*.o_proj.weight"):
                 assert str(layout) == '[{}, {"tp"}]'
     _close(program.run(timeout=600)[0], want)
+
+
+def test_tensor_attribute_becomes_an_argument() -> None:
+    """A tensor attribute that is neither a parameter nor a buffer is a
+    constant of the export; a large one becomes an argument (const[0])."""
+    class WithTable(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.lin = torch.nn.Linear(128, 128)
+            self.table = torch.randn(128, 128, generator=torch.Generator().manual_seed(3))
+
+        def forward(self, x):
+            return self.lin(x) @ self.table
+
+    model = WithTable()
+    x = torch.randn(8, 128, generator=torch.Generator().manual_seed(4))
+    program = export(model, (x,), mesh=Mesh({"tp": 4}))
+    assert program.names == ["const[0]", "lin.weight", "lin.bias", "args[0]"]
+    assert "dense_resource" not in program.mlir
+    _close(program.run()[0], model(x).detach().numpy())
+
+
+def test_gpt2_auto_on_four_ranks() -> None:
+    """transformers' GPT-2 (its Conv1D projections, learned positions, tied
+    lm_head, GELU) with random weights, every layout dist's choice, tp=4."""
+    config = transformers.GPT2Config(vocab_size=96, n_positions=32, n_embd=64,
+                                     n_layer=2, n_head=4,
+                                     attn_implementation="eager")
+    torch.manual_seed(0)
+    model = transformers.GPT2LMHeadModel(config).eval()
+
+    class Logits(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.m = model
+
+        def forward(self, ids):
+            return self.m(input_ids=ids, use_cache=False).logits
+
+    ids = torch.randint(0, 96, (2, 16), generator=torch.Generator().manual_seed(1))
+    program = export(Logits(), (ids,), mesh=Mesh({"tp": 4}))
+    _close(program.run(timeout=600)[0], Logits()(ids).detach().numpy())

@@ -49,6 +49,12 @@ def test_gather_on_two_ranks(tmp_path) -> None:
     numpy.testing.assert_array_equal(again[0][1], expected)
 
 
+def test_reps_print_the_timing_line(capsys) -> None:
+    dist_mlir.run(GATHER, 2, options=["--reps", "2"], timeout=120)
+    out = capsys.readouterr().out
+    assert out.startswith("dist-run: per call: median ") and "over 2 calls" in out
+
+
 def test_failures_raise() -> None:
     with pytest.raises(RunError, match="nope") as info:
         dist_mlir.run(GATHER, 2, entry="nope", timeout=120)

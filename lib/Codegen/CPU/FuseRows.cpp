@@ -35,7 +35,13 @@ bool isFusable(Operation *op) {
   if (!linalgOp || !linalgOp.hasPureTensorSemantics() ||
       dist::codegen::isGemmCandidate(linalgOp) || linalgOp.getNumLoops() == 0)
     return false;
-  return !linalgOp.hasDynamicShape() && isa<TilingInterface>(op);
+  // Tiles are computed from maps of loops alone: an operand read at a
+  // constant index (a keepdim reduction's `(d0, d1, d2) -> (d0, d1, 0)`)
+  // cannot be tiled.
+  return !linalgOp.hasDynamicShape() && isa<TilingInterface>(op) &&
+         llvm::all_of(linalgOp.getIndexingMapsArray(), [](AffineMap map) {
+           return map.isProjectedPermutation();
+         });
 }
 
 /// The ops whose tiles the root's tiles need, through fusable producers in

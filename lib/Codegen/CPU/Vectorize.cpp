@@ -16,6 +16,7 @@
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Linalg/Utils/Utils.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
 #include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
@@ -43,6 +44,13 @@ std::optional<int64_t> vectorElementBytes(linalg::LinalgOp op) {
   if (!op.hasPureTensorSemantics() || op.hasDynamicShape() ||
       op.getNumLoops() == 0 || dist::codegen::isGemmCandidate(op))
     return std::nullopt;
+  // Tiling needs maps of loops alone: an operand read at a constant index
+  // (a keepdim reduction's `(d0, d1, d2) -> (d0, d1, 0)`, GPT-2's layer
+  // norm as torch-mlir writes it) keeps scalar loops.
+  if (!llvm::all_of(op.getIndexingMapsArray(), [](AffineMap map) {
+        return map.isProjectedPermutation();
+      }))
+    return std::nullopt;
   int64_t bytes = 0;
   for (Value operand : op->getOperands()) {
     Type element = getElementTypeOrSelf(operand.getType());
@@ -52,9 +60,13 @@ std::optional<int64_t> vectorElementBytes(linalg::LinalgOp op) {
   }
   // The body: arithmetic, math functions, loop indices (offset by affine
   // sums once tiled).
+  // A power with an integer exponent has no vector form in LLVM (powi
+  // takes one scalar exponent): expandConstantPowers made the constant ones
+  // products; the rest keep scalar loops.
   for (Operation &inner : op.getBlock()->getOperations())
-    if (!isa<arith::ArithDialect, math::MathDialect>(inner.getDialect()) &&
-        !isa<linalg::IndexOp, linalg::YieldOp, affine::AffineApplyOp>(inner))
+    if ((!isa<arith::ArithDialect, math::MathDialect>(inner.getDialect()) &&
+         !isa<linalg::IndexOp, linalg::YieldOp, affine::AffineApplyOp>(inner)) ||
+        isa<math::FPowIOp, math::IPowIOp>(inner))
       return std::nullopt;
   return bytes;
 }
@@ -106,6 +118,23 @@ void peelRemainder(RewriterBase &rewriter, scf::ForOp loop,
       !remainder)
     return;
   remainder.walk([&](linalg::LinalgOp op) { tiles.push_back(op); });
+}
+
+/// `x ** n` with a constant integer n (torch's `x ** 3` in GELU) as products
+/// (upstream's expansion, by squaring), which vectorize.
+void expandConstantPowers(Operation *root) {
+  SmallVector<Operation *> powers;
+  root->walk([&](math::FPowIOp op) {
+    if (matchPattern(op.getRhs(), m_Constant()))
+      powers.push_back(op);
+  });
+  if (powers.empty())
+    return;
+  RewritePatternSet patterns(root->getContext());
+  math::populateExpansionPatterns(patterns, {"fpowi"});
+  GreedyRewriteConfig config;
+  config.setStrictness(GreedyRewriteStrictness::ExistingOps);
+  (void)applyOpPatternsGreedily(powers, std::move(patterns), config);
 }
 
 /// Marks the tiles that are to become vector code (until they do).
@@ -235,6 +264,7 @@ struct DistVectorizePass
           << static_cast<int64_t>(vectorBytes);
       return signalPassFailure();
     }
+    expandConstantPowers(getOperation());
     SmallVector<linalg::LinalgOp> ops;
     getOperation().walk([&](linalg::LinalgOp op) { ops.push_back(op); });
     IRRewriter rewriter(&getContext());

@@ -99,10 +99,14 @@ LogicalResult dist::importAnnotation(shard::ShardOp annotation) {
       replacement =
           ReshardOp::create(builder, annotation.getLoc(), *type, source);
     }
-  } else if (isa<BlockArgument>(source)) {
+  } else if (auto argument = dyn_cast<BlockArgument>(source)) {
     if (failed(verifyAnnotatable(annotation)))
       return failure();
-    source.setType(*type);
+    // Its uses are the annotation's once it is gone; then the type.
+    annotation.getResult().replaceAllUsesWith(source);
+    annotation.erase();
+    retypeArgument(argument, *type);
+    return success();
   } else if (SmallVector<Value> chain = destinationChain(
                  source, [](Operation *op) { return isa<shard::ShardOp>(op); });
              !chain.empty()) {
@@ -113,6 +117,8 @@ LogicalResult dist::importAnnotation(shard::ShardOp annotation) {
   }
   annotation.getResult().replaceAllUsesWith(replacement);
   annotation.erase();
+  // What the annotation's uses were tied to keeps the annotated type.
+  freeTiedUses(replacement, sourceType);
   return success();
 }
 

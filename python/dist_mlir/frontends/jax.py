@@ -38,6 +38,7 @@ from typing import Any
 from ..layout import Layout
 from ..mesh import Mesh
 from ..program import Program
+from ._constants import hoist as hoist_constants
 
 __all__ = ["export", "from_stablehlo", "ExportError"]
 
@@ -70,11 +71,10 @@ def export(jitted_fn: Any, *args: Any, mesh: Mesh | None = None) -> Program:
     if kept is not None:                 # jit dropped unused arguments
         names = [names[k] for k in kept]
         values = [values[k] for k in kept]
-    program = from_stablehlo(text, mesh=mesh)
-    if len(program.names) != len(names):
-        raise ExportError(f"the lowered function has {len(program.names)} "
-                          f"arguments for {len(names)} array leaves; jit with "
-                          "keep_unused=True")
+    mlir, mesh, constants, count = _convert(text, mesh)
+    if count != len(names):
+        raise ExportError(f"the lowered function has {count} arguments for "
+                          f"{len(names)} array leaves; jit with keep_unused=True")
     kept_set = None if kept is None else set(kept)
 
     def flatten(inputs: Sequence[Any]) -> list[Any]:
@@ -82,8 +82,9 @@ def export(jitted_fn: Any, *args: Any, mesh: Mesh | None = None) -> Program:
                 jax.tree_util.tree_flatten_with_path(tuple(inputs))[0]]
         return [v for k, v in enumerate(flat)
                 if kept_set is None or k in kept_set]
-    return Program(program.mlir, program.mesh, "main", names, values,
-                   len(values), flatten_inputs=flatten)
+    return Program(mlir, mesh, "main", [n for n, _ in constants] + names,
+                   [v for _, v in constants] + values, len(values),
+                   flatten_inputs=flatten)
 
 
 def from_stablehlo(text: str, *, mesh: Mesh | None = None) -> Program:
@@ -91,6 +92,17 @@ def from_stablehlo(text: str, *, mesh: Mesh | None = None) -> Program:
     Program, read as :func:`export` reads what JAX lowers: what
     ``jax.jit(f).lower(...).as_text()`` or ``jax.export`` give. The
     Program's inputs have no values: ``.run(inputs=...)``."""
+    mlir, mesh, constants, count = _convert(text, mesh)
+    names = [n for n, _ in constants] + [f"args[{k}]" for k in range(count)]
+    return Program(mlir, mesh, "main", names,
+                   [v for _, v in constants] + [None] * count, count)
+
+
+def _convert(text: str, mesh: Mesh | None
+             ) -> tuple[str, Mesh, list[tuple[str, Any]], int]:
+    """The dist module of a StableHLO module, its mesh, the large constants
+    made (leading) arguments with their values, and the number of the
+    function's own arguments."""
     module = _StableHlo(text)
     found = module.mesh()
     if found is None and mesh is None:
@@ -102,8 +114,8 @@ def from_stablehlo(text: str, *, mesh: Mesh | None = None) -> Program:
                           f"{found[0]}")
     mesh, parts = found if found is not None else (mesh, {})
     mlir = _to_dist(_to_linalg(module.stripped()), mesh, parts, module)
-    names = [f"args[{k}]" for k in range(len(module.arguments))]
-    return Program(mlir, mesh, "main", names, [None] * len(names), len(names))
+    mlir, constants = hoist_constants(mlir, "main")
+    return mlir, mesh, constants, len(module.arguments)
 
 
 def _leaf_name(path: Sequence[Any]) -> str:

@@ -39,6 +39,7 @@ from ..mesh import Mesh
 from ..placement import Replicate as _Replicate
 from ..placement import Shard as _Shard
 from ..program import Program
+from ._constants import hoist as hoist_constants
 
 __all__ = ["export"]
 
@@ -63,8 +64,12 @@ def export(module_or_fn: Any, args: Any, *, mesh: Mesh,
     text = _import(module, names, [state[n] for n in names], args)
     text = _annotate(text, mesh, [layouts.get(n) for n in names] +
                      [None] * len(args))
-    return Program(text, mesh, "forward", names + [f"args[{k}]" for k in range(len(args))],
-                   [state[n] for n in names] + list(args), len(args))
+    text, constants = hoist_constants(text, "forward")
+    return Program(text, mesh, "forward",
+                   [n for n, _ in constants] + names +
+                   [f"args[{k}]" for k in range(len(args))],
+                   [v for _, v in constants] + [state[n] for n in names] +
+                   list(args), len(args))
 
 
 class _Function:

@@ -130,3 +130,26 @@ func.func @producer_read_outside(%x: tensor<64x512xf32>, %w: tensor<512x8xf32>, 
   %p = linalg.matmul ins(%y, %w : tensor<64x512xf32>, tensor<512x8xf32>) outs(%c : tensor<64x8xf32>) -> tensor<64x8xf32>
   return %p, %ss : tensor<64x8xf32>, tensor<64xf32>
 }
+
+// A keepdim reduction (its result read at a constant index) is not tiled,
+// and nothing is fused into it.
+// CHECK-LABEL: func.func @keepdim_not_tiled
+// CHECK-NOT:   scf.for
+// CHECK:       return
+func.func @keepdim_not_tiled(%x: tensor<4x32xf32>) -> tensor<4x1xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e0 = tensor.empty() : tensor<4x32xf32>
+  %sq = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<4x32xf32>) outs(%e0 : tensor<4x32xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %v = arith.mulf %in, %in : f32
+    linalg.yield %v : f32
+  } -> tensor<4x32xf32>
+  %e = tensor.empty() : tensor<4x1xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<4x1xf32>) -> tensor<4x1xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, 0)>], iterator_types = ["parallel", "reduction"]} ins(%sq : tensor<4x32xf32>) outs(%f : tensor<4x1xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %v = arith.addf %in, %out : f32
+    linalg.yield %v : f32
+  } -> tensor<4x1xf32>
+  return %y : tensor<4x1xf32>
+}

@@ -98,3 +98,52 @@ func.func @integer_product(%a: tensor<4x32xi32>, %b: tensor<32x4xi32>, %c: tenso
   %r = linalg.matmul ins(%a, %b : tensor<4x32xi32>, tensor<32x4xi32>) outs(%c : tensor<4x4xi32>) -> tensor<4x4xi32>
   return %r : tensor<4x4xi32>
 }
+
+// x ** 3 with a constant exponent (torch's GELU): products, vectorized.
+// CHECK-LABEL: func.func @constant_power
+// CHECK:       vector.transfer_read {{.*}} vector<16xf32>
+// CHECK:       arith.mulf {{.*}} : vector<16xf32>
+// CHECK-NOT:   math.fpowi
+func.func @constant_power(%x: tensor<16xf32>) -> tensor<16xf32> {
+  %c3 = arith.constant 3 : i64
+  %e = tensor.empty() : tensor<16xf32>
+  %y = linalg.generic {indexing_maps = [#id1, #id1], iterator_types = ["parallel"]} ins(%x : tensor<16xf32>) outs(%e : tensor<16xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %v = math.fpowi %in, %c3 : f32, i64
+    linalg.yield %v : f32
+  } -> tensor<16xf32>
+  return %y : tensor<16xf32>
+}
+
+// A power whose exponent is data has no vector form (LLVM's powi takes one
+// scalar exponent): scalar loops.
+// CHECK-LABEL: func.func @data_power
+// CHECK:       linalg.generic
+// CHECK:       math.fpowi %{{.*}}, %{{.*}} : f32, i32
+// CHECK-NOT:   vector
+func.func @data_power(%x: tensor<16xf32>, %n: tensor<16xi32>) -> tensor<16xf32> {
+  %e = tensor.empty() : tensor<16xf32>
+  %y = linalg.generic {indexing_maps = [#id1, #id1, #id1], iterator_types = ["parallel"]} ins(%x, %n : tensor<16xf32>, tensor<16xi32>) outs(%e : tensor<16xf32>) {
+  ^bb0(%in: f32, %k: i32, %out: f32):
+    %v = math.fpowi %in, %k : f32, i32
+    linalg.yield %v : f32
+  } -> tensor<16xf32>
+  return %y : tensor<16xf32>
+}
+
+// A keepdim reduction (torch-mlir's layer norm mean: the result read at a
+// constant index) cannot be tiled: scalar loops, no error.
+// CHECK-LABEL: func.func @keepdim_sum
+// CHECK:       linalg.generic
+// CHECK-NOT:   vector
+func.func @keepdim_sum(%x: tensor<4x32xf32>) -> tensor<4x1xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x1xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<4x1xf32>) -> tensor<4x1xf32>
+  %y = linalg.generic {indexing_maps = [#id2, affine_map<(d0, d1) -> (d0, 0)>], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<4x32xf32>) outs(%f : tensor<4x1xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %v = arith.addf %in, %out : f32
+    linalg.yield %v : f32
+  } -> tensor<4x1xf32>
+  return %y : tensor<4x1xf32>
+}

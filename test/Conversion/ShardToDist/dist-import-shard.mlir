@@ -176,3 +176,56 @@ func.func @shared_init(%arg0: tensor<4x8xf32>, %arg1: tensor<8x6xf32>) -> (tenso
   %c0 = shard.shard %c to %s_rows : tensor<4x6xf32>
   return %c0, %f : tensor<4x6xf32>, tensor<4x6xf32>
 }
+
+// -----
+
+// An annotated argument that starts a loop's carry (JAX's lax.scan over
+// layers): the loop's init reads a copy in the free type, so the carry's
+// layout stays dist-partition's choice and the IR stays valid.
+// CHECK-LABEL: func.func @scan_init
+// CHECK-SAME: (%[[X:.*]]: tensor<8x4xf32, #dist.sharding<@grid, [{"0"}, {}]>>,
+// CHECK: %[[FREE:.*]] = tensor.empty() : tensor<8x4xf32>
+// CHECK: %[[COPY:.*]] = linalg.copy ins(%[[X]] : {{.*}}) outs(%[[FREE]] : tensor<8x4xf32>)
+// CHECK: scf.for {{.*}} iter_args(%{{.*}} = %[[COPY]]) -> (tensor<8x4xf32>)
+shard.grid @grid(shape = 2)
+func.func @scan_init(%x: tensor<8x4xf32>, %w: tensor<3x4x4xf32>) -> tensor<8x4xf32> {
+  %s = shard.sharding @grid split_axes = [[0]] : !shard.sharding
+  %xs = shard.shard %x to %s : tensor<8x4xf32>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %zero = arith.constant 0.0 : f32
+  %r = scf.for %i = %c0 to %c3 step %c1 iter_args(%h = %xs) -> (tensor<8x4xf32>) {
+    %wi = tensor.extract_slice %w[%i, 0, 0] [1, 4, 4] [1, 1, 1] : tensor<3x4x4xf32> to tensor<4x4xf32>
+    %e = tensor.empty() : tensor<8x4xf32>
+    %f = linalg.fill ins(%zero : f32) outs(%e : tensor<8x4xf32>) -> tensor<8x4xf32>
+    %m = linalg.matmul ins(%h, %wi : tensor<8x4xf32>, tensor<4x4xf32>) outs(%f : tensor<8x4xf32>) -> tensor<8x4xf32>
+    scf.yield %m : tensor<8x4xf32>
+  }
+  return %r : tensor<8x4xf32>
+}
+
+// -----
+
+// An annotated op result that is yielded by a loop body: the product takes
+// the layout, and the yield reads a free copy (the loop's types stay).
+// CHECK-LABEL: func.func @yielded
+// CHECK: %[[M:.*]] = linalg.matmul {{.*}} -> tensor<8x4xf32, #dist.sharding<@grid, [{"0"}, {}]>>
+// CHECK: %[[F:.*]] = linalg.copy ins(%[[M]] : {{.*}}) outs(%{{.*}} : tensor<8x4xf32>)
+// CHECK: scf.yield %[[F]] : tensor<8x4xf32>
+shard.grid @grid(shape = 2)
+func.func @yielded(%x: tensor<8x4xf32>, %w: tensor<4x4xf32>) -> tensor<8x4xf32> {
+  %s = shard.sharding @grid split_axes = [[0]] : !shard.sharding
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %zero = arith.constant 0.0 : f32
+  %r = scf.for %i = %c0 to %c3 step %c1 iter_args(%h = %x) -> (tensor<8x4xf32>) {
+    %e = tensor.empty() : tensor<8x4xf32>
+    %f = linalg.fill ins(%zero : f32) outs(%e : tensor<8x4xf32>) -> tensor<8x4xf32>
+    %m = linalg.matmul ins(%h, %w : tensor<8x4xf32>, tensor<4x4xf32>) outs(%f : tensor<8x4xf32>) -> tensor<8x4xf32>
+    %ms = shard.shard %m to %s : tensor<8x4xf32>
+    scf.yield %ms : tensor<8x4xf32>
+  }
+  return %r : tensor<8x4xf32>
+}

@@ -1,19 +1,6 @@
 // RUN: dist-opt %s -split-input-file --dist-partition -verify-diagnostics
 
 dist.mesh @m = <["x"=4]>
-func.func @non_splat(%a: tensor<4xf32, #dist.sharding<@m, [{"x"}]>>)
-    -> tensor<4xf32, #dist.sharding<@m, [{"x"}]>> {
-  // expected-error @+1 {{'arith.constant' op cannot be partitioned: only splat tensor constants are supported (pass other constants as arguments)}}
-  %c = arith.constant dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32>
-  %e = tensor.empty() : tensor<4xf32, #dist.sharding<@m, [{"x"}]>>
-  %s = linalg.map { arith.addf } ins(%a, %c : tensor<4xf32, #dist.sharding<@m, [{"x"}]>>, tensor<4xf32>)
-                  outs(%e : tensor<4xf32, #dist.sharding<@m, [{"x"}]>>)
-  return %s : tensor<4xf32, #dist.sharding<@m, [{"x"}]>>
-}
-
-// -----
-
-dist.mesh @m = <["x"=4]>
 func.func @unsupported(%a: tensor<4x4xf32, #dist.sharding<@m, [{}, {}]>>,
                        %i: tensor<2x1xindex, #dist.sharding<@m, [{}, {}]>>) -> tensor<2x4xf32, #dist.sharding<@m, [{}, {}]>> {
   // expected-error @+1 {{'tensor.gather' op cannot be partitioned: dist-partition handles ops with a partitioning model}}
@@ -151,4 +138,17 @@ func.func @op_layout_on_two_results(%a: tensor<8xf32, #dist.sharding<@m, [{"x"}]
   %e2 = tensor.empty() : tensor<8xf32, #dist.sharding<@m, [{"x"}]>>
   %c = linalg.copy ins(%r#0 : tensor<8xf32>) outs(%e2 : tensor<8xf32, #dist.sharding<@m, [{"x"}]>>) -> tensor<8xf32, #dist.sharding<@m, [{"x"}]>>
   return %c : tensor<8xf32, #dist.sharding<@m, [{"x"}]>>
+}
+
+// -----
+
+dist.mesh @m = <["x"=4]>
+func.func @elided_constant(%a: tensor<4xf32, #dist.sharding<@m, [{"x"}]>>)
+    -> tensor<4xf32, #dist.sharding<@m, [{"x"}]>> {
+  // expected-error @+1 {{'arith.constant' op cannot be partitioned: its value, resource 'missing', is not in the module (was it printed with its constants elided?)}}
+  %c = arith.constant dense_resource<missing> : tensor<4xf32>
+  %e = tensor.empty() : tensor<4xf32, #dist.sharding<@m, [{"x"}]>>
+  %s = linalg.map { arith.addf } ins(%a, %c : tensor<4xf32, #dist.sharding<@m, [{"x"}]>>, tensor<4xf32>)
+                  outs(%e : tensor<4xf32, #dist.sharding<@m, [{"x"}]>>)
+  return %s : tensor<4xf32, #dist.sharding<@m, [{"x"}]>>
 }

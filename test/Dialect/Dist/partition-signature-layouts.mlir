@@ -76,3 +76,28 @@ func.func @op_layouts(%x: tensor<8x16xf32>, %w1: tensor<16x32xf32>,
   %z = linalg.add ins(%y, %f2 : tensor<8x16xf32>, tensor<8x16xf32>) outs(%f2 : tensor<8x16xf32>) -> tensor<8x16xf32>
   return %z : tensor<8x16xf32>
 }
+
+// -----
+
+// A signature layout on an argument that starts a loop's carry: the loop
+// reads a free copy of it, so the carry's layout is dist's choice.
+// CHECK-LABEL: func.func @carried
+// CHECK-SAME: (%[[X:.*]]: tensor<8x4xf32, #dist.sharding<@tp, [{"tp"}, {}]>>
+// CHECK: scf.for
+// REMARK: dist-partition: @carried: proven optimal
+dist.mesh @tp = <["tp"=2]>
+func.func @carried(%x: tensor<8x4xf32> {dist.sharding = #dist.sharding<@tp, [{"tp"}, {}]>},
+                   %w: tensor<3x4x4xf32>) -> tensor<8x4xf32> attributes {dist.auto = @tp} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %zero = arith.constant 0.0 : f32
+  %r = scf.for %i = %c0 to %c3 step %c1 iter_args(%h = %x) -> (tensor<8x4xf32>) {
+    %wi = tensor.extract_slice %w[%i, 0, 0] [1, 4, 4] [1, 1, 1] : tensor<3x4x4xf32> to tensor<4x4xf32>
+    %e = tensor.empty() : tensor<8x4xf32>
+    %f = linalg.fill ins(%zero : f32) outs(%e : tensor<8x4xf32>) -> tensor<8x4xf32>
+    %m = linalg.matmul ins(%h, %wi : tensor<8x4xf32>, tensor<4x4xf32>) outs(%f : tensor<8x4xf32>) -> tensor<8x4xf32>
+    scf.yield %m : tensor<8x4xf32>
+  }
+  return %r : tensor<8x4xf32>
+}

@@ -6,6 +6,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/Interfaces/DestinationStyleOpInterface.h"
@@ -73,10 +74,39 @@ void dist::giveLayout(Value value, RankedTensorType type, Location loc) {
   }
   Value copy = materializeLayout(value, type, loc);
   value.replaceUsesWithIf(copy, [&](OpOperand &use) {
-    Operation *user = use.getOwner();
-    if (user == copy.getDefiningOp())
-      return false;
-    auto dps = dyn_cast<DestinationStyleOpInterface>(user);
-    return !dps || !dps.isDpsInit(&use);
+    return use.getOwner() != copy.getDefiningOp() && !isTiedUse(use);
   });
+}
+
+void dist::retypeArgument(BlockArgument value, RankedTensorType type) {
+  auto free = cast<RankedTensorType>(value.getType());
+  value.setType(type);
+  freeTiedUses(value, free);
+}
+
+bool dist::isTiedUse(OpOperand &use) {
+  Operation *user = use.getOwner();
+  if (auto loop = dyn_cast<scf::ForOp>(user))
+    return use.getOperandNumber() >= loop.getNumControlOperands();
+  if (isa<scf::YieldOp>(user))
+    return true;
+  auto dps = dyn_cast<DestinationStyleOpInterface>(user);
+  return dps && dps.isDpsInit(&use);
+}
+
+void dist::freeTiedUses(Value value, RankedTensorType free) {
+  if (value.getType() == free)
+    return;
+  SmallVector<OpOperand *> tied;
+  for (OpOperand &use : value.getUses())
+    if (isTiedUse(use))
+      tied.push_back(&use);
+  for (OpOperand *use : tied) {
+    OpBuilder builder(use->getOwner());
+    Location loc = use->getOwner()->getLoc();
+    Value empty = tensor::EmptyOp::create(builder, loc, free.getShape(),
+                                          free.getElementType(),
+                                          free.getEncoding());
+    use->set(linalg::CopyOp::create(builder, loc, value, empty).getResult(0));
+  }
 }

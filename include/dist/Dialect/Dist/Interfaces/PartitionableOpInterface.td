@@ -62,6 +62,20 @@ def Dist_PartitionableOpInterface : OpInterface<"PartitionableOpInterface"> {
       /*defaultImplementation=*/[{ return ::mlir::success(); }]>,
     InterfaceMethod<
       /*desc=*/[{
+        Gives result `index` the type `type` (its shape and element type,
+        the chosen layout as encoding) once dist-partition has chosen it.
+        The default sets the type; an op whose attributes carry the type too
+        (a constant's value) updates them with it.
+      }],
+      /*retTy=*/"void",
+      /*methodName=*/"setResultLayout",
+      /*args=*/(ins "unsigned":$index, "::mlir::RankedTensorType":$type),
+      /*methodBody=*/"",
+      /*defaultImplementation=*/[{
+        $_op->getResult(index).setType(type);
+      }]>,
+    InterfaceMethod<
+      /*desc=*/[{
         Builds the per-device form of this op (whose types say the chosen
         layouts) at the rewriter's insertion point, reading the local
         operands `localOperands`, and returns its local results. The default

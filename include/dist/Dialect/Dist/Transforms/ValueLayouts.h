@@ -42,6 +42,22 @@ mlir::Value materializeLayout(mlir::Value value, mlir::RankedTensorType type,
 void giveLayout(mlir::Value value, mlir::RankedTensorType type,
                 mlir::Location loc);
 
+/// Gives block argument `value` (a function argument) the type `type` (a
+/// layout added). A use whose type is tied to another value's (an scf.for
+/// init, tied to its region argument and result; a destination-style init)
+/// reads a copy of it in the old, free type instead, so the IR stays valid
+/// and what it is tied to stays dist-partition's choice.
+void retypeArgument(mlir::BlockArgument value, mlir::RankedTensorType type);
+
+/// Whether `use` ties its value's type to another's: an scf.for init (to its
+/// region argument and result), an scf.yield operand, a destination-style
+/// init (to its result).
+bool isTiedUse(mlir::OpOperand &use);
+
+/// Makes every tied use of `value` read a copy of it in type `free` (its
+/// type before it took a layout).
+void freeTiedUses(mlir::Value value, mlir::RankedTensorType free);
+
 } // namespace dist
 
 #endif // DIST_DIALECT_DIST_TRANSFORMS_VALUELAYOUTS_H

@@ -251,7 +251,7 @@ LogicalResult FunctionPartitioner::apply(const SolveOptions &options,
           unsigned r = result.getResultNumber();
           if (!resultTypes[r])
             continue;
-          result.setType(resultTypes[r]);
+          cast<PartitionableOpInterface>(&op).setResultLayout(r, resultTypes[r]);
           if (!getSharding(declared[r]) || declared[r] == resultTypes[r]) {
             if (bindingSource.count(result))
               live[result] = {bindingSource.lookup(result), 0};

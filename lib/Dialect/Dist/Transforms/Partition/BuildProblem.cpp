@@ -627,12 +627,14 @@ LogicalResult FunctionPartitioner::buildBlock(Block &block, double weight) {
       continue; // a loop's yield is its carries' business
     if (auto loop = dyn_cast<scf::ForOp>(op)) {
       result = addLoop(loop, weight);
+    } else if (!llvm::any_of(op.getOperandTypes(),
+                             llvm::IsaPred<RankedTensorType>) &&
+               !llvm::any_of(op.getResultTypes(),
+                             llvm::IsaPred<RankedTensorType>)) {
+      continue; // scalars (a scalar constant) have no layout
     } else if (auto partitionable = dyn_cast<PartitionableOpInterface>(op)) {
       result = addComputeOp(partitionable);
-    } else if (llvm::any_of(op.getOperandTypes(),
-                            llvm::IsaPred<RankedTensorType>) ||
-               llvm::any_of(op.getResultTypes(),
-                            llvm::IsaPred<RankedTensorType>)) {
+    } else {
       result = addFixedOp(&op);
     }
     if (failed(result))

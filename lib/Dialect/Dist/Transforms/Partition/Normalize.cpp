@@ -12,6 +12,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/SetVector.h"
 
@@ -155,6 +156,41 @@ LogicalResult dist::partition::normalizeForPartitioning(func::FuncOp func,
   for (Operation *op : ops) {
     if (!touchesTensors(op))
       continue;
+    if (auto constant = dyn_cast<arith::ConstantOp>(op)) {
+      // A splat is a fill (which takes any layout); any other tensor
+      // constant keeps its own model (replicated, ConstantModel.cpp).
+      auto splat = dyn_cast<SplatElementsAttr>(constant.getValue());
+      auto type = dyn_cast<RankedTensorType>(constant.getType());
+      if (!type) {
+        op->emitOpError("cannot be partitioned: its tensor type is unranked");
+        ok = false;
+        continue;
+      }
+      if (auto resource =
+              dyn_cast<DenseResourceElementsAttr>(constant.getValue());
+          resource && !resource.getRawHandle().getBlob()) {
+        // What a printer that elides large constants leaves behind.
+        op->emitOpError("cannot be partitioned: its value, resource '")
+            << resource.getRawHandle().getKey()
+            << "', is not in the module (was it printed with its constants "
+               "elided?)";
+        ok = false;
+        continue;
+      }
+      if (!splat)
+        continue;
+      OpBuilder b(op);
+      Value scalar = arith::ConstantOp::create(
+          b, op->getLoc(), cast<TypedAttr>(splat.getSplatValue<Attribute>()));
+      Value empty = tensor::EmptyOp::create(b, op->getLoc(), type.getShape(),
+                                            type.getElementType(),
+                                            type.getEncoding());
+      Value fill =
+          linalg::FillOp::create(b, op->getLoc(), scalar, empty).getResult(0);
+      op->getResult(0).replaceAllUsesWith(fill);
+      op->erase();
+      continue;
+    }
     if (isa<PartitionableOpInterface, func::ReturnOp, func::CallOp,
             scf::ForOp, scf::YieldOp>(op) ||
         op->getDialect() == op->getContext()->getLoadedDialect<DistDialect>())
@@ -180,27 +216,6 @@ LogicalResult dist::partition::normalizeForPartitioning(func::FuncOp func,
       OpBuilder b(op);
       op->getResult(0).replaceAllUsesWith(arith::ConstantIndexOp::create(
           b, op->getLoc(), type.getDimSize(*index)));
-      op->erase();
-      continue;
-    }
-    if (auto constant = dyn_cast<arith::ConstantOp>(op)) {
-      auto splat = dyn_cast<SplatElementsAttr>(constant.getValue());
-      auto type = dyn_cast<RankedTensorType>(constant.getType());
-      if (!splat || !type) {
-        op->emitOpError("cannot be partitioned: only splat tensor constants "
-                        "are supported (pass other constants as arguments)");
-        ok = false;
-        continue;
-      }
-      OpBuilder b(op);
-      Value scalar = arith::ConstantOp::create(
-          b, op->getLoc(), cast<TypedAttr>(splat.getSplatValue<Attribute>()));
-      Value empty = tensor::EmptyOp::create(b, op->getLoc(), type.getShape(),
-                                            type.getElementType(),
-                                            type.getEncoding());
-      Value fill =
-          linalg::FillOp::create(b, op->getLoc(), scalar, empty).getResult(0);
-      op->getResult(0).replaceAllUsesWith(fill);
       op->erase();
       continue;
     }
@@ -232,7 +247,7 @@ LogicalResult dist::partition::normalizeForPartitioning(func::FuncOp func,
     op->emitOpError("cannot be partitioned: dist-partition handles ops with "
                     "a partitioning model (linalg structured ops, "
                     "linalg.softmax, tensor.empty, reshapes, slices, concat "
-                    "and pad), elementwise arith/math ops on tensors, splat "
+                    "and pad), elementwise arith/math ops on tensors, tensor "
                     "constants and scf.for loops");
     ok = false;
   }

@@ -94,7 +94,7 @@ LogicalResult dist::partition::applySignatureLayouts(func::FuncOp func) {
     if (failed(type))
       return failure();
     inputs[i] = *type;
-    entry.getArgument(i).setType(*type);
+    retypeArgument(entry.getArgument(i), *type);
     func.removeArgAttr(i, kSignatureShardingAttr);
     changed = true;
   }

@@ -9,4 +9,5 @@ void dist::registerPartitionModels(mlir::DialectRegistry &registry) {
   partition::registerTensorPartitionModels(registry);
   partition::registerSlicePartitionModels(registry);
   partition::registerConcatPadPartitionModels(registry);
+  partition::registerConstantPartitionModels(registry);
 }

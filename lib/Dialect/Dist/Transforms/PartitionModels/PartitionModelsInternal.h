@@ -14,6 +14,7 @@ void registerReshapePartitionModels(mlir::DialectRegistry &registry);
 void registerTensorPartitionModels(mlir::DialectRegistry &registry);
 void registerSlicePartitionModels(mlir::DialectRegistry &registry);
 void registerConcatPadPartitionModels(mlir::DialectRegistry &registry);
+void registerConstantPartitionModels(mlir::DialectRegistry &registry);
 
 } // namespace dist::partition
 
