@@ -57,6 +57,9 @@ peers=$("$root/utils/bench/peers/setup.sh")
 echo "bench: a Llama layer against torch eager and jax.jit (the peers' venv)"
 "${DIST_NUMPY_PYTHON:-/usr/bin/python3}" "$root/utils/bench/llama_layer.py" "$build" \
   --peers "$peers" > "$work/llama-layer.md"
+echo "bench: exported models through the front doors against torch eager and jax.jit"
+PYTHONPATH="$build/python_packages" DIST_TOOLS_DIR="$bin" "$peers" \
+  "$root/utils/bench/frontends.py" > "$work/frontends.md"
 echo "bench: compile time of dist-lower-reshard"
 python3 "$root/utils/bench/compile_time.py" "$build" --repeat $compile_repeat \
   > "$work/compile.md"
@@ -252,6 +255,15 @@ $(cat "$work/local-compute.md")
 $(cat "$work/op-classes.md")
 
 $(cat "$work/llama-layer.md")
+
+### Exported models: PyTorch and JAX programs through the front doors
+
+\`PYTHONPATH=build/python_packages build/frontends-venv/bin/python utils/bench/frontends.py\`
+— transformers models and a JAX language model with random weights, exported
+by \`dist_mlir.frontends\` (docs/frontends.md), checked against the framework,
+then timed beside it.
+
+$(cat "$work/frontends.md")
 
 $(cat "$root/docs/gpu-runs.md")
 

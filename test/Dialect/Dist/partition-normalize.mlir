@@ -100,3 +100,34 @@ func.func @captured_tensor(%a: tensor<8xf32, #dist.sharding<@m, [{"x"}]>>,
   } -> tensor<8xf32, #dist.sharding<@m, [{"x"}]>>
   return %r : tensor<8xf32, #dist.sharding<@m, [{"x"}]>>
 }
+
+// A max along a dim computed together with its index (torch's softmax asks
+// for both and reads only the max): the unread index and everything only it
+// needed go, and the max alone has a combiner (its loop may be split).
+// CHECK-LABEL: func @unread_argmax
+// CHECK: %[[MAX:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%arg0 : {{.*}}) outs(%{{.*}} : tensor<4xf32>)
+// CHECK-NEXT: ^bb0(%[[IN:.*]]: f32, %[[ACC:.*]]: f32):
+// CHECK-NEXT: %[[M:.*]] = arith.maximumf %[[IN]], %[[ACC]] : f32
+// CHECK-NEXT: linalg.yield %[[M]] : f32
+// CHECK: return %[[MAX]]
+func.func @unread_argmax(%x: tensor<4x16xf32, #dist.sharding<@m, [{}, {"x"}]>>)
+    -> tensor<4xf32> {
+  %ninf = arith.constant 0xFF800000 : f32
+  %c0 = arith.constant 0 : i64
+  %e = tensor.empty() : tensor<4xf32>
+  %f = linalg.fill ins(%ninf : f32) outs(%e : tensor<4xf32>) -> tensor<4xf32>
+  %ei = tensor.empty() : tensor<4xi64>
+  %fi = linalg.fill ins(%c0 : i64) outs(%ei : tensor<4xi64>) -> tensor<4xi64>
+  %r:2 = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>, affine_map<(i, j) -> (i)>],
+                         iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<4x16xf32, #dist.sharding<@m, [{}, {"x"}]>>) outs(%f, %fi : tensor<4xf32>, tensor<4xi64>) {
+  ^bb0(%in: f32, %acc: f32, %idx: i64):
+    %j = linalg.index 1 : index
+    %ji = arith.index_cast %j : index to i64
+    %m = arith.maximumf %in, %acc : f32
+    %gt = arith.cmpf ogt, %in, %acc : f32
+    %k = arith.select %gt, %ji, %idx : i64
+    linalg.yield %m, %k : f32, i64
+  } -> (tensor<4xf32>, tensor<4xi64>)
+  return %r#0 : tensor<4xf32>
+}

@@ -111,6 +111,73 @@ static void replicateCapturedTensors(linalg::LinalgOp op, MeshOp mesh) {
   }
 }
 
+/// `op` without result `r`, when nothing but that result needs what its
+/// body computes for it; null otherwise (and `op` is left as it was).
+static linalg::GenericOp withoutResult(linalg::GenericOp op, unsigned r) {
+  OpBuilder b(op);
+  auto copy = cast<linalg::GenericOp>(b.clone(*op));
+  Block &body = copy.getRegion().front();
+  Operation *yield = body.getTerminator();
+  yield->eraseOperand(r);
+  // What only the dropped result needed goes, newest first.
+  for (bool erased = true; erased;) {
+    erased = false;
+    SmallVector<Operation *> inners;
+    for (Operation &inner : body.without_terminator())
+      inners.push_back(&inner);
+    for (Operation *inner : llvm::reverse(inners))
+      if (isOpTriviallyDead(inner)) {
+        inner->erase();
+        erased = true;
+      }
+  }
+  unsigned argument = op.getNumDpsInputs() + r;
+  if (!body.getArgument(argument).use_empty()) {
+    copy.erase();
+    return {};
+  }
+  body.eraseArgument(argument);
+  SmallVector<Value> outputs(op.getDpsInits());
+  outputs.erase(outputs.begin() + r);
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  maps.erase(maps.begin() + op.getNumDpsInputs() + r);
+  SmallVector<Type> types(op->getResultTypes());
+  types.erase(types.begin() + r);
+  auto smaller = linalg::GenericOp::create(
+      b, op.getLoc(), types, op.getDpsInputs(), outputs, maps,
+      op.getIteratorTypesArray());
+  smaller.getRegion().takeBody(copy.getRegion());
+  copy.erase();
+  return smaller;
+}
+
+/// Linalg ops lose the results nobody reads when nothing else needs what
+/// their body computes for them: torch's softmax takes a max along a dim
+/// together with its index, which has no combiner and would keep the max
+/// from being split.
+static void dropUnusedResults(func::FuncOp func) {
+  SmallVector<linalg::GenericOp> ops;
+  func.walk([&](linalg::GenericOp op) {
+    if (op->getNumResults() > 1 && op.hasPureTensorSemantics() &&
+        llvm::any_of(op->getResults(), [](Value r) { return r.use_empty(); }))
+      ops.push_back(op);
+  });
+  for (linalg::GenericOp op : ops) {
+    for (unsigned r = op->getNumResults(); r-- > 0 && op->getNumResults() > 1;) {
+      if (!op->getResult(r).use_empty())
+        continue;
+      linalg::GenericOp smaller = withoutResult(op, r);
+      if (!smaller)
+        continue;
+      for (unsigned i = 0, k = 0; i < op->getNumResults(); ++i)
+        if (i != r)
+          op->getResult(i).replaceAllUsesWith(smaller->getResult(k++));
+      op.erase();
+      op = smaller;
+    }
+  }
+}
+
 static void clonePerUse(Operation *op) {
   Value result = op->getResult(0);
   SmallVector<OpOperand *> uses;
@@ -148,6 +215,7 @@ LogicalResult dist::partition::normalizeForPartitioning(func::FuncOp func,
   if (!func.getBody().hasOneBlock())
     return dist::partition::emitFunctionError(func, "cannot be partitioned: its body has several "
                             "blocks");
+  dropUnusedResults(func);
   for (Operation *op : collectPartitionScope(func))
     if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
       replicateCapturedTensors(linalgOp, mesh);

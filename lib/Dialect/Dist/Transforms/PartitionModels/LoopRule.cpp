@@ -123,17 +123,24 @@ llvm::Expected<LoopRule> LoopRule::get(linalg::LinalgOp op) {
     rule.operandShapes.push_back(std::move(shape));
   }
 
-  bool allCombine = true;
+  std::optional<unsigned> uncombined;
   for (unsigned r = 0; r < op->getNumResults(); ++r) {
     rule.combiners.push_back(findCombiner(op, r));
-    allCombine &= rule.combiners.back().has_value();
+    if (!rule.combiners.back() && !uncombined)
+      uncombined = r;
   }
-  if (!allCombine)
+  if (uncombined) {
+    // Partial results of a split reduction are merged with the combiner;
+    // a result updated any other way (an argmax's index) has none.
+    std::string why = llvm::formatv(
+        "result #{0} is not updated by add, max, min or mul of its value so "
+        "far (an index of the maximum, say), so partial results could not be "
+        "merged",
+        *uncombined);
     for (unsigned loop = 0; loop < rule.numLoops; ++loop)
       if (rule.isReduction[loop])
-        markUnsplittable(rule, loop,
-                         "its body does not combine every result with a "
-                         "known combiner (add, max, min, mul)");
+        markUnsplittable(rule, loop, why);
+  }
   return rule;
 }
 
