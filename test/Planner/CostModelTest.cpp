@@ -287,12 +287,41 @@ TEST(CostModel, TopologyDevice) {
   Topology t = cantFail(Topology::parseJSON(
       R"({"device": {"flops": 1e15, "mem_bw": 3e12, "memory": 8e10}})"));
   ASSERT_TRUE(t.device.has_value());
-  EXPECT_EQ(t.device->flops, 1e15);
+  // One rate: every element type runs at it.
+  EXPECT_EQ(t.device->flopsFor("f32"), 1e15);
+  EXPECT_EQ(t.device->flopsFor("bf16"), 1e15);
   EXPECT_EQ(t.device->memBandwidth, 3e12);
   EXPECT_EQ(t.device->memory, 8e10);
+  // Fields left out are the default device's (a budget alone prices
+  // compute as the default device does).
   Topology partial =
       cantFail(Topology::parseJSON(R"({"device": {"memory": 1e9}})"));
   EXPECT_EQ(partial.device->memory, 1e9);
+  EXPECT_EQ(partial.device->flopsFor("f32"), 4.7e13);
+  EXPECT_EQ(partial.device->memBandwidth, 2.3e12);
+  // Rates by element type; types left out run at the largest given, index
+  // as i64.
+  Topology typed = cantFail(Topology::parseJSON(
+      R"({"device": {"flops": {"bf16": 6e14, "f32": 5e13, "i64": 1e13}}})"));
+  EXPECT_EQ(typed.device->flopsFor("bf16"), 6e14);
+  EXPECT_EQ(typed.device->flopsFor("f32"), 5e13);
+  EXPECT_EQ(typed.device->flopsFor("index"), 1e13);
+  EXPECT_EQ(typed.device->flopsFor("f16"), 6e14);
+  EXPECT_THAT(
+      errorOf(Topology::parseJSON(R"({"device": {"flops": {"f31": 1}}})")),
+      HasSubstr("unknown element type \"f31\" in device.flops"));
+  EXPECT_THAT(
+      errorOf(Topology::parseJSON(R"({"device": {"flops": {"f32": 0}}})")),
+      HasSubstr("device.flops.f32 must be > 0"));
+  // Without a device key: the default device (semantics §3b).
+  DeviceParams fallback = none.effectiveDevice();
+  EXPECT_EQ(fallback.flopsFor("bf16"), 6.9e14);
+  EXPECT_EQ(fallback.flopsFor("f16"), 6.9e14);
+  EXPECT_EQ(fallback.flopsFor("f32"), 4.7e13);
+  EXPECT_EQ(fallback.flopsFor("i32"), 4.7e13);
+  EXPECT_EQ(fallback.flopsFor("f64"), 2.3e13);
+  EXPECT_EQ(fallback.memBandwidth, 2.3e12);
+  EXPECT_EQ(fallback.memory, 0);
   EXPECT_THAT(errorOf(Topology::parseJSON(R"({"device": {"flop": 1}})")),
               HasSubstr("unknown key \"flop\" in device"));
   EXPECT_THAT(errorOf(Topology::parseJSON(R"({"device": {"memory": -1}})")),

@@ -5,10 +5,11 @@ without its device roofline, timed and checked against NumPy.
     /usr/bin/python3 utils/bench/calibrated_layer.py BUILD [--reps 7] [--work DIR]
 
 Why: a topology file that prices the links of this machine but not its
-compute lets dist-partition keep work replicated to save communication
-(semantics §6a: without `device`, compute costs nothing). dist-calibrate
-writes the device's roofline (semantics §8); this measures what that is
-worth on a program as users write it.
+compute leaves compute to the default device (semantics §3b: an H100, whose
+compute is fast next to these links), so dist-partition may keep work
+replicated to save communication. dist-calibrate writes the device's
+roofline (semantics §8); this measures what that is worth on a program as
+users write it.
 
 For each mesh (tp=4 on 4 ranks, dp=2 x tp=4 on 8) it runs dist-calibrate
 once, derives the same file without `device`, and for the layer with

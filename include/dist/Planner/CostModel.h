@@ -47,16 +47,33 @@ struct MoveCostOverride {
 
 /// Per-axis parameters by axis name, from a topology file or the command
 /// line. Axes not listed use `defaults`.
-/// One device (semantics §3b): peak flop/s, memory bandwidth (bytes/s) and
-/// memory (bytes); 0 where the file leaves a field out.
+/// One device (semantics §3b): peak flop/s by element type, memory
+/// bandwidth (bytes/s) and memory (bytes; 0: unlimited).
 struct DeviceParams {
-  double flops = 0, memBandwidth = 0, memory = 0;
+  /// By element type ("bf16", "f16", "f32", "f64", "i1" ... "i64"); a type
+  /// left out runs at the largest rate given.
+  std::map<std::string, double> flops;
+  double memBandwidth = 0, memory = 0;
+
+  /// flop/s on elements of `elementType` (its MLIR spelling; `index` is
+  /// i64, other types take the largest rate).
+  double flopsFor(llvm::StringRef elementType) const;
+  /// The element types a `flops` object may name.
+  static llvm::ArrayRef<llvm::StringRef> elementTypes();
+  /// The default device (semantics §3b): one H100 SXM at 70% of its peak,
+  /// memory unlimited. Compute is never free.
+  static DeviceParams defaults();
 };
 
 struct Topology {
   AxisCostParams defaults;
-  /// The device, when the file describes it (semantics §6a).
+  /// The device, when the file describes it (fields it leaves out are the
+  /// default device's, semantics §3b).
   std::optional<DeviceParams> device;
+  /// The device compute is priced on: the file's, else the default one.
+  DeviceParams effectiveDevice() const {
+    return device ? *device : DeviceParams::defaults();
+  }
   std::map<std::string, AxisCostParams> axes;
   /// The link between two meshes (semantics §3a), when given.
   std::optional<AxisCostParams> transfer;
@@ -74,8 +91,9 @@ struct Topology {
   /// not silently fall back to defaults).
   /// An optional top-level "transfer": {"alpha": ..., "beta": ...} gives
   /// the link between two meshes (cross-mesh reshards). An optional
-  /// "device": {"flops": F, "mem_bw": B, "memory": BYTES} describes one
-  /// device (each field optional, finite and >= 0, flops and mem_bw > 0).
+  /// "device": {"flops": F or {"bf16": F, ...}, "mem_bw": B, "memory":
+  /// BYTES} describes one device (each field optional, finite and >= 0,
+  /// flops and mem_bw > 0; left out: the default device's).
   /// An axis may carry "ops": {KIND: {"alpha": ..., "beta": ...}} for the
   /// non-local move kinds (semantics §3b); "local": {"beta": ...} prices
   /// local copies; "calibration" (dist-calibrate's provenance) is read past.

@@ -4,6 +4,8 @@
 #include "dist/Planner/CostModel.h"
 #include "Model/Syntax.h"
 
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/JSON.h"
 
 #include <algorithm>
@@ -109,14 +111,85 @@ static Error readParams(const llvm::json::Value &value, llvm::StringRef where,
   return Error::success();
 }
 
+llvm::ArrayRef<llvm::StringRef> DeviceParams::elementTypes() {
+  static const llvm::StringRef types[] = {"bf16", "f16", "f32", "f64", "i1",
+                                          "i8",   "i16", "i32", "i64"};
+  return types;
+}
+
+DeviceParams DeviceParams::defaults() {
+  // Semantics §3b: an H100 SXM at 70% of its peak, the node whose links the
+  // §3 defaults describe.
+  DeviceParams device;
+  device.flops = {{"bf16", 6.9e14}, {"f16", 6.9e14}, {"f32", 4.7e13},
+                  {"f64", 2.3e13},  {"i1", 4.7e13},  {"i8", 4.7e13},
+                  {"i16", 4.7e13},  {"i32", 4.7e13}, {"i64", 4.7e13}};
+  device.memBandwidth = 2.3e12;
+  return device;
+}
+
+double DeviceParams::flopsFor(llvm::StringRef elementType) const {
+  if (elementType == "index")
+    elementType = "i64";
+  auto it = flops.find(elementType.str());
+  if (it != flops.end())
+    return it->second;
+  double largest = 0;
+  for (const auto &[type, rate] : flops)
+    largest = std::max(largest, rate);
+  return largest;
+}
+
+/// "flops": one rate, or one per element type (types left out run at the
+/// largest rate given).
+static Error readFlops(const llvm::json::Value &value,
+                       std::map<std::string, double> &flops) {
+  auto positive = [](double rate, const llvm::Twine &where) -> Error {
+    if (rate == 0)
+      return fail("topology: " + where + " must be > 0");
+    return Error::success();
+  };
+  if (const llvm::json::Object *object = value.getAsObject()) {
+    flops.clear();
+    for (const auto &[key, field] : *object) {
+      if (!llvm::is_contained(DeviceParams::elementTypes(), key.str()))
+        return fail("topology: unknown element type \"" + key.str() +
+                    "\" in device.flops (expected " +
+                    llvm::join(DeviceParams::elementTypes(), ", ") + ")");
+      double rate = 0;
+      if (Error e = readParam(field, "device.flops." + key.str(), rate))
+        return e;
+      if (Error e = positive(rate, "device.flops." + key.str()))
+        return e;
+      flops[key.str()] = rate;
+    }
+    if (flops.empty())
+      return fail("topology: device.flops names no element type");
+    return Error::success();
+  }
+  double rate = 0;
+  if (Error e = readParam(value, "device.flops", rate))
+    return e;
+  if (Error e = positive(rate, "device.flops"))
+    return e;
+  flops = {{"f32", rate}};
+  return Error::success();
+}
+
 static Error readDevice(const llvm::json::Value &value, DeviceParams &device) {
   const llvm::json::Object *object = value.getAsObject();
   if (!object)
     return fail("topology: device must be an object with \"flops\", "
                 "\"mem_bw\" and/or \"memory\"");
+  // Fields left out are the default device's (semantics §3b).
+  device = DeviceParams::defaults();
   for (const auto &[key, field] : *object) {
-    double *out = key == "flops"    ? &device.flops
-                  : key == "mem_bw" ? &device.memBandwidth
+    if (key == "flops") {
+      if (Error e = readFlops(field, device.flops))
+        return e;
+      continue;
+    }
+    double *out = key == "mem_bw"   ? &device.memBandwidth
                   : key == "memory" ? &device.memory
                                     : nullptr;
     if (!out)

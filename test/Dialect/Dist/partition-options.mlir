@@ -26,11 +26,11 @@
 // BUDGET: for the --memory-budget option: 'lots' value invalid for
 // DEVICE: error: dist-partition: {{.*}}device.flops must be > 0
 
-// JOINT: transformer-block.mlir:0:0: remark: dist-partition: @transformer: proven optimal; modelled compute 0.000e+00 s, communication 1.200e-04 s, peak memory {{.*}} B per device
+// JOINT: transformer-block.mlir:0:0: remark: dist-partition: @transformer: proven optimal; modelled compute 2.287e-08 s, communication 1.200e-04 s, peak memory {{.*}} B per device
 // JOINT: transformer-block.mlir:0:0: remark: dist-partition: 15 ops partitioned (chooser joint), 6 reshards inserted, modelled cost 1.200e-04 s
-// PEROP: remark: dist-partition: @transformer: chosen by per-op; modelled compute 0.000e+00 s, communication 1.800e-04 s
+// PEROP: remark: dist-partition: @transformer: chosen by per-op; modelled compute 2.287e-08 s, communication 1.800e-04 s
 // PEROP: remark: dist-partition: 15 ops partitioned (chooser per-op), 6 reshards inserted, modelled cost 1.800e-04 s
-// LARGER: remark: dist-partition: @transformer: chosen by keep-larger; modelled compute 0.000e+00 s, communication 1.800e-04 s
+// LARGER: remark: dist-partition: @transformer: chosen by keep-larger; modelled compute 2.287e-08 s, communication 1.800e-04 s
 // LARGER: remark: dist-partition: 15 ops partitioned (chooser keep-larger), 6 reshards inserted, modelled cost 1.800e-04 s
 // PIPELINE: remark: dist-partition: @megatron_mlp: proven optimal
 // PIPELINE: remark: dist-partition: 3 ops partitioned (chooser joint), 3 reshards inserted, modelled cost 6.002e-05 s

@@ -51,9 +51,11 @@ public:
     return fileTopology ? fileTopology->transfer : std::nullopt;
   }
 
-  /// The device the topology file describes, if any (semantics §6a).
-  std::optional<planner::DeviceParams> device() const {
-    return fileTopology ? fileTopology->device : std::nullopt;
+  /// The device compute is priced on (semantics §3b, §6a): the topology
+  /// file's, else the default device.
+  planner::DeviceParams device() const {
+    return fileTopology ? fileTopology->effectiveDevice()
+                        : planner::DeviceParams::defaults();
   }
 
 private:

@@ -253,6 +253,16 @@ std::vector<double> FunctionPartitioner::computeSeconds(unsigned index) {
       if (!isa<linalg::IndexOp>(inner))
         ++opsPerIteration;
   }
+  // The rate of the op's element type (its first tensor's; semantics §3b).
+  std::string elementType;
+  for (Value value : llvm::concat<Value>(info.op->getResults(),
+                                         info.op->getOperands()))
+    if (auto tensor = dyn_cast<RankedTensorType>(value.getType())) {
+      llvm::raw_string_ostream os(elementType);
+      os << tensor.getElementType();
+      break;
+    }
+  const double flopRate = device->flopsFor(elementType);
   std::vector<double> seconds;
   for (const PartitionStrategy &layouts : info.layouts) {
     double bytes = 0;
@@ -264,7 +274,7 @@ std::vector<double> FunctionPartitioner::computeSeconds(unsigned index) {
       bytes +=
           localBytesOf(result.getType(), layouts.results[result.getResultNumber()]);
     double flops = layouts.localWork * opsPerIteration;
-    seconds.push_back(info.weight * std::max(flops / device->flops,
+    seconds.push_back(info.weight * std::max(flops / flopRate,
                                              bytes / device->memBandwidth));
   }
   return seconds;

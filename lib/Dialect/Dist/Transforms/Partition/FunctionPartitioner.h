@@ -128,8 +128,9 @@ public:
                       ReshardPricing pricing)
       : func(func), mesh(mesh), plannerMesh(plannerMesh), pricing(pricing) {}
 
-  /// With a device model, every strategy's compute is priced by the
-  /// roofline (semantics §6a); without one compute is free.
+  /// The device every strategy's compute is priced on, by the roofline
+  /// (semantics §6a); without one (only tests of the reshard cost alone)
+  /// compute is free.
   void setDevice(std::optional<planner::DeviceParams> params) {
     device = params;
   }

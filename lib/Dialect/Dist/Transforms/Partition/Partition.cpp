@@ -105,9 +105,9 @@ void DistPartitionPass::runOnOperation() {
   std::optional<double> budget;
   if (memoryBudget)
     budget = static_cast<double>(memoryBudget);
-  else if (std::optional<planner::DeviceParams> device = costModels.device();
-           device && device->memory > 0)
-    budget = device->memory;
+  else if (planner::DeviceParams device = costModels.device();
+           device.memory > 0)
+    budget = device.memory;
 
   double totalCost = 0;
   unsigned totalReshards = 0, totalOps = 0;
