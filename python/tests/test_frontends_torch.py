@@ -109,8 +109,11 @@ def _llama():
         num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=64,
         attn_implementation="eager")
     torch.manual_seed(0)
-    model = transformers.LlamaForCausalLM(config).eval()
+    return _logits(transformers.LlamaForCausalLM(config).eval())
 
+
+def _logits(model):
+    """A causal LM as a module of the tokens returning its logits."""
     class Logits(torch.nn.Module):
         def __init__(self) -> None:
             super().__init__()
@@ -180,16 +183,7 @@ def test_gpt2_auto_on_four_ranks() -> None:
                                      n_layer=2, n_head=4,
                                      attn_implementation="eager")
     torch.manual_seed(0)
-    model = transformers.GPT2LMHeadModel(config).eval()
-
-    class Logits(torch.nn.Module):
-        def __init__(self) -> None:
-            super().__init__()
-            self.m = model
-
-        def forward(self, ids):
-            return self.m(input_ids=ids, use_cache=False).logits
-
+    model = _logits(transformers.GPT2LMHeadModel(config).eval())
     ids = torch.randint(0, 96, (2, 16), generator=torch.Generator().manual_seed(1))
-    program = export(Logits(), (ids,), mesh=Mesh({"tp": 4}))
-    _close(program.run(timeout=600)[0], Logits()(ids).detach().numpy())
+    program = export(model, (ids,), mesh=Mesh({"tp": 4}))
+    _close(program.run(timeout=600)[0], model(ids).detach().numpy())

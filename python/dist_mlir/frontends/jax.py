@@ -39,6 +39,7 @@ from ..layout import Layout
 from ..mesh import Mesh
 from ..program import Program
 from ._constants import hoist as hoist_constants
+from ._text import split_top_level
 
 __all__ = ["export", "from_stablehlo", "ExportError"]
 
@@ -273,14 +274,14 @@ class _StableHlo:
     def _signature_shardings(self) -> tuple[list[_Sharding | None], list[_Sharding | None]]:
         start, end, body = self._main()
         args = [_attr_sharding(a, f"argument {k}") for k, a in
-                enumerate(_split_top_level(self.text[start:end]))]
+                enumerate(split_top_level(self.text[start:end]))]
         results_text = self.text[end + 1:body].strip()
         if results_text.startswith("->"):
             results_text = results_text[2:].strip()
         if results_text.startswith("(") and _balanced(results_text, 0, "(", ")") == len(results_text):
             results_text = results_text[1:-1]
         results = [_attr_sharding(r, f"result {k}") for k, r in
-                   enumerate(_split_top_level(results_text))]
+                   enumerate(split_top_level(results_text))]
         return args, results
 
     def shardings(self) -> list[_Sharding]:
@@ -359,24 +360,6 @@ def _attr_sharding(text: str, where: str) -> _Sharding | None:
         return None
     start = text.index("<", i)
     return _Sharding(text[start - len("#sdy.sharding"):_balanced(text, start)], where)
-
-
-def _split_top_level(text: str) -> list[str]:
-    out, depth, start, quoted = [], 0, 0, False
-    for i, ch in enumerate(text):
-        if ch == '"':
-            quoted = not quoted
-        elif quoted:
-            continue
-        elif ch in "<([{":
-            depth += 1
-        elif ch in ">)]}":
-            depth -= 1
-        elif ch == "," and depth == 0:
-            out.append(text[start:i])
-            start = i + 1
-    out.append(text[start:])
-    return [s.strip() for s in out if s.strip()]
 
 
 def _iree_compile() -> str:
@@ -469,7 +452,7 @@ def _annotate(text: str, mesh: Mesh, parts: dict[str, list[tuple[str, int]]],
     if not head:
         raise ExportError("IREE's output has no @main")
     end = _balanced(text, head.end() - 1, "(", ")")
-    arguments = _split_top_level(text[head.end():end - 1])
+    arguments = split_top_level(text[head.end():end - 1])
     body = text.index(" {\n", end)
     results_text = text[end:body]
     if len(arguments) != len(module.arguments):
@@ -486,7 +469,7 @@ def _annotate(text: str, mesh: Mesh, parts: dict[str, list[tuple[str, int]]],
     arrow = results_text.index("->") + 2
     results = results_text[arrow:].strip()
     wrapped = results.startswith("(")
-    entries = _split_top_level(results[1:-1] if wrapped else results)
+    entries = split_top_level(results[1:-1] if wrapped else results)
     entries = [with_layout(r, s) for r, s in zip(entries, module.results)]
     signature = (text[head.start():head.end()] + ", ".join(written) + ") -> (" +
                  ", ".join(entries) + ") attributes {dist.auto = @mesh}")

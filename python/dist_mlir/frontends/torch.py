@@ -40,6 +40,7 @@ from ..placement import Replicate as _Replicate
 from ..placement import Shard as _Shard
 from ..program import Program
 from ._constants import hoist as hoist_constants
+from ._text import split_top_level
 
 __all__ = ["export"]
 
@@ -228,20 +229,6 @@ def _plan_layouts(module: Any, state: Mapping[str, Any], mesh: Mesh,
             for name, p in placements.items()}
 
 
-def _split_top_level(text: str) -> list[str]:
-    out, depth, start = [], 0, 0
-    for i, ch in enumerate(text):
-        if ch in "<([{":
-            depth += 1
-        elif ch in ">)]}":
-            depth -= 1
-        elif ch == "," and depth == 0:
-            out.append(text[start:i])
-            start = i + 1
-    out.append(text[start:])
-    return [s.strip() for s in out if s.strip()]
-
-
 def _annotate(text: str, mesh: Mesh, layouts: Sequence[Layout | None]) -> str:
     """The module with the mesh, the argument layouts on the signature and
     the function marked dist.auto (whatever is unnamed is dist's choice)."""
@@ -251,7 +238,7 @@ def _annotate(text: str, mesh: Mesh, layouts: Sequence[Layout | None]) -> str:
     while depth:
         depth += {"(": 1, ")": -1}.get(text[i], 0)
         i += 1
-    arguments = _split_top_level(text[start:i - 1])
+    arguments = split_top_level(text[start:i - 1])
     if len(arguments) != len(layouts):
         raise RuntimeError(f"torch-mlir made {len(arguments)} arguments, "
                            f"expected {len(layouts)}")
