@@ -136,6 +136,8 @@ LLAMA_MEGATRON = {
 @pytest.mark.parametrize("axes,plan", [
     ({"tp": 2}, "auto"),
     ({"tp": 2}, "megatron"),
+    ({"tp": 4}, "megatron"),
+    ({"tp": 4}, "auto"),
     ({"dp": 2, "tp": 2}, "megatron"),
 ])
 def test_transformers_llama(axes, plan) -> None:
@@ -187,3 +189,17 @@ def test_gpt2_auto_on_four_ranks() -> None:
     ids = torch.randint(0, 96, (2, 16), generator=torch.Generator().manual_seed(1))
     program = export(model, (ids,), mesh=Mesh({"tp": 4}))
     _close(program.run(timeout=600)[0], model(ids).detach().numpy())
+
+
+def test_refusals_name_the_torch_line() -> None:
+    """An op torch-mlir leaves outside linalg (torch.sort's tm_tensor.sort)
+    is refused at export, at the line of the module that made it."""
+    from dist_mlir.frontends.torch import ExportError
+
+    class Sorts(torch.nn.Module):
+        def forward(self, x):
+            return torch.sort(x, -1).values * 2
+
+    with pytest.raises(ExportError, match=r"test_frontends_torch\.py:\d+: "
+                                          r"torch-mlir made tm_tensor\.sort"):
+        export(Sorts(), (torch.randn(4, 8),), mesh=Mesh({"tp": 2}))

@@ -5,3 +5,8 @@
 frameworks come from the virtual environment utils/setup-frontends.sh
 creates; dist itself never needs them (docs/frontends.md).
 """
+
+
+class ExportError(RuntimeError):
+    """A framework program a front door cannot read (the message says what
+    and, where the exporter recorded it, at which line of the program)."""

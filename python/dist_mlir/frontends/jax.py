@@ -39,14 +39,10 @@ from ..layout import Layout
 from ..mesh import Mesh
 from ..program import Program
 from ._constants import hoist as hoist_constants
-from ._text import split_top_level
+from . import ExportError
+from ._text import foreign_op, split_top_level
 
 __all__ = ["export", "from_stablehlo", "ExportError"]
-
-
-class ExportError(RuntimeError):
-    """A JAX program the front door cannot read (the message says what and
-    where)."""
 
 
 def export(jitted_fn: Any, *args: Any, mesh: Mesh | None = None) -> Program:
@@ -385,9 +381,6 @@ def _to_linalg(stablehlo: str) -> str:
     return done.stdout
 
 
-_FOREIGN = re.compile(r"^\s*(?:%[^=]*=\s*)?((?:util|flow|hal|stream|iree_\w+)\.[\w.]+)", re.M)
-
-
 def _to_dist(text: str, mesh: Mesh, parts: dict[str, list[tuple[str, int]]],
              module: _StableHlo) -> str:
     """IREE's output as a dist global-view module: func.func, the mesh, the
@@ -414,35 +407,12 @@ def _to_dist(text: str, mesh: Mesh, parts: dict[str, list[tuple[str, int]]],
     if next(constraints, None) is not None:
         raise ExportError("IREE dropped a sharding constraint (fewer "
                           "optimization barriers than constraints)")
-    foreign = _FOREIGN.search(text)
+    foreign = foreign_op(text, r"util|flow|hal|stream|iree_\w+")
     if foreign:
-        line = text[foreign.start():text.find("\n", foreign.start())]
-        raise ExportError(f"{_source_line(_op_end(text, foreign.start()))}IREE "
-                          f"made {foreign.group(1)}, which dist does not read: "
-                          f"{line.strip()[:300]}")
+        name, line, source = foreign
+        raise ExportError(f"{source}IREE made {name}, which dist does not "
+                          f"read: {line[:300]}")
     return _annotate(text, mesh, parts, module)
-
-
-def _op_end(text: str, start: int) -> str:
-    """The line that ends the op whose first line starts at `start` (where
-    its location is printed): that line, or for an op with regions the
-    line closing them."""
-    line_end = text.find("\n", start)
-    first = text[start:line_end]
-    if not first.rstrip().endswith("{"):
-        return first
-    indent = len(first) - len(first.lstrip())
-    for line in text[line_end + 1:].splitlines():
-        if len(line) - len(line.lstrip()) == indent and line.lstrip().startswith("}"):
-            return line
-    return first
-
-
-def _source_line(line: str) -> str:
-    """`file:line: ` of the first source position in the line's location
-    (JAX records the Python line that made each op), or ''."""
-    m = re.search(r'loc\(.*?"([^"]+)":(\d+):(\d+)', line)
-    return f"{m.group(1)}:{m.group(2)}: " if m else ""
 
 
 def _annotate(text: str, mesh: Mesh, parts: dict[str, list[tuple[str, int]]],

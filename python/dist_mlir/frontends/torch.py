@@ -40,9 +40,10 @@ from ..placement import Replicate as _Replicate
 from ..placement import Shard as _Shard
 from ..program import Program
 from ._constants import hoist as hoist_constants
-from ._text import split_top_level
+from . import ExportError
+from ._text import foreign_op, split_top_level
 
-__all__ = ["export"]
+__all__ = ["export", "ExportError"]
 
 
 def export(module_or_fn: Any, args: Any, *, mesh: Mesh,
@@ -63,6 +64,11 @@ def export(module_or_fn: Any, args: Any, *, mesh: Mesh,
     names = list(state)
     layouts = _plan_layouts(module, state, mesh, plan)
     text = _import(module, names, [state[n] for n in names], args)
+    foreign = foreign_op(text, r"torch|torch_c|tm_tensor|ml_program")
+    if foreign:
+        name, line, source = foreign
+        raise ExportError(f"{source}torch-mlir made {name}, which dist does "
+                          f"not read (no linalg form of it): {line[:300]}")
     text = _annotate(text, mesh, [layouts.get(n) for n in names] +
                      [None] * len(args))
     text, constants = hoist_constants(text, "forward")
@@ -110,7 +116,8 @@ def _import(module: Any, names: Sequence[str], state: Sequence[Any],
                                     output_type="linalg-on-tensors",
                                     func_name="forward",
                                     decomposition_table=_decompositions())
-    return str(imported)
+    # With torch's source lines, which dist's diagnostics then show.
+    return imported.operation.get_asm(enable_debug_info=True)
 
 
 def _decompositions() -> dict[Any, Any]:
@@ -245,7 +252,11 @@ def _annotate(text: str, mesh: Mesh, layouts: Sequence[Layout | None]) -> str:
     written = []
     for argument, layout in zip(arguments, layouts):
         if layout is not None:
-            argument += f" {{dist.sharding = #dist.sharding<@mesh, {layout}>}}"
+            # Before the argument's location, if it has one.
+            at = argument.find(" loc(")
+            at = len(argument) if at < 0 else at
+            argument = (argument[:at] + f" {{dist.sharding = #dist.sharding<@mesh, "
+                        f"{layout}>}}" + argument[at:])
         written.append(argument)
     body = text.index(" {\n", i)
     signature = (head + ", ".join(written) + text[i - 1:body] +

@@ -21,7 +21,7 @@ func.func @compute_on_sharded(%a: tensor<16xf32, #dist.sharding<@m, [{"x"}]>>) -
 // Unknown meshes and axes in a signature: the verifier reports them before
 // the pass runs (test/Dialect/Dist/invalid.mlir has the other places).
 dist.mesh @m = <["x"=4]>
-// expected-error @+1 {{'func.func' op argument 0 refers to unknown mesh @nowhere}}
+// expected-error @+1 {{argument 0 of @unknown_mesh refers to unknown mesh @nowhere}}
 func.func @unknown_mesh(%a: tensor<16xf32, #dist.sharding<@nowhere, [{"x"}]>>) {
   return
 }
@@ -29,7 +29,7 @@ func.func @unknown_mesh(%a: tensor<16xf32, #dist.sharding<@nowhere, [{"x"}]>>) {
 // -----
 
 dist.mesh @m = <["x"=4]>
-// expected-error @+1 {{'func.func' op argument 0: mesh @m has no axis "q"}}
+// expected-error @+1 {{argument 0 of @unknown_axis: mesh @m has no axis "q"}}
 func.func @unknown_axis(%a: tensor<16xf32, #dist.sharding<@m, [{"q"}]>>) {
   return
 }

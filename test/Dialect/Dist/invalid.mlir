@@ -178,7 +178,7 @@ func.func @unknown_collective_axis(%arg0: tensor<16xf32, #dist.sharding<@m, [{"x
 // Every other sharded type is checked wherever it appears (a
 // signature naming a mesh or an axis that does not exist was accepted).
 // A symbol that is not a mesh is no mesh.
-// expected-error @+1 {{'func.func' op argument 0 refers to unknown mesh @mesh_is_not_a_mesh}}
+// expected-error @+1 {{argument 0 of @mesh_is_not_a_mesh refers to unknown mesh @mesh_is_not_a_mesh}}
 func.func @mesh_is_not_a_mesh(%arg0: tensor<16xf32, #dist.sharding<@mesh_is_not_a_mesh, [{}]>>) {
   return
 }
@@ -186,7 +186,7 @@ func.func @mesh_is_not_a_mesh(%arg0: tensor<16xf32, #dist.sharding<@mesh_is_not_
 // -----
 
 dist.mesh @m = <["x"=2]>
-// expected-error @+1 {{'func.func' op argument 1 refers to unknown mesh @nope}}
+// expected-error @+1 {{argument 1 of @signature_unknown_mesh refers to unknown mesh @nope}}
 func.func @signature_unknown_mesh(%a: tensor<8xf32, #dist.sharding<@m, [{}]>>, %b: tensor<8xf32, #dist.sharding<@nope, [{}]>>) {
   return
 }
@@ -194,9 +194,20 @@ func.func @signature_unknown_mesh(%a: tensor<8xf32, #dist.sharding<@m, [{}]>>, %
 // -----
 
 dist.mesh @m = <["x"=2]>
-// expected-error @+1 {{'func.func' op argument 0: mesh @m has no axis "q"}}
+// expected-error @+1 {{argument 0 of @signature_unknown_axis: mesh @m has no axis "q"}}
 func.func @signature_unknown_axis(%a: tensor<8x4xf32, #dist.sharding<@m, [{"q"}, {}]>>) -> tensor<8x4xf32, #dist.sharding<@m, [{"q"}, {}]>> {
   return %a : tensor<8x4xf32, #dist.sharding<@m, [{"q"}, {}]>>
+}
+
+// -----
+
+// A typo in an axis: located at the argument, with the mesh's axes and the
+// one it likely meant.
+dist.mesh @m = <["dp"=2, "tp"=2]>
+func.func @axis_typo(%w: tensor<8x8xf32, #dist.sharding<@m, [{}, {"tp"}]>>,
+                     // expected-error @+1 {{argument 1 of @axis_typo: mesh @m has no axis "pt" (its axes: "dp", "tp"; did you mean "tp"?)}}
+                     %x: tensor<8x8xf32, #dist.sharding<@m, [{"pt"}, {}]>>) {
+  return
 }
 
 // -----

@@ -152,3 +152,18 @@ func.func @elided_constant(%a: tensor<4xf32, #dist.sharding<@m, [{"x"}]>>)
                   outs(%e : tensor<4xf32, #dist.sharding<@m, [{"x"}]>>)
   return %s : tensor<4xf32, #dist.sharding<@m, [{"x"}]>>
 }
+
+// -----
+
+// A typo in a signature layout's axis: at the argument, with the mesh's axes.
+dist.mesh @m = <["dp"=2, "tp"=2]>
+func.func @signature_axis_typo(%w: tensor<8x8xf32>,
+    // expected-error @+1 {{argument 1 of @signature_axis_typo uses axis "pt", which mesh @m does not have (its axes: "dp", "tp"; did you mean "tp"?)}}
+    %x: tensor<8x8xf32> {dist.sharding = #dist.sharding<@m, [{"pt"}, {}]>})
+    -> tensor<8x8xf32> attributes {dist.auto = @m} {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x8xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<8x8xf32>) -> tensor<8x8xf32>
+  %m = linalg.matmul ins(%x, %w : tensor<8x8xf32>, tensor<8x8xf32>) outs(%f : tensor<8x8xf32>) -> tensor<8x8xf32>
+  return %m : tensor<8x8xf32>
+}

@@ -142,6 +142,47 @@ std::optional<std::pair<double, double>> MeshOp::getAxisCost(StringRef axis) {
   return std::make_pair(alpha.getValueAsDouble(), beta.getValueAsDouble());
 }
 
+/// Edits (insert, delete, replace, swap two neighbours) from `a` to `b`:
+/// the optimal string alignment distance, for which "pt" is one edit from
+/// "tp".
+static unsigned typoDistance(StringRef a, StringRef b) {
+  std::vector<std::vector<unsigned>> d(a.size() + 1,
+                                       std::vector<unsigned>(b.size() + 1));
+  for (size_t i = 0; i <= a.size(); ++i)
+    d[i][0] = i;
+  for (size_t j = 0; j <= b.size(); ++j)
+    d[0][j] = j;
+  for (size_t i = 1; i <= a.size(); ++i)
+    for (size_t j = 1; j <= b.size(); ++j) {
+      unsigned cost = a[i - 1] == b[j - 1] ? 0 : 1;
+      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1,
+                          d[i - 1][j - 1] + cost});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+    }
+  return d[a.size()][b.size()];
+}
+
+std::string MeshOp::describeMissingAxis(StringRef name) {
+  std::string text = " (its axes: ";
+  StringRef closest;
+  unsigned best = ~0u;
+  for (auto [index, axis] :
+       llvm::enumerate(getAxisNames().getAsValueRange<StringAttr>())) {
+    text += (index ? ", \"" : "\"") + axis.str() + "\"";
+    unsigned distance = typoDistance(name, axis);
+    if (distance < best) {
+      best = distance;
+      closest = axis;
+    }
+  }
+  // One edit off ("pt" for "tp"), or two in a longer name.
+  if (!closest.empty() && ((best == 1 && name.size() >= 2) ||
+                           (best == 2 && name.size() >= 5)))
+    text += "; did you mean \"" + closest.str() + "\"?";
+  return text + ")";
+}
+
 std::optional<unsigned> MeshOp::findAxis(StringRef name) {
   for (auto [index, axis] :
        llvm::enumerate(getAxisNames().getAsValueRange<StringAttr>()))

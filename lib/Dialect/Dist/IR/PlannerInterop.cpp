@@ -39,7 +39,8 @@ getAxisIndex(StringAttr name, MeshOp mesh,
   if (std::optional<unsigned> index = mesh.findAxis(name.getValue()))
     return *index;
   return emitError() << "mesh @" << mesh.getSymName() << " has no axis \""
-                     << name.getValue() << "\"";
+                     << name.getValue() << "\""
+                     << mesh.describeMissingAxis(name.getValue());
 }
 
 FailureOr<SmallVector<unsigned>>

@@ -33,7 +33,8 @@ verifyShardingsIn(Type type, Operation *user, SymbolTableCollection &table,
       if (mesh.findAxis(axis.getValue()))
         return true;
       emitError() << ": mesh @" << mesh.getSymName() << " has no axis \""
-                  << axis.getValue() << "\"";
+                  << axis.getValue() << "\""
+                  << mesh.describeMissingAxis(axis.getValue());
       return false;
     };
     for (DimShardingAttr dim : sharding.getDims())
@@ -53,6 +54,10 @@ static LogicalResult verifyFunction(func::FuncOp func,
   FunctionType signature = func.getFunctionType();
   for (auto [index, type] : llvm::enumerate(signature.getInputs()))
     if (failed(verifyShardingsIn(type, func, table, [&, index = index] {
+          // At the argument itself when the function has a body.
+          if (!func.isExternal())
+            return mlir::emitError(func.getArgument(index).getLoc())
+                   << "argument " << index << " of @" << func.getSymName();
           return func.emitOpError() << "argument " << index;
         })))
       return failure();

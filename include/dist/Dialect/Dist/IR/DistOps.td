@@ -65,6 +65,10 @@ def Dist_MeshOp : Dist_Op<"mesh", [Symbol]> {
     unsigned getNumAxes() { return getAxisSizes().size(); }
     /// The index of the axis called `name`, if any.
     std::optional<unsigned> findAxis(::llvm::StringRef name);
+    /// What an error about axis `name`, which the mesh lacks, says after
+    /// `has no axis "name"`: the mesh's axes, and the closest one when a
+    /// typo is likely (` (its axes: "dp", "tp"; did you mean "tp"?)`).
+    std::string describeMissingAxis(::llvm::StringRef name);
     /// The (alpha, beta) the `cost` attribute gives `axis`, if any.
     std::optional<std::pair<double, double>> getAxisCost(::llvm::StringRef axis);
   }];

@@ -37,6 +37,27 @@ encodedType(Type type, Attribute attr,
                                sharding);
 }
 
+/// Whether the mesh of `type`'s layout has every axis the layout names; a
+/// located error (a typo in an axis, with the mesh's axes) otherwise.
+LogicalResult verifyMeshAxes(Operation *user, RankedTensorType type,
+                             function_ref<InFlightDiagnostic()> emitError) {
+  auto sharding = cast<ShardingAttr>(type.getEncoding());
+  auto mesh = SymbolTable::lookupNearestSymbolFrom<MeshOp>(
+      user, sharding.getMesh().getAttr());
+  if (!mesh)
+    return emitError() << "refers to unknown mesh " << sharding.getMesh();
+  SmallVector<StringAttr> axes(sharding.getPartialAxes());
+  for (DimShardingAttr dim : sharding.getDims())
+    llvm::append_range(axes, dim.getAxes());
+  for (StringAttr axis : axes)
+    if (!mesh.findAxis(axis.getValue()))
+      return emitError() << "uses axis \"" << axis.getValue()
+                         << "\", which mesh @" << mesh.getSymName()
+                         << " does not have"
+                         << mesh.describeMissingAxis(axis.getValue());
+  return success();
+}
+
 /// `value` copied into a new tensor of `type` (its layout) right before
 /// `before`: the partitioner computes the copy in that layout.
 Value copyInto(OpBuilder &b, Location loc, Value value,
@@ -88,10 +109,14 @@ LogicalResult dist::partition::applySignatureLayouts(func::FuncOp func) {
     Attribute attr = func.getArgAttr(i, kSignatureShardingAttr);
     if (!attr)
       continue;
+    auto atArgument = [&] {
+      return mlir::emitError(entry.getArgument(i).getLoc())
+             << "argument " << i << " of @" << func.getSymName() << " ";
+    };
     FailureOr<RankedTensorType> type = encodedType(inputs[i], attr, [&] {
       return func.emitOpError() << "argument " << i << " ";
     });
-    if (failed(type))
+    if (failed(type) || failed(verifyMeshAxes(func, *type, atArgument)))
       return failure();
     inputs[i] = *type;
     retypeArgument(entry.getArgument(i), *type);
@@ -102,10 +127,9 @@ LogicalResult dist::partition::applySignatureLayouts(func::FuncOp func) {
     Attribute attr = func.getResultAttr(i, kSignatureShardingAttr);
     if (!attr)
       continue;
-    FailureOr<RankedTensorType> type = encodedType(results[i], attr, [&] {
-      return func.emitOpError() << "result " << i << " ";
-    });
-    if (failed(type))
+    auto atResult = [&] { return func.emitOpError() << "result " << i << " "; };
+    FailureOr<RankedTensorType> type = encodedType(results[i], attr, atResult);
+    if (failed(type) || failed(verifyMeshAxes(func, *type, atResult)))
       return failure();
     results[i] = *type;
     func.walk([&](func::ReturnOp ret) {
