@@ -31,6 +31,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Job.h"
+#include "AutoTopology.h"
 #include "Memory.h"
 #include "Program.h"
 #include "SharedObject.h"
@@ -191,8 +192,12 @@ cl::opt<dist::planner::MoveSet> moves("moves", cl::desc("Moves plans may use"),
                                       cl::init(dist::planner::MoveSet::All),
                                       dist::moveSetOptionValues(),
                                       cl::cat(planCategory));
-cl::opt<std::string> topology("topology", cl::desc("Topology JSON file"),
-                              cl::value_desc("FILE"), cl::cat(planCategory));
+cl::opt<std::string> topology(
+    "topology",
+    cl::desc("Topology JSON file, or 'auto': this machine, measured by "
+             "dist-calibrate on the first run for these meshes and ranks and "
+             "cached ($DIST_TOPOLOGY_CACHE, else ~/.cache/dist/topology)"),
+    cl::value_desc("FILE|auto"), cl::cat(planCategory));
 cl::list<std::string> alpha("alpha", cl::desc("Per-axis alpha, AXIS=SECONDS"),
                             cl::CommaSeparated, cl::cat(planCategory));
 cl::list<std::string> beta("beta", cl::desc("Per-axis beta, AXIS=S_PER_BYTE"),
@@ -402,6 +407,18 @@ int runFront(const char *argv0) {
         return failure("bad --input: " + llvm::toString(npy.takeError()));
   }
 
+  // --topology auto: this machine's calibration for the entry's meshes.
+  std::string topologyFile = topology;
+  if (topology == "auto") {
+    std::string self = llvm::sys::fs::getMainExecutable(
+        argv0, reinterpret_cast<void *>(&runFront));
+    llvm::Expected<std::string> file = dist::run::autoTopology(
+        signature->meshes(), numRanks, backendName, self);
+    if (!file)
+      return failure(llvm::toString(file.takeError()));
+    topologyFile = *file;
+  }
+
   dist::DistToLLVMPipelineOptions options;
   // The backend decides where buffers live, hence by default which code to
   // generate; the runtime's copy kernels also exist on host memory, so the
@@ -417,7 +434,7 @@ int runFront(const char *argv0) {
   options.gpuChip = gpuChip;
   options.strategy = strategy;
   options.moves = moves;
-  options.topology = topology;
+  options.topology = topologyFile;
   options.alpha = alpha;
   options.beta = beta;
   options.cacheDir = cacheDir;
