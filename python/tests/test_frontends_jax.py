@@ -226,6 +226,18 @@ def test_refusals_are_located() -> None:
     with pytest.raises(ExportError, match="shard_map"):
         export(jax.jit(manual), x)
 
+    # What dist-partition refuses (a while loop whose trip count is data)
+    # is reported at the line of the JAX function, with the source shown.
+    from dist_mlir import CompileError
+
+    def doubling(a):
+        return jax.lax.while_loop(lambda c: c.sum() < 1000.0, lambda c: c * 2, a)
+
+    program = export(jax.jit(doubling), x)
+    with pytest.raises(CompileError, match=r"test_frontends_jax\.py:\d+:\d+: error: "
+                                           r"'scf\.while' op cannot be partitioned"):
+        program.layouts
+
 
 def test_large_constants_become_arguments() -> None:
     # A closed-over array of 256 KiB becomes a (free) argument named
