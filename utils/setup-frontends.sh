@@ -21,7 +21,7 @@ fi
 if ! cmp -s "$requirements" "$stamp"; then
   if ! "$venv/bin/python" -m pip install --quiet -r "$requirements" >&2; then
     echo "setup-frontends.sh: installing $requirements failed (is the Python" \
-      "package index reachable?)" >&2
+      "package index reachable, and is there room for about 8 GB in $venv?)" >&2
     exit 3
   fi
   cp "$requirements" "$stamp"
