@@ -5,6 +5,67 @@ from __future__ import annotations
 import re
 
 
+def balanced(text: str, start: int, open_: str = "<", close: str = ">") -> int:
+    """The index just past the bracket that closes text[start] (open_)."""
+    depth, i = 0, start
+    while True:
+        if text[i] == open_:
+            depth += 1
+        elif text[i] == close:
+            depth -= 1
+            if depth == 0:
+                return i + 1
+        i += 1
+
+
+def annotate_entry(text: str, entry: str, mesh: str,
+                   arguments: list[str | None],
+                   results: list[str | None] | None = None) -> str:
+    """`text` with `func.func @entry` planned as a front door plans it: each
+    argument (and result) with a layout text gets `{dist.sharding =
+    #dist.sharding<@mesh, LAYOUT>}` (semantics §6), those with None stay
+    free, the function is marked `dist.auto = @mesh`, and `dist.mesh @mesh =
+    MESH` opens the module. ValueError when the counts differ."""
+    head = re.search(rf"func\.func @{re.escape(entry)}\(", text)
+    if head is None:
+        raise ValueError(f"the module has no func.func @{entry}")
+    end = balanced(text, head.end() - 1, "(", ")")
+    written = split_top_level(text[head.end():end - 1])
+    if len(written) != len(arguments):
+        raise ValueError(f"@{entry} has {len(written)} arguments, expected "
+                         f"{len(arguments)}")
+    body = text.index(" {\n", end)
+    tail = text[end:body]
+    written = [_with_layout(a, layout) for a, layout in zip(written, arguments)]
+    if results is not None and "->" in tail:
+        listed = tail[tail.index("->") + 2:].strip()
+        if listed.startswith("("):
+            listed = listed[1:-1]
+        entries = split_top_level(listed)
+        if len(entries) != len(results):
+            raise ValueError(f"@{entry} has {len(entries)} results, expected "
+                             f"{len(results)}")
+        tail = " -> (" + ", ".join(
+            _with_layout(r, layout) for r, layout in zip(entries, results)) + ")"
+    signature = (text[head.start():head.end()] + ", ".join(written) + ")" +
+                 tail + " attributes {dist.auto = @mesh}")
+    text = text[:head.start()] + signature + text[body:]
+    return re.sub(r"^module( @[\w$.-]+)?( attributes \{[^\n]*\})? \{",
+                  lambda m: m.group(0) + f"\n  dist.mesh @mesh = {mesh}",
+                  text, count=1, flags=re.M)
+
+
+def _with_layout(entry: str, layout: str | None) -> str:
+    """An argument or result entry with the layout attribute, written
+    before its location if it has one."""
+    if layout is None:
+        return entry
+    attr = f"{{dist.sharding = #dist.sharding<@mesh, {layout}>}}"
+    loc = re.search(r"\sloc\(", entry)
+    at = loc.start() if loc else len(entry)
+    return f"{entry[:at]} {attr}{entry[at:]}"
+
+
 def split_top_level(text: str) -> list[str]:
     """`text` split at the commas outside brackets and strings: the entries
     of an argument or result list (`%a: tensor<2x3xf32> {attr}`, ...)."""

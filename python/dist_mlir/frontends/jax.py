@@ -40,7 +40,7 @@ from ..mesh import Mesh
 from ..program import Program
 from ._constants import hoist as hoist_constants
 from . import ExportError
-from ._text import foreign_op, split_top_level
+from ._text import annotate_entry, balanced, foreign_op, split_top_level
 
 __all__ = ["export", "from_stablehlo", "ExportError"]
 
@@ -153,19 +153,6 @@ def _hide_own_frames() -> None:
     source_info_util.register_exclusion(os.path.dirname(__file__))
 
 
-def _balanced(text: str, start: int, open_: str = "<", close: str = ">") -> int:
-    """The index just past the bracket that closes text[start] (open_)."""
-    depth, i = 0, start
-    while True:
-        if text[i] == open_:
-            depth += 1
-        elif text[i] == close:
-            depth -= 1
-            if depth == 0:
-                return i + 1
-        i += 1
-
-
 _AXIS_REF = re.compile(r'"([^"]+)"(?::\((\d+)\)(\d+))?')
 
 
@@ -180,7 +167,7 @@ class _Sharding:
             raise ExportError(f"{where}: a sharding without a mesh: {text}")
         self.mesh_name = m.group(1)
         rest = body[m.end():]
-        end = _balanced(rest, 0, "[", "]")
+        end = balanced(rest, 0, "[", "]")
         self.dims: list[list[tuple[str, int, int] | tuple[str]]] = []
         self.open = False
         for dim in re.findall(r"\{([^}]*)\}", rest[1:end - 1]):
@@ -263,7 +250,7 @@ class _StableHlo:
         head = re.search(r"func\.func public @main\(", self.text)
         if not head:
             raise ExportError("the lowered module has no public @main")
-        end = _balanced(self.text, head.end() - 1, "(", ")")
+        end = balanced(self.text, head.end() - 1, "(", ")")
         body = self.text.index("{\n", end)
         return head.end(), end - 1, body
 
@@ -274,7 +261,7 @@ class _StableHlo:
         results_text = self.text[end + 1:body].strip()
         if results_text.startswith("->"):
             results_text = results_text[2:].strip()
-        if results_text.startswith("(") and _balanced(results_text, 0, "(", ")") == len(results_text):
+        if results_text.startswith("(") and balanced(results_text, 0, "(", ")") == len(results_text):
             results_text = results_text[1:-1]
         results = [_attr_sharding(r, f"result {k}") for k, r in
                    enumerate(split_top_level(results_text))]
@@ -330,7 +317,7 @@ class _StableHlo:
             j = text.find("sdy.sharding = #sdy.sharding<", i)
             if j < 0:
                 break
-            k = _balanced(text, text.index("<", j))
+            k = balanced(text, text.index("<", j))
             # the attribute and the separator next to it
             before = text[:j].rstrip()
             if before.endswith(","):
@@ -355,7 +342,7 @@ def _attr_sharding(text: str, where: str) -> _Sharding | None:
     if i < 0:
         return None
     start = text.index("<", i)
-    return _Sharding(text[start - len("#sdy.sharding"):_balanced(text, start)], where)
+    return _Sharding(text[start - len("#sdy.sharding"):balanced(text, start)], where)
 
 
 def _iree_compile() -> str:
@@ -418,32 +405,12 @@ def _to_dist(text: str, mesh: Mesh, parts: dict[str, list[tuple[str, int]]],
 def _annotate(text: str, mesh: Mesh, parts: dict[str, list[tuple[str, int]]],
               module: _StableHlo) -> str:
     """@main with the mesh, its signature layouts and dist.auto."""
-    head = re.search(r"func\.func @main\(", text)
-    if not head:
-        raise ExportError("IREE's output has no @main")
-    end = _balanced(text, head.end() - 1, "(", ")")
-    arguments = split_top_level(text[head.end():end - 1])
-    body = text.index(" {\n", end)
-    results_text = text[end:body]
-    if len(arguments) != len(module.arguments):
-        raise ExportError(f"IREE's @main has {len(arguments)} arguments, the "
-                          f"lowered one {len(module.arguments)}")
-    def with_layout(entry: str, sharding: _Sharding | None) -> str:
-        if sharding is None or sharding.open:
-            return entry
-        attr = f"dist.sharding = #dist.sharding<@mesh, {sharding.layout(parts)}>"
-        loc = re.search(r"\sloc\(", entry)
-        at = loc.start() if loc else len(entry)
-        return f"{entry[:at]} {{{attr}}}{entry[at:]}"
-    written = [with_layout(a, s) for a, s in zip(arguments, module.arguments)]
-    arrow = results_text.index("->") + 2
-    results = results_text[arrow:].strip()
-    wrapped = results.startswith("(")
-    entries = split_top_level(results[1:-1] if wrapped else results)
-    entries = [with_layout(r, s) for r, s in zip(entries, module.results)]
-    signature = (text[head.start():head.end()] + ", ".join(written) + ") -> (" +
-                 ", ".join(entries) + ") attributes {dist.auto = @mesh}")
-    text = text[:head.start()] + signature + text[body:]
-    return re.sub(r"^module( @[\w$.-]+)?( attributes \{[^\n]*\})? \{",
-                  lambda m: m.group(0) + f"\n  dist.mesh @mesh = {mesh}",
-                  text, count=1, flags=re.M)
+    def layout(sharding: _Sharding | None) -> str | None:
+        return None if sharding is None or sharding.open else sharding.layout(parts)
+    try:
+        return annotate_entry(text, "main", str(mesh),
+                              [layout(s) for s in module.arguments],
+                              [layout(s) for s in module.results])
+    except ValueError as error:
+        raise ExportError(f"IREE's output does not match the lowered "
+                          f"function: {error}") from None

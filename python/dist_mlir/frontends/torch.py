@@ -41,7 +41,7 @@ from ..placement import Shard as _Shard
 from ..program import Program
 from ._constants import hoist as hoist_constants
 from . import ExportError
-from ._text import foreign_op, split_top_level
+from ._text import annotate_entry, foreign_op
 
 __all__ = ["export", "ExportError"]
 
@@ -239,27 +239,8 @@ def _plan_layouts(module: Any, state: Mapping[str, Any], mesh: Mesh,
 def _annotate(text: str, mesh: Mesh, layouts: Sequence[Layout | None]) -> str:
     """The module with the mesh, the argument layouts on the signature and
     the function marked dist.auto (whatever is unnamed is dist's choice)."""
-    head = "func.func @forward("
-    start = text.index(head) + len(head)
-    i, depth = start, 1
-    while depth:
-        depth += {"(": 1, ")": -1}.get(text[i], 0)
-        i += 1
-    arguments = split_top_level(text[start:i - 1])
-    if len(arguments) != len(layouts):
-        raise RuntimeError(f"torch-mlir made {len(arguments)} arguments, "
-                           f"expected {len(layouts)}")
-    written = []
-    for argument, layout in zip(arguments, layouts):
-        if layout is not None:
-            # Before the argument's location, if it has one.
-            at = argument.find(" loc(")
-            at = len(argument) if at < 0 else at
-            argument = (argument[:at] + f" {{dist.sharding = #dist.sharding<@mesh, "
-                        f"{layout}>}}" + argument[at:])
-        written.append(argument)
-    body = text.index(" {\n", i)
-    signature = (head + ", ".join(written) + text[i - 1:body] +
-                 " attributes {dist.auto = @mesh}")
-    module = text[:text.index(head)] + signature + text[body:]
-    return module.replace("module {", f"module {{\n  dist.mesh @mesh = {mesh}", 1)
+    try:
+        return annotate_entry(text, "forward", str(mesh),
+                              [None if l is None else str(l) for l in layouts])
+    except ValueError as error:
+        raise RuntimeError(f"torch-mlir's output: {error}") from None

@@ -56,14 +56,19 @@ SmallVector<Value> dist::destinationChain(Value value,
   return {};
 }
 
-Value dist::materializeLayout(Value value, RankedTensorType type,
-                              Location loc) {
-  OpBuilder builder(value.getContext());
-  builder.setInsertionPointAfterValue(value);
+Value dist::copyIntoType(OpBuilder &builder, Location loc, Value value,
+                          RankedTensorType type) {
   Value empty = tensor::EmptyOp::create(builder, loc, type.getShape(),
                                         type.getElementType(),
                                         type.getEncoding());
   return linalg::CopyOp::create(builder, loc, value, empty).getResult(0);
+}
+
+Value dist::materializeLayout(Value value, RankedTensorType type,
+                              Location loc) {
+  OpBuilder builder(value.getContext());
+  builder.setInsertionPointAfterValue(value);
+  return copyIntoType(builder, loc, value, type);
 }
 
 void dist::giveLayout(Value value, RankedTensorType type, Location loc) {
@@ -103,10 +108,6 @@ void dist::freeTiedUses(Value value, RankedTensorType free) {
       tied.push_back(&use);
   for (OpOperand *use : tied) {
     OpBuilder builder(use->getOwner());
-    Location loc = use->getOwner()->getLoc();
-    Value empty = tensor::EmptyOp::create(builder, loc, free.getShape(),
-                                          free.getElementType(),
-                                          free.getEncoding());
-    use->set(linalg::CopyOp::create(builder, loc, value, empty).getResult(0));
+    use->set(copyIntoType(builder, use->getOwner()->getLoc(), value, free));
   }
 }

@@ -15,6 +15,7 @@
 #ifndef DIST_DIALECT_DIST_TRANSFORMS_VALUELAYOUTS_H
 #define DIST_DIALECT_DIST_TRANSFORMS_VALUELAYOUTS_H
 
+#include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Value.h"
 
@@ -30,6 +31,12 @@ using AcceptsAnyLayout = llvm::function_ref<bool(mlir::Operation *)>;
 /// or retyping it could break a user.
 llvm::SmallVector<mlir::Value> destinationChain(mlir::Value value,
                                                 AcceptsAnyLayout alsoAccepts);
+
+/// A copy of `value` into a new empty tensor of `type` (the same shape and
+/// element type; its layout, or none), at `builder`'s insertion point: how
+/// dist's global view moves a value into a layout.
+mlir::Value copyIntoType(mlir::OpBuilder &builder, mlir::Location loc,
+                         mlir::Value value, mlir::RankedTensorType type);
 
 /// A copy of `value` into an empty tensor of `type` (its layout), right after
 /// the value is defined.

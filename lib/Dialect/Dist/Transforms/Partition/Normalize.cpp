@@ -5,6 +5,7 @@
 
 #include "dist/Dialect/Dist/IR/DistOps.h"
 #include "dist/Dialect/Dist/Interfaces/PartitionableOpInterface.h"
+#include "dist/Dialect/Dist/Transforms/ValueLayouts.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -101,10 +102,7 @@ static void replicateCapturedTensors(linalg::LinalgOp op, MeshOp mesh) {
     auto wanted = RankedTensorType::get(type.getShape(), type.getElementType(),
                                         replicated);
     OpBuilder b(op);
-    Value empty = tensor::EmptyOp::create(b, op->getLoc(), wanted.getShape(),
-                                          wanted.getElementType(), replicated);
-    Value copy =
-        linalg::CopyOp::create(b, op->getLoc(), value, empty).getResult(0);
+    Value copy = copyIntoType(b, op->getLoc(), value, wanted);
     value.replaceUsesWithIf(copy, [&](OpOperand &use) {
       return op->isProperAncestor(use.getOwner());
     });

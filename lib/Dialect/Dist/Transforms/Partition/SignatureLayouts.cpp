@@ -58,16 +58,6 @@ LogicalResult verifyMeshAxes(Operation *user, RankedTensorType type,
   return success();
 }
 
-/// `value` copied into a new tensor of `type` (its layout) right before
-/// `before`: the partitioner computes the copy in that layout.
-Value copyInto(OpBuilder &b, Location loc, Value value,
-               RankedTensorType type) {
-  Value empty = tensor::EmptyOp::create(b, loc, type.getShape(),
-                                        type.getElementType(),
-                                        type.getEncoding());
-  return linalg::CopyOp::create(b, loc, value, empty).getResult(0);
-}
-
 /// Every op of `func` with `{dist.sharding = ...}` gives its result that
 /// layout (semantics §6): a front door's form of a JAX sharding constraint.
 LogicalResult applyOpLayouts(func::FuncOp func) {
@@ -134,7 +124,7 @@ LogicalResult dist::partition::applySignatureLayouts(func::FuncOp func) {
     results[i] = *type;
     func.walk([&](func::ReturnOp ret) {
       OpBuilder b(ret);
-      ret->setOperand(i, copyInto(b, ret.getLoc(), ret.getOperand(i), *type));
+      ret->setOperand(i, copyIntoType(b, ret.getLoc(), ret.getOperand(i), *type));
     });
     func.removeResultAttr(i, StringAttr::get(func.getContext(),
                                              kSignatureShardingAttr));
