@@ -167,10 +167,11 @@ void dist::buildCpuComputePipeline(OpPassManager &pm,
 }
 
 void dist::buildCpuVectorLoweringPipeline(OpPassManager &pm) {
-  // Reductions of vectors to one lane at a time across the row, vector
-  // transfers that are not plain loads to loops, vector math to
+  // Reductions of vectors to one lane across the row (as halving trees),
+  // vector transfers that are not plain loads to loops, vector math to
   // polynomials; convert-vector-to-llvm follows with the rest of the
   // dialects.
+  pm.addNestedPass<func::FuncOp>(createDistTreeReductions());
   pm.addNestedPass<func::FuncOp>(vector::createLowerVectorMultiReductionPass(
       vector::VectorMultiReductionLowering::InnerParallel));
   pm.addPass(createConvertVectorToSCFPass());

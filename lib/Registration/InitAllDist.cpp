@@ -119,7 +119,7 @@ llvm::ArrayRef<llvm::StringRef> dist::getDistOwnPassNames() {
       "dist-import-shard",      "dist-distinct-result-buffers",
       "dist-fuse-elementwise",  "dist-fuse-rows",
       "dist-vectorize",         "dist-approximate-vector-math",
-      "dist-cpu-compute"};
+      "dist-tree-reductions",   "dist-cpu-compute"};
   return names;
 }
 

@@ -42,6 +42,7 @@
 #include "common/Npy.h"
 #include "common/OutputFile.h"
 
+#include "dist/Codegen/Defaults.h"
 #include "dist/Dialect/Dist/Transforms/PassOptionValues.h"
 #include "dist/Runtime/DistRuntime.h"
 
@@ -114,12 +115,12 @@ cl::opt<int64_t> vectorBytes(
     "vector-bytes",
     cl::desc("--compute fused: the vector width in bytes (default 64, "
              "AVX-512; LLVM splits wider vectors for narrower ISAs)"),
-    cl::init(64), cl::value_desc("B"), cl::cat(runCategory));
+    cl::init(dist::codegen::kDefaultVectorBytes), cl::value_desc("B"), cl::cat(runCategory));
 cl::opt<int64_t> rowTileElements(
     "row-tile-elements",
     cl::desc("--compute fused: about how many elements a block of rows that "
-             "a softmax or a norm computes together holds (default 4096)"),
-    cl::init(4096), cl::value_desc("N"), cl::cat(runCategory));
+             "a softmax or a norm computes together holds (default 512)"),
+    cl::init(dist::codegen::kDefaultRowTileElements), cl::value_desc("N"), cl::cat(runCategory));
 cl::opt<int64_t> permuteTableDevices(
     "permute-table-devices",
     cl::desc("Largest mesh whose permutes carry a rank-to-rank table; on "

@@ -3,6 +3,8 @@
 #ifndef DIST_CODEGEN_PASSES_H
 #define DIST_CODEGEN_PASSES_H
 
+#include "dist/Codegen/Defaults.h"
+
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"

@@ -21,7 +21,8 @@ def DistFuseElementwise : Pass<"dist-fuse-elementwise", "::mlir::func::FuncOp"> 
     into the generic that reads it, reductions included (a mask or a scale
     becomes the prologue of the max or sum that reads it), so its result is
     never written to memory. A producer with several readers is recomputed
-    in each when its body is cheap (no `math` op), and kept otherwise. Ops
+    in each when its body is at most two ops and no `math` op, and kept
+    otherwise (dist-fuse-rows then computes it once per row tile). Ops
     that may become GEMM calls (`out + a * b` bodies of float types) are
     never fused into, nor fused: the runtime's GEMM computes them.
 
@@ -67,7 +68,8 @@ def DistFuseRows : Pass<"dist-fuse-rows", "::mlir::func::FuncOp"> {
                            "::mlir::scf::SCFDialect",
                            "::mlir::tensor::TensorDialect"];
   let options = [
-    Option<"tileElements", "tile-elements", "int64_t", /*default=*/"4096",
+    Option<"tileElements", "tile-elements", "int64_t",
+           /*default=*/"::dist::codegen::kDefaultRowTileElements",
            "About how many elements a block of rows holds: rows shorter "
            "than this are taken several at a time">
   ];
@@ -105,9 +107,15 @@ def DistVectorize : Pass<"dist-vectorize", "::mlir::func::FuncOp"> {
                            "::mlir::arith::ArithDialect",
                            "::mlir::affine::AffineDialect"];
   let options = [
-    Option<"vectorBytes", "vector-bytes", "int64_t", /*default=*/"64",
+    Option<"vectorBytes", "vector-bytes", "int64_t",
+           /*default=*/"::dist::codegen::kDefaultVectorBytes",
            "The vector width in bytes (64: AVX-512; LLVM splits wider "
-           "vectors for narrower ISAs)">
+           "vectors for narrower ISAs)">,
+    Option<"accumulators", "accumulators", "int64_t",
+           /*default=*/"::dist::codegen::kDefaultAccumulators",
+           "A reduction along the innermost loop keeps up to this many "
+           "vectors of partial results (independent chains, so that the "
+           "core overlaps their latencies)">
   ];
 }
 
@@ -130,6 +138,34 @@ def DistApproximateVectorMath
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::math::MathDialect",
+                           "::mlir::vector::VectorDialect"];
+}
+
+def DistTreeReductions
+    : Pass<"dist-tree-reductions", "::mlir::func::FuncOp"> {
+  let summary = "Reductions along a vector's innermost dim as halving trees";
+  let description = [{
+    A `vector.multi_reduction` over the innermost dim alone (what a row's
+    partial results are merged by) combines the vector's halves as vectors,
+    log2(N) times, instead of upstream's lowering, which combines one lane
+    at a time (a dependent chain of N scalar ops). Max, min, bitwise and
+    integer kinds are exact in any order; a float sum or product is
+    reassociated, which docs/semantics.md §6 allows. The accumulator is
+    combined last; masked reductions are left alone. Runs before
+    `lower-vector-multi-reduction`.
+
+    ```mlir
+    %r = vector.multi_reduction <maxnumf>, %v, %acc [0] : vector<16xf32> to f32
+    // becomes
+    %lo = vector.extract_strided_slice %v {offsets = [0], sizes = [8], strides = [1]}
+    %hi = vector.extract_strided_slice %v {offsets = [8], sizes = [8], strides = [1]}
+    %m = arith.maxnumf %lo, %hi : vector<8xf32>
+    // ... 4 lanes, 2, 1; then
+    %e = vector.extract %m1[0] : f32 from vector<1xf32>
+    %r = arith.maxnumf %e, %acc : f32
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::vector::VectorDialect"];
 }
 

@@ -35,6 +35,7 @@
 #ifndef DIST_CONVERSION_PIPELINES_H
 #define DIST_CONVERSION_PIPELINES_H
 
+#include "dist/Codegen/Defaults.h"
 #include "dist/Dialect/Dist/Transforms/Passes.h"
 
 #include "mlir/Pass/PassOptions.h"
@@ -70,12 +71,12 @@ struct DistToLLVMPipelineOptions
   Option<int64_t> vectorBytes{
       *this, "vector-bytes",
       llvm::cl::desc("compute=fused: the vector width in bytes (64: AVX-512)"),
-      llvm::cl::init(64)};
+      llvm::cl::init(codegen::kDefaultVectorBytes)};
   Option<int64_t> rowTileElements{
       *this, "row-tile-elements",
       llvm::cl::desc("compute=fused: about how many elements a block of rows "
                      "dist-fuse-rows computes together holds"),
-      llvm::cl::init(4096)};
+      llvm::cl::init(codegen::kDefaultRowTileElements)};
   Option<std::string> gpuChip{
       *this, "gpu-chip",
       llvm::cl::desc("target=gpu: the GPU architecture kernels are compiled "
@@ -98,11 +99,11 @@ struct DistToLLVMPipelineOptions
 struct CpuComputeOptions : public mlir::PassPipelineOptions<CpuComputeOptions> {
   Option<int64_t> vectorBytes{*this, "vector-bytes",
                               llvm::cl::desc("The vector width in bytes"),
-                              llvm::cl::init(64)};
+                              llvm::cl::init(codegen::kDefaultVectorBytes)};
   Option<int64_t> rowTileElements{
       *this, "row-tile-elements",
       llvm::cl::desc("About how many elements a block of rows holds"),
-      llvm::cl::init(4096)};
+      llvm::cl::init(codegen::kDefaultRowTileElements)};
 };
 
 /// target=cpu, compute=fused: the local compute on tensors as fused,

@@ -144,16 +144,21 @@ constexpr llvm::StringLiteral kTileMarker = "dist.vector_tile";
 /// iterations are peeled, so that once the slices' sizes are folded every
 /// marked tile has a static shape.
 void tileForVectors(RewriterBase &rewriter, linalg::LinalgOp op,
-                    int64_t vectorBytes) {
+                    int64_t vectorBytes, int64_t accumulators) {
   std::optional<int64_t> bytes = vectorElementBytes(op);
   if (!bytes)
     return;
-  const int64_t length = std::max<int64_t>(1, vectorBytes / *bytes);
   SmallVector<int64_t> extents = op.getStaticLoopRanges();
   const unsigned n = extents.size();
-  // A reduction in the innermost loop goes to a vector of partial results.
+  // A reduction in the innermost loop goes to a vector of partial results:
+  // several vectors' worth, as many as the row fills, so that each lane's
+  // chain of combines is interleaved with others' (a single accumulator
+  // makes the loop wait on the combine's latency every step).
   bool innerReduction =
       op.getIteratorTypesArray()[n - 1] == utils::IteratorType::reduction;
+  int64_t length = std::max<int64_t>(1, vectorBytes / *bytes);
+  if (innerReduction)
+    length *= std::clamp<int64_t>(extents[n - 1] / length, 1, accumulators);
 
   // Step 1: every loop but the innermost by 1 (reductions summed in place).
   SmallVector<Operation *> rows{op};
@@ -264,12 +269,18 @@ struct DistVectorizePass
           << static_cast<int64_t>(vectorBytes);
       return signalPassFailure();
     }
+    if (accumulators < 1 || accumulators > 16) {
+      getOperation().emitError("dist-vectorize: accumulators must be 1 to "
+                               "16, got ")
+          << static_cast<int64_t>(accumulators);
+      return signalPassFailure();
+    }
     expandConstantPowers(getOperation());
     SmallVector<linalg::LinalgOp> ops;
     getOperation().walk([&](linalg::LinalgOp op) { ops.push_back(op); });
     IRRewriter rewriter(&getContext());
     for (linalg::LinalgOp op : ops)
-      tileForVectors(rewriter, op, vectorBytes);
+      tileForVectors(rewriter, op, vectorBytes, accumulators);
     if (failed(foldSliceSizes(getOperation())))
       return signalPassFailure();
     vectorizeTiles(rewriter, getOperation());

@@ -1,6 +1,6 @@
 // The local compute pipeline of target=cpu (dist-cpu-compute: elementwise
 // fusion, row fusion, vectorization) on a softmax, an RMSNorm and a SwiGLU:
-// each becomes one loop nest over blocks of rows whose ops are vector code.
+// each becomes one loop nest over rows whose ops are vector code.
 // RUN: dist-opt %s --dist-cpu-compute | FileCheck %s
 
 #id2 = affine_map<(d0, d1) -> (d0, d1)>
@@ -50,7 +50,7 @@ func.func @softmax(%x: tensor<64x512xf32>) -> tensor<64x512xf32> {
 // CHECK-LABEL: func.func @rms_norm
 // CHECK-NOT:   linalg.
 // CHECK:       %[[LOOP:.*]] = scf.for
-// CHECK:         arith.mulf %{{.*}} : vector<16xf32>
+// CHECK:         arith.mulf %{{.*}} : vector<64xf32>
 // CHECK:         vector.multi_reduction <add>
 // CHECK:         math.rsqrt %{{.*}} : vector<16xf32>
 // CHECK-NOT:   linalg.

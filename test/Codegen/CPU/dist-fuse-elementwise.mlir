@@ -3,17 +3,19 @@
 #id2 = affine_map<(d0, d1) -> (d0, d1)>
 #row = affine_map<(d0, d1) -> (d0)>
 
-// A causal mask (cheap: compare, scale, select) read by a row max and by
-// the exp that follows: recomputed in both, never stored. The exp (a math
-// function) read by the sum and the division stays one op.
+// A causal mask (five ops: two indices, compare, scale, select) read by a
+// row max and by the exp that follows: computed once (dist-fuse-rows puts it
+// in the row tile), not recomputed in both. The exp (a math function) read
+// by the sum and the division stays one op too.
 // CHECK-LABEL: func.func @masked_softmax
-// CHECK-NOT:   linalg.generic
-// CHECK:       %[[MAX:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]
+// CHECK:       %[[MASK:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "parallel"]
 // CHECK:         arith.select
+// CHECK:       %[[MAX:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]
+// CHECK-SAME:    ins(%[[MASK]] :
+// CHECK-NOT:     arith.select
 // CHECK:         arith.maxnumf
 // CHECK:       %[[EXP:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "parallel"]
-// CHECK-SAME:    ins(%{{.*}}, %[[MAX]] :
-// CHECK:         arith.select
+// CHECK-SAME:    ins(%[[MASK]], %[[MAX]] :
 // CHECK:         math.exp
 // CHECK:       %[[SUM:.*]] = linalg.generic {{.*}} ins(%[[EXP]] :
 // CHECK:       linalg.generic {{.*}} ins(%[[EXP]], %[[SUM]] :
@@ -59,6 +61,42 @@ func.func @masked_softmax(%s: tensor<16x16xf32>) -> tensor<16x16xf32> {
     linalg.yield %q : f32
   } -> tensor<16x16xf32>
   return %p : tensor<16x16xf32>
+}
+
+// A scale alone (one op) read by the max and the exp: recomputed in both,
+// never stored.
+// CHECK-LABEL: func.func @scaled_softmax
+// CHECK-NOT:   linalg.generic
+// CHECK:       %[[MAX:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]
+// CHECK:         arith.mulf
+// CHECK:         arith.maxnumf
+// CHECK:       linalg.generic {{.*}}iterator_types = ["parallel", "parallel"]
+// CHECK-SAME:    ins(%{{.*}}, %[[MAX]] :
+// CHECK:         arith.mulf
+// CHECK:         math.exp
+func.func @scaled_softmax(%s: tensor<16x16xf32>) -> (tensor<16xf32>, tensor<16x16xf32>) {
+  %scale = arith.constant 0.125 : f32
+  %nan = arith.constant 0xFFC00000 : f32
+  %e = tensor.empty() : tensor<16x16xf32>
+  %er = tensor.empty() : tensor<16xf32>
+  %m = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]} ins(%s : tensor<16x16xf32>) outs(%e : tensor<16x16xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %sc = arith.mulf %in, %scale : f32
+    linalg.yield %sc : f32
+  } -> tensor<16x16xf32>
+  %mi = linalg.fill ins(%nan : f32) outs(%er : tensor<16xf32>) -> tensor<16xf32>
+  %max = linalg.generic {indexing_maps = [#id2, #row], iterator_types = ["parallel", "reduction"]} ins(%m : tensor<16x16xf32>) outs(%mi : tensor<16xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = arith.maxnumf %in, %out : f32
+    linalg.yield %r : f32
+  } -> tensor<16xf32>
+  %exp = linalg.generic {indexing_maps = [#id2, #row, #id2], iterator_types = ["parallel", "parallel"]} ins(%m, %max : tensor<16x16xf32>, tensor<16xf32>) outs(%e : tensor<16x16xf32>) {
+  ^bb0(%in: f32, %mx: f32, %out: f32):
+    %d = arith.subf %in, %mx : f32
+    %v = math.exp %d : f32
+    linalg.yield %v : f32
+  } -> tensor<16x16xf32>
+  return %max, %exp : tensor<16xf32>, tensor<16x16xf32>
 }
 
 // The RMSNorm output feeds a projection: the projection stays a product

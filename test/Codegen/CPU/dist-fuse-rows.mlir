@@ -1,4 +1,7 @@
-// RUN: dist-opt %s --pass-pipeline='builtin.module(func.func(dist-fuse-rows))' | FileCheck %s
+// Blocks of several rows (tile-elements=4096), and by default one row of
+// 512 at a time.
+// RUN: dist-opt %s --pass-pipeline='builtin.module(func.func(dist-fuse-rows{tile-elements=4096}))' | FileCheck %s
+// RUN: dist-opt %s --pass-pipeline='builtin.module(func.func(dist-fuse-rows))' | FileCheck %s --check-prefix=DEFAULT
 
 #id2 = affine_map<(d0, d1) -> (d0, d1)>
 #row = affine_map<(d0, d1) -> (d0)>
@@ -18,6 +21,12 @@
 // CHECK:         tensor.insert_slice
 // CHECK-NOT:   linalg.generic
 // CHECK:       return
+// DEFAULT-LABEL: func.func @softmax
+// DEFAULT:       scf.for %[[R:.*]] = %c0 to %c64 step %c1
+// DEFAULT:         tensor.extract_slice %arg0[%[[R]], 0] [1, 512]
+// DEFAULT-LABEL: func.func @swiglu
+// DEFAULT:       scf.for %{{.*}} = %c0 to %c64 step %c1
+// DEFAULT:         linalg.generic {{.*}} outs(%{{.*}} : tensor<1x1024xf32>)
 func.func @softmax(%x: tensor<64x512xf32>) -> tensor<64x512xf32> {
   %zero = arith.constant 0.000000e+00 : f32
   %nan = arith.constant 0xFFC00000 : f32

@@ -1,4 +1,8 @@
 // RUN: dist-opt %s --pass-pipeline='builtin.module(func.func(dist-vectorize),canonicalize,cse)' | FileCheck %s
+// RUN: dist-opt %s --pass-pipeline='builtin.module(func.func(dist-vectorize{accumulators=1}),canonicalize,cse)' | FileCheck %s --check-prefix=ONE
+// RUN: not dist-opt %s --pass-pipeline='builtin.module(func.func(dist-vectorize{accumulators=0}))' 2>&1 | FileCheck %s --check-prefix=BAD
+
+// BAD: dist-vectorize: accumulators must be 1 to 16, got 0
 
 #id1 = affine_map<(d0) -> (d0)>
 #id2 = affine_map<(d0, d1) -> (d0, d1)>
@@ -23,17 +27,22 @@ func.func @elementwise_remainder(%x: tensor<40xf32>) -> tensor<40xf32> {
   return %y : tensor<40xf32>
 }
 
-// A row sum: each row summed into a vector of 16 partial sums (the
-// accumulator a fill of 0, now a vector write), merged after the loop.
+// A row sum: each row summed into 4 vectors of 16 partial sums (64 lanes:
+// four independent chains of adds; the accumulator a fill of 0, now a
+// vector write), merged after the loop.
 // CHECK-LABEL: func.func @row_sums
 // CHECK:       scf.for %{{.*}} = %c0 to %c4 step %c1
-// CHECK:         %[[ACC:.*]] = vector.transfer_write %{{.*}} : vector<16xf32>, tensor<1x16xf32>
-// CHECK:         %[[PARTIAL:.*]] = scf.for %{{.*}} = %c0 to %c64 step %c16 iter_args(%{{.*}} = %[[ACC]])
-// CHECK:           arith.addf {{.*}} : vector<16xf32>
-// CHECK:         vector.multi_reduction <add>, {{.*}} [1] : vector<1x16xf32> to vector<1xf32>
+// CHECK:         %[[ACC:.*]] = vector.transfer_write %{{.*}} : vector<64xf32>, tensor<1x64xf32>
+// CHECK:         %[[PARTIAL:.*]] = scf.for %{{.*}} = %c0 to %c256 step %c64 iter_args(%{{.*}} = %[[ACC]])
+// CHECK:           arith.addf {{.*}} : vector<64xf32>
+// CHECK:         vector.multi_reduction <add>, {{.*}} [1] : vector<1x64xf32> to vector<1xf32>
 // CHECK-NOT:   linalg.generic
-func.func @row_sums(%x: tensor<4x64xf32>, %init: tensor<4xf32>) -> tensor<4xf32> {
-  %s = linalg.generic {indexing_maps = [#id2, #row], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<4x64xf32>) outs(%init : tensor<4xf32>) {
+// With one accumulator, one vector of 16 partial sums.
+// ONE-LABEL:   func.func @row_sums
+// ONE:           scf.for %{{.*}} = %c0 to %c256 step %c16
+// ONE:             arith.addf {{.*}} : vector<16xf32>
+func.func @row_sums(%x: tensor<4x256xf32>, %init: tensor<4xf32>) -> tensor<4xf32> {
+  %s = linalg.generic {indexing_maps = [#id2, #row], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<4x256xf32>) outs(%init : tensor<4xf32>) {
   ^bb0(%in: f32, %out: f32):
     %r = arith.addf %in, %out : f32
     linalg.yield %r : f32
@@ -41,22 +50,36 @@ func.func @row_sums(%x: tensor<4x64xf32>, %init: tensor<4xf32>) -> tensor<4xf32>
   return %s : tensor<4xf32>
 }
 
-// The body reads the summed loop's index: each tile of 16 goes into the
-// vector of partial maxima like any reduction, with the index of each lane
+// A row of 40: as many vectors of partial sums as it fills (2 of 16), the
+// remainder of 8 peeled.
+// CHECK-LABEL: func.func @short_row_sums
+// CHECK:         arith.addf {{.*}} : vector<32xf32>
+// CHECK:         arith.addf {{.*}} : vector<8xf32>
+func.func @short_row_sums(%x: tensor<4x40xf32>, %init: tensor<4xf32>) -> tensor<4xf32> {
+  %s = linalg.generic {indexing_maps = [#id2, #row], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<4x40xf32>) outs(%init : tensor<4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = arith.addf %in, %out : f32
+    linalg.yield %r : f32
+  } -> tensor<4xf32>
+  return %s : tensor<4xf32>
+}
+
+// The body reads the summed loop's index: each tile of 64 goes into the
+// vectors of partial maxima like any reduction, with the index of each lane
 // the tile's offset plus the lane (upstream's partial-reduction tiling
 // leaves the offset out; dist-vectorize adds it).
 // CHECK-LABEL: func.func @masked_row_max
-// CHECK:       scf.for %[[J:.*]] = %c0 to %c64 step %c16 iter_args(%{{.*}} = %{{.*}}) -> (tensor<1x16xf32>)
-// CHECK:         %[[STEP:.*]] = vector.step : vector<16xindex>
-// CHECK:         %[[BASE:.*]] = vector.broadcast %[[J]] : index to vector<16xindex>
-// CHECK:         %[[IDX:.*]] = arith.addi %[[BASE]], %[[STEP]] : vector<16xindex>
+// CHECK:       scf.for %[[J:.*]] = %c0 to %c256 step %c64 iter_args(%{{.*}} = %{{.*}}) -> (tensor<1x64xf32>)
+// CHECK:         %[[STEP:.*]] = vector.step : vector<64xindex>
+// CHECK:         %[[BASE:.*]] = vector.broadcast %[[J]] : index to vector<64xindex>
+// CHECK:         %[[IDX:.*]] = arith.addi %[[BASE]], %[[STEP]] : vector<64xindex>
 // CHECK:         arith.cmpi ult, %[[IDX]]
-// CHECK:         arith.maxnumf {{.*}} : vector<16xf32>
-// CHECK:       vector.multi_reduction <maxnumf>, {{.*}} [1] : vector<1x16xf32> to vector<1xf32>
-func.func @masked_row_max(%x: tensor<4x64xf32>, %init: tensor<4xf32>) -> tensor<4xf32> {
+// CHECK:         arith.maxnumf {{.*}} : vector<64xf32>
+// CHECK:       vector.multi_reduction <maxnumf>, {{.*}} [1] : vector<1x64xf32> to vector<1xf32>
+func.func @masked_row_max(%x: tensor<4x256xf32>, %init: tensor<4xf32>) -> tensor<4xf32> {
   %c10 = arith.constant 10 : index
   %low = arith.constant -1.0e9 : f32
-  %s = linalg.generic {indexing_maps = [#id2, #row], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<4x64xf32>) outs(%init : tensor<4xf32>) {
+  %s = linalg.generic {indexing_maps = [#id2, #row], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<4x256xf32>) outs(%init : tensor<4xf32>) {
   ^bb0(%in: f32, %out: f32):
     %j = linalg.index 1 : index
     %keep = arith.cmpi ult, %j, %c10 : index
@@ -90,9 +113,10 @@ func.func @gemm_stays(%a: tensor<64x64xf32>, %b: tensor<64x64xf32>, %c: tensor<6
   return %r : tensor<64x64xf32>
 }
 
-// Integer products have no BLAS routine: vectorized like any reduction.
+// Integer products have no BLAS routine: vectorized like any reduction
+// (a row of 32: two vectors of partial sums).
 // CHECK-LABEL: func.func @integer_product
-// CHECK:       arith.muli {{.*}} : vector<16xi32>
+// CHECK:       arith.muli {{.*}} : vector<32xi32>
 // CHECK:       vector.multi_reduction <add>
 func.func @integer_product(%a: tensor<4x32xi32>, %b: tensor<32x4xi32>, %c: tensor<4x4xi32>) -> tensor<4x4xi32> {
   %r = linalg.matmul ins(%a, %b : tensor<4x32xi32>, tensor<32x4xi32>) outs(%c : tensor<4x4xi32>) -> tensor<4x4xi32>
