@@ -4,7 +4,7 @@
     gen_llama.py [--layers L] [--form loop|unrolled] [--batch B] [--seq S]
                  [--hidden D] [--heads H] [--kv-heads Hk] [--head-dim hd]
                  [--ffn F] [--mesh MESH] [--tp AXIS] [--dp AXIS] [--sp]
-                 [--element f32|bf16|f64] [--expect] [-o FILE]
+                 [--cp AXIS] [--element f32|bf16|f64] [--expect] [-o FILE]
 
 Each layer, as a user writes it in the global view (no layout on any
 intermediate; dist-partition chooses them):
@@ -25,7 +25,9 @@ does: wqkv's columns split over AXIS per segment [H*hd, Hk*hd, Hk*hd] (each
 device holds its query heads and its kv heads), wo and wd by rows, wg and wu
 by columns; gains replicated. x (and the result) is [S, D], or [B, S, D]
 with the batch split over --dp; with --sp it is split by tokens over AXIS
-(sequence parallelism), else replicated over it. --form loop runs the layers
+(sequence parallelism), else replicated over it; with --cp its tokens are
+split over that axis too (context parallelism: a third mesh axis over which
+the weights are replicated; with --sp the tokens go over tp, then cp). --form loop runs the layers
 as an scf.for over the stacked weights, --form unrolled writes them out; both
 compute the same function (utils/e2e/reference.py `llama`, the EXPECT line of
 --expect) and bind every layer's output to x's layout.
@@ -104,7 +106,8 @@ def generate(a):
     def enc(dims):
         return f", #dist.sharding<@mesh, [{', '.join(dims)}]>"
 
-    x_enc = enc(bl + [f"{{{tp}}}" if a.sp else "{}", "{}"])
+    token_axes = ([tp] if a.sp else []) + ([f'"{a.cp}"'] if a.cp else [])
+    x_enc = enc(bl + [f"{{{', '.join(token_axes)}}}", "{}"])
     C = (H + 2 * Hk) * hd
     weights = [
         ("g1", [L, D], enc(["{}", "{}"])),
@@ -333,6 +336,8 @@ def main():
     ap.add_argument("--dp", default="", help="the batch axis (with --batch)")
     ap.add_argument("--sp", action="store_true",
                     help="x split by tokens over the tp axis")
+    ap.add_argument("--cp", default="",
+                    help="x split by tokens over this axis too (after tp with --sp)")
     ap.add_argument("--element", default="f32", choices=["f32", "bf16", "f64"])
     ap.add_argument("--expect", action="store_true")
     ap.add_argument("--auto", action="store_true",
@@ -347,7 +352,7 @@ def main():
         ap.error("--heads must be a multiple of --kv-heads")
     if a.batch < 0 or (a.dp and not a.batch):
         ap.error("--dp needs --batch")
-    for axis in filter(None, [a.tp, a.dp]):
+    for axis in filter(None, [a.tp, a.dp, a.cp]):
         if not re.match(r'^[A-Za-z_][\w.-]*$', axis):
             ap.error(f"bad axis name {axis!r}")
     text = generate(a)
