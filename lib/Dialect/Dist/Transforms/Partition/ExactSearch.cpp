@@ -267,9 +267,20 @@ std::optional<std::vector<unsigned>> LayoutProblem::searchDense(
       double size = 1;
       for (const Slot &slot : step.nextFrontier)
         size *= representative[slot.node][slot.epoch].size();
+      if (report)
+        report->states += size;
       if (size > options.maxStatesPerStep) {
         why = "more than " + std::to_string(options.maxStatesPerStep) +
               " states at one op";
+        if (report) {
+          report->crowded.clear();
+          for (const Slot &slot : step.nextFrontier)
+            report->crowded.push_back(slot.node);
+          std::stable_sort(report->crowded.begin(), report->crowded.end(),
+                           [&](unsigned a, unsigned b) {
+                             return order.lastPos[a] > order.lastPos[b];
+                           });
+        }
         return std::nullopt;
       }
       slots = std::move(step.nextFrontier);

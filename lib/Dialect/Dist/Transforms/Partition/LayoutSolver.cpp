@@ -8,7 +8,9 @@
 #include <algorithm>
 #include <cassert>
 #include <cmath>
+#include <functional>
 #include <limits>
+#include <numeric>
 
 using namespace dist::partition;
 
@@ -529,6 +531,118 @@ bool LayoutProblem::priceAll() {
   return changed;
 }
 
+std::optional<std::vector<unsigned>>
+LayoutProblem::searchByCases(const SolveOptions &options, std::string &why,
+                             unsigned depth) const {
+  // Each case is the exact search with one more node fixed; together the
+  // cases cover every choice, so the cheapest case's optimum is the
+  // optimum. `fixed` is this search's own while it runs.
+  const double start = clock();
+  const bool outermost = fixed.empty();
+  if (outermost)
+    fixed.assign(nodes.size(), -1);
+  std::optional<std::vector<unsigned>> best;
+  double bestTime = std::numeric_limits<double>::infinity();
+  auto timeLeft = [&] {
+    return options.timeLimitSeconds - (clock() - start);
+  };
+  // The states all cases below the current ones would make (each case
+  // about as many as the first; infinity past `levels`): the search by
+  // cases starts only when they fit in its time.
+  std::function<double(unsigned)> estimate = [&](unsigned levels) -> double {
+    SearchReport report;
+    std::string crowded;
+    if (searchExact(Objective::Time, options, crowded, Search::Sizes, &report))
+      return report.states;
+    std::optional<unsigned> branch;
+    for (unsigned node : report.crowded)
+      if (fixed[node] < 0 && numStrategies(node) > 1) {
+        branch = node;
+        break;
+      }
+    if (levels == 0 || !branch)
+      return std::numeric_limits<double>::infinity();
+    fixed[*branch] = heuristic()[*branch];
+    double each = estimate(levels - 1);
+    fixed[*branch] = -1;
+    return numStrategies(*branch) * each;
+  };
+  // Whether every case below finished (false: `why` says which limit).
+  std::function<bool(unsigned)> cases = [&](unsigned levels) -> bool {
+    SolveOptions left = options;
+    left.timeLimitSeconds = timeLeft();
+    if (left.timeLimitSeconds <= 0) {
+      why = timeLimitPassed(options.timeLimitSeconds);
+      return false;
+    }
+    SearchReport report;
+    std::string crowded;
+    if (searchExact(Objective::Time, left, crowded, Search::Sizes, &report)) {
+      // Small enough: this case exactly, cut short where it cannot beat
+      // the best case so far.
+      std::string stopped;
+      std::optional<std::vector<unsigned>> choice = searchExact(
+          Objective::Time, left, stopped, Search::Exact, nullptr, bestTime);
+      if (!stopped.empty()) {
+        why = stopped;
+        return false;
+      }
+      if (choice) {
+        double time = evaluate(*choice).total.time;
+        if (!best || time < bestTime) {
+          best = std::move(choice);
+          bestTime = time;
+        }
+      }
+      return true;
+    }
+    // The longest-lived node of the crowded step that still has a choice.
+    std::optional<unsigned> branch;
+    for (unsigned node : report.crowded)
+      if (fixed[node] < 0 && numStrategies(node) > 1) {
+        branch = node;
+        break;
+      }
+    if (levels == 0 || !branch) {
+      why = crowded;
+      return false;
+    }
+    // The heuristic's strategy first: its case holds a good choice, whose
+    // cost then cuts the other cases short.
+    std::vector<unsigned> order(numStrategies(*branch));
+    std::iota(order.begin(), order.end(), 0u);
+    unsigned first = heuristic()[*branch];
+    std::stable_partition(order.begin(), order.end(),
+                          [&](unsigned s) { return s == first; });
+    for (unsigned s : order) {
+      fixed[*branch] = s;
+      bool finished = cases(levels - 1);
+      fixed[*branch] = -1;
+      if (!finished)
+        return false;
+    }
+    return true;
+  };
+  // A state costs some tens of units of work (its strategies against its
+  // incoming edges; 21 measured on a loop of Llama layers on 2 x 4, whose
+  // 14 cases make 2e7 states): too many cases for the time are not
+  // started (a Llama layer on 2 x 2 x 2 would make 9e10).
+  constexpr double kWorkPerState = 24;
+  bool finished = false;
+  if (estimate(depth) * kWorkPerState >
+      options.timeLimitSeconds * kWorkPerSecond)
+    why = "the cases would pass the time limit";
+  else
+    finished = cases(depth);
+  if (outermost)
+    fixed.clear();
+  if (!finished)
+    return std::nullopt;
+  if (!best)
+    why = "no case of the search by cases beat the heuristic";
+  return best;
+}
+
 Solution LayoutProblem::solve(const SolveOptions &options) {
   // Rounds of lazy pricing share the time limit (pricing itself, the
   // planner's work, adds none to the work clock); the last round's choice, priced
@@ -652,6 +766,17 @@ Solution LayoutProblem::solveOnce(const SolveOptions &options) const {
     unlimited.budget.reset();
     std::optional<std::vector<unsigned>> exact =
         searchExact(Objective::Time, unlimited, why);
+    // Too many states at one op: the same search by cases on the nodes
+    // that crowd it (a loop's carry, which lives through the whole body),
+    // within half the time; past that the fallback answers as before, for
+    // the reason the exact search gave.
+    if (!exact && options.caseLevels > 0 &&
+        why.rfind("more than", 0) == 0) {
+      SolveOptions byCases = unlimited;
+      byCases.timeLimitSeconds = options.timeLimitSeconds / 2;
+      std::string casesWhy;
+      exact = searchByCases(byCases, casesWhy, options.caseLevels);
+    }
     bool fits = exact && (!options.budget ||
                           peakBytes(*exact) <= *options.budget * (1 + 1e-12));
     if (fits || !exact) {

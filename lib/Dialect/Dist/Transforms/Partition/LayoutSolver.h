@@ -114,6 +114,10 @@ struct SolveOptions {
   size_t beamWidth = size_t(1) << 14;
   size_t beamWork = size_t(1) << 24;
   size_t relaxedStatesPerStep = size_t(1) << 16;
+  /// Past maxStatesPerStep, the exact search by cases: how many nodes it
+  /// fixes at most, one inside the other (each level multiplies the cases
+  /// by that node's strategies; 0: none).
+  unsigned caseLevels = 2;
 };
 
 struct Solution {
@@ -289,6 +293,11 @@ private:
     bool pruned = false;
     /// Beam: the partial choices made (over all ops).
     size_t made = 0;
+    /// Exact and Sizes past the states limit: the frontier of the first
+    /// step that passes it, the node that lives longest first.
+    std::vector<unsigned> crowded;
+    /// Sizes within the limit: the states of all steps together.
+    double states = 0;
   };
   /// The search; nullopt (with `why`) past its limits or when no choice
   /// fits the budget (`why` empty then). `upper`: the time of a choice
@@ -298,6 +307,15 @@ private:
               std::string &why, Search search = Search::Exact,
               SearchReport *report = nullptr,
               double upper = std::numeric_limits<double>::infinity()) const;
+  /// The exact search (time, no memory) by cases, when its states pass the
+  /// limit: the longest-lived node of the crowded step takes each of its
+  /// strategies in turn (fixed[]), each case is searched exactly (by cases
+  /// again, `depth` levels deep), and the cheapest case's choice is the
+  /// optimum; a case that cannot beat the best so far is cut short (branch
+  /// and bound). nullopt with `why` when a case passes a limit.
+  std::optional<std::vector<unsigned>>
+  searchByCases(const SolveOptions &options, std::string &why,
+                unsigned depth) const;
   /// Per position of `order`: a lower bound on what the nodes from there
   /// on add (each one's cheapest strategy and incoming edges).
   std::vector<double> costToGo(const Order &order) const;
