@@ -14,6 +14,10 @@
 // RUN: mlir-opt --load-dialect-plugin=%dist_plugin --load-pass-plugin=%dist_plugin %S/Inputs/shard-annotated.mlir --dist-import-shard --dist-lower-reshard | FileCheck %s --check-prefix=IMPORT
 // RUN: mlir-opt --load-dialect-plugin=%dist_plugin --load-pass-plugin=%dist_plugin %s --dist-partition --dist-lower-reshard --dist-localize | FileCheck %s --check-prefix=LOCAL
 // RUN: mlir-opt --load-dialect-plugin=%dist_plugin --load-pass-plugin=%dist_plugin %s --dist-to-llvm | FileCheck %s --check-prefix=LLVM
+// topology=auto needs a tool that can calibrate; in mlir-opt it is an error
+// at the mesh that says to pass a file.
+// RUN: not mlir-opt --load-dialect-plugin=%dist_plugin --load-pass-plugin=%dist_plugin %s --dist-lower-reshard=topology=auto 2>&1 | FileCheck %s --check-prefix=AUTO
+// AUTO: error: dist-lower-reshard: topology=auto needs a tool that calibrates this machine (dist-opt, dist-run); here, pass a topology file
 // RUN: not mlir-opt --load-dialect-plugin=%dist_plugin --load-pass-plugin=%dist_plugin %s --dist-lower-reshard=bogus=1 2>&1 | FileCheck %s --check-prefix=BADOPT
 // RUN: not mlir-opt --load-dialect-plugin=%dist_plugin --load-pass-plugin=%dist_plugin %s --pass-pipeline='builtin.module(canonicalize)' --dist-lower-reshard 2>&1 | FileCheck %s --check-prefix=MIXED
 // RUN: mlir-opt --load-dialect-plugin=%dist_plugin --load-pass-plugin=%dist_plugin %s --pass-pipeline='builtin.module(dist-lower-reshard)' | FileCheck %s

@@ -49,21 +49,26 @@ static std::string cacheKey(
   return file + ".json";
 }
 
-static Error failure(const Twine &message) {
-  return make_error<StringError>("--topology auto: " + message,
+static Error failure(StringRef option, const Twine &message) {
+  return make_error<StringError>(option + ": " + message,
                                  inconvertibleErrorCode());
 }
 
 Expected<std::string> dist::run::autoTopology(
     const std::vector<std::pair<std::string, planner::Mesh>> &meshes,
-    int numRanks, StringRef backend, StringRef self) {
+    int numRanks, StringRef backend, StringRef self,
+    AutoTopologyCaller caller) {
+  auto failure = [&](const Twine &message) {
+    return ::failure(caller.option, message);
+  };
   if (meshes.empty())
-    return failure("the entry uses no mesh, so there is nothing to calibrate");
+    return failure(caller.holder +
+                   " uses no mesh, so there is nothing to calibrate");
   if (meshes.size() > 2)
-    return failure("the entry uses " + Twine(meshes.size()) +
+    return failure(caller.holder + " uses " + Twine(meshes.size()) +
                    " meshes; auto calibrates one, or two (a pipeline's "
                    "stages): write the file with dist-calibrate (semantics "
-                   "§8) and pass it to --topology");
+                   "§8) and pass it instead");
   std::string dir = topologyCacheDir();
   SmallString<256> path(dir);
   sys::path::append(path, cacheKey(meshes, numRanks, backend));
@@ -90,7 +95,7 @@ Expected<std::string> dist::run::autoTopology(
   for (const char *arg : {"--sizes", "64KiB:16MiB", "--reps", "3", "-o"})
     args.push_back(arg);
   args.push_back(temp);
-  errs() << "dist-run: calibrating this machine for " << meshes[0].second.str()
+  errs() << caller.tool << ": calibrating this machine for " << meshes[0].second.str()
          << (meshes.size() == 2 ? " -> " + meshes[1].second.str() : "")
          << " on " << numRanks << " ranks (once; cached in " << path << ")\n";
   SmallVector<StringRef> argRefs(args.begin(), args.end());
@@ -105,4 +110,13 @@ Expected<std::string> dist::run::autoTopology(
   if (std::error_code ec = sys::fs::rename(temp, path))
     return failure("cannot write " + path + ": " + ec.message());
   return std::string(path);
+}
+
+int dist::run::ranksOf(
+    const std::vector<std::pair<std::string, planner::Mesh>> &meshes) {
+  int ranks = 0;
+  for (const auto &[name, mesh] : meshes)
+    for (int64_t i = 0; i < mesh.getNumDevices(); ++i)
+      ranks = std::max<int>(ranks, mesh.rankOfIndex(i) + 1);
+  return ranks;
 }

@@ -26,13 +26,25 @@ namespace dist::run {
 /// $XDG_CACHE_HOME/dist/topology, else ~/.cache/dist/topology.
 std::string topologyCacheDir();
 
+/// Who asks, for the messages: the tool ("dist-run"), how its users spell
+/// the option ("--topology auto") and what holds the meshes ("the entry").
+struct AutoTopologyCaller {
+  llvm::StringRef tool, option, holder;
+};
+
 /// The topology file for `meshes` (one, or two: a pipeline's stages, the
 /// second calibrated as dist-calibrate's --to-mesh) on `numRanks` ranks of
 /// `backend`: the cached one, or a fresh calibration by the dist-calibrate
 /// next to `self` (reported on stderr), written to the cache first.
 llvm::Expected<std::string>
 autoTopology(const std::vector<std::pair<std::string, planner::Mesh>> &meshes,
-             int numRanks, llvm::StringRef backend, llvm::StringRef self);
+             int numRanks, llvm::StringRef backend, llvm::StringRef self,
+             AutoTopologyCaller caller = {"dist-run", "--topology auto",
+                                          "the entry"});
+
+/// The ranks a calibration of `meshes` needs: one more than the largest
+/// device any of them names.
+int ranksOf(const std::vector<std::pair<std::string, planner::Mesh>> &meshes);
 
 } // namespace dist::run
 

@@ -272,6 +272,8 @@ DistLowerReshardPass::lowerReshard(ReshardOp reshard,
 
 void DistLowerReshardPass::runOnOperation() {
   Operation *root = getOperation();
+  if (failed(costModels.resolveAuto(root)))
+    return signalPassFailure();
 
   // With the whole module in view, an override for an axis that no mesh has
   // is a typo: say so instead of silently planning with defaults.

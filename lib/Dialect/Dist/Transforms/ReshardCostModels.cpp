@@ -3,7 +3,10 @@
 #include "ReshardCostModels.h"
 
 #include "dist/Dialect/Dist/IR/DistDialect.h"
+#include "dist/Dialect/Dist/IR/PlannerInterop.h"
+#include "dist/Dialect/Dist/Transforms/TopologyResolver.h"
 
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -41,6 +44,16 @@ LogicalResult ReshardCostModels::initialize(
     return failure();
   if (topologyFile.empty())
     return success();
+  // Resolved once the module is in view (resolveAuto).
+  if (topologyFile == "auto") {
+    autoPending = true;
+    return success();
+  }
+  return loadFile(topologyFile, emitError);
+}
+
+LogicalResult ReshardCostModels::loadFile(
+    StringRef topologyFile, function_ref<InFlightDiagnostic()> emitError) {
   llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> file =
       llvm::MemoryBuffer::getFile(topologyFile);
   if (!file)
@@ -53,6 +66,50 @@ LogicalResult ReshardCostModels::initialize(
                        << "': " << llvm::toString(parsed.takeError());
   fileTopology = std::move(*parsed);
   return success();
+}
+
+LogicalResult ReshardCostModels::resolveAuto(Operation *root) {
+  if (!autoPending)
+    return success();
+  // The meshes of the whole module (a pass on one function sees its module).
+  Operation *module =
+      isa<ModuleOp>(root) ? root : root->getParentOfType<ModuleOp>();
+  if (!module)
+    module = root;
+  // Errors at the first mesh, what the calibration would have measured.
+  MeshOp first;
+  module->walk([&](MeshOp mesh) {
+    if (!first)
+      first = mesh;
+  });
+  auto emitError = [&] {
+    return first ? first.emitError() : mlir::emitError(root->getLoc());
+  };
+  const TopologyResolver &resolver = getTopologyResolver();
+  if (!resolver)
+    return emitError()
+           << passName
+           << ": topology=auto needs a tool that calibrates this machine "
+              "(dist-opt, dist-run); here, pass a topology file "
+              "(dist-calibrate writes one, semantics §8)";
+  std::vector<std::pair<std::string, planner::Mesh>> meshes;
+  bool bad = false;
+  module->walk([&](MeshOp mesh) {
+    FailureOr<planner::Mesh> plannerMesh =
+        getPlannerMesh(mesh, [&] { return mesh.emitError(); });
+    if (failed(plannerMesh))
+      bad = true;
+    else
+      meshes.emplace_back(mesh.getSymName().str(), std::move(*plannerMesh));
+  });
+  if (bad)
+    return failure();
+  llvm::Expected<std::string> file = resolver(meshes);
+  if (!file)
+    return emitError() << passName << ": " << llvm::toString(file.takeError());
+  // Once: the file serves every later run of the pass.
+  autoPending = false;
+  return loadFile(*file, emitError);
 }
 
 LogicalResult ReshardCostModels::checkAxesExist(Operation *root) const {

@@ -37,6 +37,11 @@ public:
              llvm::ArrayRef<std::string> alpha, llvm::ArrayRef<std::string> beta,
              llvm::function_ref<mlir::InFlightDiagnostic()> emitError);
 
+  /// `topology=auto`: with the whole module in view, the installed
+  /// resolver's file for its meshes (TopologyResolver.h); errors on `root`.
+  /// Nothing to do for a file or no topology.
+  mlir::LogicalResult resolveAuto(mlir::Operation *root);
+
   /// With the whole module in view, an override for an axis no mesh has is
   /// a typo: reports it on `root`.
   mlir::LogicalResult checkAxesExist(mlir::Operation *root) const;
@@ -59,7 +64,14 @@ public:
   }
 
 private:
+  /// Reads and parses the topology file.
+  mlir::LogicalResult
+  loadFile(llvm::StringRef topologyFile,
+           llvm::function_ref<mlir::InFlightDiagnostic()> emitError);
+
   std::string passName;
+  /// `topology=auto`, not resolved yet.
+  bool autoPending = false;
   std::optional<planner::Topology> fileTopology;
   std::map<std::string, double> alphaOverrides, betaOverrides;
   llvm::DenseMap<mlir::Operation *,

@@ -32,8 +32,10 @@ struct ReshardPlanningOptions : public mlir::PassPipelineOptions<Derived> {
   template <typename T>
   using ListOption = typename Base::template ListOption<T>;
 
-  Option<std::string> topology{*this, "topology",
-                               llvm::cl::desc("Topology JSON file")};
+  Option<std::string> topology{
+      *this, "topology",
+      llvm::cl::desc("Topology JSON file, or auto (this machine, calibrated "
+                     "once where the tool can)")};
   ListOption<std::string> alpha{*this, "alpha",
                                 llvm::cl::desc("Per-axis alpha, AXIS=SECONDS")};
   ListOption<std::string> beta{

@@ -12,7 +12,9 @@ include "mlir/Pass/PassBase.td"
 defvar DistReshardPlanningOptions = [
   Option<"topology", "topology", "std::string", /*default=*/"\"\"",
          "JSON file with per-axis cost parameters "
-         "({\"axes\": {\"x\": {\"alpha\": 1e-5, \"beta\": 2.7e-12}}})">,
+         "({\"axes\": {\"x\": {\"alpha\": 1e-5, \"beta\": 2.7e-12}}}), "
+         "or auto: this machine, calibrated once for the module's meshes "
+         "where the tool can (dist-opt, dist-run)">,
   ListOption<"alpha", "alpha", "std::string",
              "Per-axis latency overrides, AXIS=SECONDS (e.g. x=1e-5)">,
   ListOption<"beta", "beta", "std::string",

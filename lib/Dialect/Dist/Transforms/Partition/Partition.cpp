@@ -96,7 +96,8 @@ static void emitChoiceRemark(func::FuncOp func, const Solution &solution,
 
 void DistPartitionPass::runOnOperation() {
   ModuleOp module = getOperation();
-  if (failed(costModels.checkAxesExist(module)))
+  if (failed(costModels.resolveAuto(module)) ||
+      failed(costModels.checkAxesExist(module)))
     return signalPassFailure();
   MLIRContext *context = &getContext();
   planner::PlanCache &cache = getPlanCache(context, cacheDir);
