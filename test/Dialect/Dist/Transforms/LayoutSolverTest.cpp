@@ -197,6 +197,22 @@ TEST(LayoutSolver, ExactEqualsBruteForceUnderABudget) {
   }
 }
 
+/// Limits so small that the exact search (at `statesPerStep`) and the
+/// fallback's searches rarely finish.
+SolveOptions tinyLimits(size_t statesPerStep) {
+  SolveOptions options;
+  options.maxStatesPerStep = statesPerStep;
+  options.relaxedStatesPerStep = 1;
+  options.beamWidth = 1;
+  return options;
+}
+
+/// The solution's bound and cost bracket the optimum.
+void expectBrackets(const Solution &solution, const Solution &best) {
+  EXPECT_LE(solution.lowerBound, best.total.time + 1e-12);
+  EXPECT_GE(solution.total.time, best.total.time - 1e-12);
+}
+
 TEST(LayoutSolver, FallsBackWithAGapPastItsLimits) {
   unsigned unproven = 0;
   for (unsigned seed = 0; seed < 50; ++seed) {
@@ -207,13 +223,8 @@ TEST(LayoutSolver, FallsBackWithAGapPastItsLimits) {
     std::optional<Solution> best = bruteForce(problem, std::nullopt, ignored);
     if (!best)
       continue;
-    SolveOptions options;
-    options.maxStatesPerStep = 1;
-    options.relaxedStatesPerStep = 1;
-    options.beamWidth = 1;
-    Solution solution = problem.solve(options);
-    EXPECT_LE(solution.lowerBound, best->total.time + 1e-12);
-    EXPECT_GE(solution.total.time, best->total.time - 1e-12);
+    Solution solution = problem.solve(tinyLimits(1));
+    expectBrackets(solution, *best);
     if (solution.optimal)
       continue;
     ++unproven;
@@ -238,13 +249,9 @@ TEST(LayoutSolver, SearchByCasesEqualsBruteForce) {
     std::optional<Solution> best = bruteForce(problem, std::nullopt, ignored);
     if (!best)
       continue;
-    SolveOptions options;
-    options.maxStatesPerStep = 2;
-    options.relaxedStatesPerStep = 1;
-    options.beamWidth = 1;
+    SolveOptions options = tinyLimits(2);
     Solution solution = problem.solve(options);
-    EXPECT_LE(solution.lowerBound, best->total.time + 1e-12);
-    EXPECT_GE(solution.total.time, best->total.time - 1e-12);
+    expectBrackets(solution, *best);
     if (!solution.optimal)
       continue;
     expectSameCost(solution.total, best->total);
