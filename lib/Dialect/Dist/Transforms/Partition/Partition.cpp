@@ -16,6 +16,7 @@
 #include "SignatureLayouts.h"
 #include "LayoutSolver.h"
 #include "Normalize.h"
+#include "PairCostMemo.h"
 #include "dist/Dialect/Dist/IR/DistOps.h"
 #include "dist/Dialect/Dist/IR/PlannerInterop.h"
 #include "dist/Dialect/Dist/Transforms/Passes.h"
@@ -29,6 +30,7 @@
 
 #include <cmath>
 #include <limits>
+#include <memory>
 
 namespace dist {
 #define GEN_PASS_DEF_DISTPARTITION
@@ -229,29 +231,45 @@ void DistPartitionPass::runOnOperation() {
       request.moves = moves;
       return request;
     };
-    auto reshardCost = [&](const planner::Layout &src,
-                           const planner::Layout &dst,
-                           RankedTensorType type) -> double {
+    // A layer stack asks for the same pairs once per layer: the memo
+    // answers the repeats (PairCostMemo.h).
+    auto memo = std::make_shared<PairCostMemo>();
+    auto reshardCost = [&, memo](const planner::Layout &src,
+                                 const planner::Layout &dst,
+                                 RankedTensorType type) -> double {
       if (src == dst)
         return 0;
+      if (std::optional<PairCostMemo::Entry> known =
+              memo->lookup(type, src, dst);
+          known && known->exact)
+        return known->seconds;
       std::optional<planner::PlanRequest> request = requestFor(src, dst, type);
       if (!request)
         return std::numeric_limits<double>::infinity();
       // Costs only: served across functions, layers and runs by the
       // cache's cost table (the plans themselves are made when lowered).
-      return cache.getOrPlanCost(*request);
+      double seconds = cache.getOrPlanCost(*request);
+      memo->store(type, src, dst, {seconds, true});
+      return seconds;
     };
-    auto boundOrKnown = [&](const planner::Layout &src,
-                            const planner::Layout &dst, RankedTensorType type,
-                            bool &exact) -> double {
+    auto boundOrKnown = [&, memo](const planner::Layout &src,
+                                  const planner::Layout &dst,
+                                  RankedTensorType type, bool &exact) -> double {
       exact = true;
       if (src == dst)
         return 0;
+      if (std::optional<PairCostMemo::Entry> known =
+              memo->lookup(type, src, dst)) {
+        exact = known->exact;
+        return known->seconds;
+      }
       std::optional<planner::PlanRequest> request = requestFor(src, dst, type);
       if (!request)
         return std::numeric_limits<double>::infinity();
-      if (std::optional<double> known = cache.lookupCost(*request))
+      if (std::optional<double> known = cache.lookupCost(*request)) {
+        memo->store(type, src, dst, {*known, true});
         return *known;
+      }
       llvm::Expected<double> bound = planner::planLowerBound(*request);
       if (!bound) {
         // An invalid request has no plan either.
@@ -259,6 +277,7 @@ void DistPartitionPass::runOnOperation() {
         return std::numeric_limits<double>::infinity();
       }
       exact = false;
+      memo->store(type, src, dst, {*bound, false});
       return *bound;
     };
 
