@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "FunctionPartitioner.h"
+#include "PairCostMemo.h"
 #include "FunctionError.h"
 
 #include "../ReshardCostModels.h"
@@ -142,14 +143,31 @@ void FunctionPartitioner::addEdge(
     table[index] = price(index, &exact);
     bounded[index] = !exact;
   };
-  // Every pair is priced independently (the plan cache is thread-safe):
-  // spread them over the context's threads. Small tables (most, and mostly
-  // served from the cache) are not worth the threads' hand-off.
-  if (table.size() >= kParallelPricingPairs)
-    mlir::parallelFor(func.getContext(), 0, table.size(), priceEntry);
-  else
-    for (size_t index = 0; index < table.size(); ++index)
-      priceEntry(index);
+  // A stack of layers builds the same table once per layer: the same type,
+  // weight, direction and layouts give the same entries.
+  std::string tableKey;
+  appendKeyBytes(tableKey, type);
+  appendKeyBytes(tableKey, static_cast<int64_t>(forward));
+  tableKey.append(reinterpret_cast<const char *>(&weight), sizeof(weight));
+  for (const std::vector<planner::Layout> *side : {&fromLayouts, &toLayouts}) {
+    appendKeyBytes(tableKey, static_cast<int64_t>(side->size()));
+    for (const planner::Layout &layout : *side)
+      appendKeyBytes(tableKey, layout);
+  }
+  if (auto it = pricedTables.find(tableKey); it != pricedTables.end()) {
+    table = it->second.first;
+    bounded = it->second.second;
+  } else {
+    // Every pair is priced independently (the plan cache is thread-safe):
+    // spread them over the context's threads. Small tables (most, and
+    // mostly served from the cache) are not worth the threads' hand-off.
+    if (table.size() >= kParallelPricingPairs)
+      mlir::parallelFor(func.getContext(), 0, table.size(), priceEntry);
+    else
+      for (size_t index = 0; index < table.size(); ++index)
+        priceEntry(index);
+    pricedTables.try_emplace(std::move(tableKey), table, bounded);
+  }
   std::function<double(size_t)> exactly;
   std::function<std::string(size_t)> request;
   if (lazy) {

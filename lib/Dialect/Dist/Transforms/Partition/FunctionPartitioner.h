@@ -27,6 +27,8 @@
 #include "llvm/ADT/DenseMap.h"
 
 #include <optional>
+#include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace dist::partition {
@@ -234,6 +236,11 @@ private:
   std::vector<FreeBoundary> freeBoundary;
   LayoutProblem problem;
   std::vector<NodeInfo> infos;
+  /// Edge tables already priced, by type, weight, direction and layouts
+  /// (addEdge): a layer stack repeats them once per layer.
+  std::unordered_map<std::string,
+                     std::pair<std::vector<double>, std::vector<uint8_t>>>
+      pricedTables;
   DenseMap<Value, Producer> producers;
   std::vector<Use> uses;
   /// The hub info of a produced value used several times (keyOf).

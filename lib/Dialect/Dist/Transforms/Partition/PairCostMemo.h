@@ -26,6 +26,38 @@
 
 namespace dist::partition {
 
+/// Appends `value`'s bytes to a memo key.
+inline void appendKeyBytes(std::string &bytes, int64_t value) {
+  bytes.append(reinterpret_cast<const char *>(&value), sizeof(value));
+}
+
+/// A type, by its uniqued pointer.
+inline void appendKeyBytes(std::string &bytes, mlir::Type type) {
+  appendKeyBytes(bytes, reinterpret_cast<intptr_t>(type.getAsOpaquePointer()));
+}
+
+/// A layout, every field (equal layouts give equal bytes: canonical form).
+inline void appendKeyBytes(std::string &bytes, const planner::Layout &layout) {
+  appendKeyBytes(bytes, static_cast<int64_t>(layout.dimAxes.size()));
+  for (const planner::AxisList &axes : layout.dimAxes) {
+    appendKeyBytes(bytes, static_cast<int64_t>(axes.size()));
+    for (unsigned axis : axes)
+      appendKeyBytes(bytes, axis);
+  }
+  appendKeyBytes(bytes, static_cast<int64_t>(layout.partialAxes.size()));
+  for (unsigned axis : layout.partialAxes)
+    appendKeyBytes(bytes, axis);
+  appendKeyBytes(bytes, layout.hasPartial()
+                            ? static_cast<int64_t>(layout.partialKind)
+                            : -1);
+  appendKeyBytes(bytes, static_cast<int64_t>(layout.segments.size()));
+  for (const std::vector<int64_t> &lengths : layout.segments) {
+    appendKeyBytes(bytes, static_cast<int64_t>(lengths.size()));
+    for (int64_t length : lengths)
+      appendKeyBytes(bytes, length);
+  }
+}
+
 class PairCostMemo {
 public:
   struct Entry {
@@ -54,32 +86,13 @@ public:
   }
 
 private:
-  /// The type (uniqued: its pointer names it) and both layouts, as bytes.
+  /// The type and both layouts, as bytes.
   static std::string key(mlir::Type type, const planner::Layout &src,
                          const planner::Layout &dst) {
     std::string bytes;
-    auto put = [&](int64_t value) {
-      bytes.append(reinterpret_cast<const char *>(&value), sizeof(value));
-    };
-    put(reinterpret_cast<intptr_t>(type.getAsOpaquePointer()));
-    for (const planner::Layout *layout : {&src, &dst}) {
-      put(static_cast<int64_t>(layout->dimAxes.size()));
-      for (const planner::AxisList &axes : layout->dimAxes) {
-        put(static_cast<int64_t>(axes.size()));
-        for (unsigned axis : axes)
-          put(axis);
-      }
-      put(static_cast<int64_t>(layout->partialAxes.size()));
-      for (unsigned axis : layout->partialAxes)
-        put(axis);
-      put(layout->hasPartial() ? static_cast<int64_t>(layout->partialKind) : -1);
-      put(static_cast<int64_t>(layout->segments.size()));
-      for (const std::vector<int64_t> &lengths : layout->segments) {
-        put(static_cast<int64_t>(lengths.size()));
-        for (int64_t length : lengths)
-          put(length);
-      }
-    }
+    appendKeyBytes(bytes, type);
+    appendKeyBytes(bytes, src);
+    appendKeyBytes(bytes, dst);
     return bytes;
   }
 
