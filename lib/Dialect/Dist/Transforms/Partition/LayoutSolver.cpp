@@ -549,17 +549,19 @@ LayoutProblem::searchByCases(const SolveOptions &options, std::string &why,
   // The states all cases below the current ones would make (each case
   // about as many as the first; infinity past `levels`): the search by
   // cases starts only when they fit in its time.
+  // The longest-lived node of the crowded step that still has a choice.
+  auto branchOf = [&](const SearchReport &report) -> std::optional<unsigned> {
+    for (unsigned node : report.crowded)
+      if (fixed[node] < 0 && numStrategies(node) > 1)
+        return node;
+    return std::nullopt;
+  };
   std::function<double(unsigned)> estimate = [&](unsigned levels) -> double {
     SearchReport report;
     std::string crowded;
     if (searchExact(Objective::Time, options, crowded, Search::Sizes, &report))
       return report.states;
-    std::optional<unsigned> branch;
-    for (unsigned node : report.crowded)
-      if (fixed[node] < 0 && numStrategies(node) > 1) {
-        branch = node;
-        break;
-      }
+    std::optional<unsigned> branch = branchOf(report);
     if (levels == 0 || !branch)
       return std::numeric_limits<double>::infinity();
     fixed[*branch] = heuristic()[*branch];
@@ -596,13 +598,7 @@ LayoutProblem::searchByCases(const SolveOptions &options, std::string &why,
       }
       return true;
     }
-    // The longest-lived node of the crowded step that still has a choice.
-    std::optional<unsigned> branch;
-    for (unsigned node : report.crowded)
-      if (fixed[node] < 0 && numStrategies(node) > 1) {
-        branch = node;
-        break;
-      }
+    std::optional<unsigned> branch = branchOf(report);
     if (levels == 0 || !branch) {
       why = crowded;
       return false;
