@@ -76,14 +76,12 @@ LogicalResult ReshardCostModels::resolveAuto(Operation *root) {
       isa<ModuleOp>(root) ? root : root->getParentOfType<ModuleOp>();
   if (!module)
     module = root;
+  SmallVector<MeshOp> meshOps;
+  module->walk([&](MeshOp mesh) { meshOps.push_back(mesh); });
   // Errors at the first mesh, what the calibration would have measured.
-  MeshOp first;
-  module->walk([&](MeshOp mesh) {
-    if (!first)
-      first = mesh;
-  });
   auto emitError = [&] {
-    return first ? first.emitError() : mlir::emitError(root->getLoc());
+    return meshOps.empty() ? mlir::emitError(root->getLoc())
+                           : meshOps.front().emitError();
   };
   const TopologyResolver &resolver = getTopologyResolver();
   if (!resolver)
@@ -93,17 +91,13 @@ LogicalResult ReshardCostModels::resolveAuto(Operation *root) {
               "(dist-opt, dist-run); here, pass a topology file "
               "(dist-calibrate writes one, semantics §8)";
   std::vector<std::pair<std::string, planner::Mesh>> meshes;
-  bool bad = false;
-  module->walk([&](MeshOp mesh) {
+  for (MeshOp mesh : meshOps) {
     FailureOr<planner::Mesh> plannerMesh =
         getPlannerMesh(mesh, [&] { return mesh.emitError(); });
     if (failed(plannerMesh))
-      bad = true;
-    else
-      meshes.emplace_back(mesh.getSymName().str(), std::move(*plannerMesh));
-  });
-  if (bad)
-    return failure();
+      return failure();
+    meshes.emplace_back(mesh.getSymName().str(), std::move(*plannerMesh));
+  }
   llvm::Expected<std::string> file = resolver(meshes);
   if (!file)
     return emitError() << passName << ": " << llvm::toString(file.takeError());
