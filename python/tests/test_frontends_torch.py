@@ -158,6 +158,36 @@ def test_transformers_llama(axes, plan) -> None:
     _close(program.run(timeout=600)[0], want)
 
 
+def test_rowwise_embedding_is_vocabulary_parallel() -> None:
+    """RowwiseParallel() on an nn.Embedding splits its vocabulary, and a
+    table this large (32000 x 256 f32) is looked up where it lies: each rank
+    finds the ids in its rows, the partial sums are reduced, and the table
+    is never gathered."""
+    class Embed(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.emb = torch.nn.Embedding(32000, 256)
+            self.out = torch.nn.Linear(256, 8)
+
+        def forward(self, ids):
+            return self.out(self.emb(ids))
+
+    torch.manual_seed(0)
+    model = Embed().eval()
+    ids = torch.randint(0, 32000, (2, 8), generator=torch.Generator().manual_seed(1))
+    program = export(model, (ids,), mesh=Mesh({"tp": 4}),
+                     plan={"emb": RowwiseParallel()})
+    assert str(program.layouts["emb.weight"]) == '[{"tp"}, {}]'
+    partitioned = program._partition()
+    table = program.names.index("emb.weight")
+    # The lookup reads the table argument itself (no reshard of it), and its
+    # result is a partial sum over "tp".
+    assert f"dist.reshard %arg{table} " not in partitioned
+    assert 'tensor<2x8x256xf32, #dist.sharding<@mesh, [{}, {}, {}], partial = sum {"tp"}>>' \
+        in partitioned
+    _close(program.run()[0], model(ids).detach().numpy())
+
+
 def test_tensor_attribute_becomes_an_argument() -> None:
     """A tensor attribute that is neither a parameter nor a buffer is a
     constant of the export; a large one becomes an argument (const[0])."""

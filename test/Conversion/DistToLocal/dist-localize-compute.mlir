@@ -208,3 +208,71 @@ func.func @pad_blocks(%a: tensor<8xf32, #dist.sharding<@m, [{"x"}]>>)
   } : tensor<8xf32, #dist.sharding<@m, [{"x"}]>> to tensor<13xf32, #dist.sharding<@m, [{"x"} segments [3, 8, 2]]>>
   return %p : tensor<13xf32, #dist.sharding<@m, [{"x"} segments [3, 8, 2]]>>
 }
+
+// A lookup form (dist-partition's, TableReads.h) whose table rows are split
+// (30 rows over 4 devices: blocks of 8, 6 on the last) and whose columns
+// follow the column loop: the per-device op drops the table input and
+// reads the local table at the local row (id - 8 s, clamped into the
+// block), contributing -0.0 for ids outside [8 s, 8 s + count); the column
+// index is the loop's local position.
+// CHECK-LABEL: func @lookup_rows_split
+// CHECK-SAME: (%[[IDS:.*]]: tensor<6xi64>, %[[T:.*]]: tensor<8x4xf32>) -> tensor<6x4xf32>
+// CHECK: %[[S:.*]] = dist.local.shard_index on @m axes = ["x"] : index
+// CHECK: %[[FIRST:.*]] = arith.muli %[[S]], %c8
+// CHECK: %[[COUNT:.*]] = arith.maxsi
+// CHECK: linalg.generic {indexing_maps = [#{{.*}}, #{{.*}}], {{.*}}} ins(%[[IDS]] : tensor<6xi64>) outs(%{{.*}} : tensor<6x4xf32>)
+// CHECK: ^bb0(%[[ID:.*]]: i64, %{{.*}}: f32):
+// CHECK: %[[ROW:.*]] = arith.index_cast %[[ID]]
+// CHECK: %[[COL:.*]] = linalg.index 1 : index
+// CHECK: %[[OFF:.*]] = arith.subi %[[ROW]], %[[FIRST]]
+// CHECK: %[[GE:.*]] = arith.cmpi sge, %[[OFF]], %[[ZERO:.*]] : index
+// CHECK: %[[LT:.*]] = arith.cmpi slt, %[[OFF]], %[[COUNT]]
+// CHECK: %[[IN:.*]] = arith.andi %[[GE]], %[[LT]]
+// CHECK: %[[SAFE:.*]] = arith.select %[[IN]], %[[OFF]], %[[ZERO]]
+// CHECK: %[[V:.*]] = tensor.extract %[[T]][%[[SAFE]], %[[COL]]] : tensor<8x4xf32>
+// CHECK: %[[NEG0:.*]] = arith.constant -0.000000e+00 : f32
+// CHECK: %[[R:.*]] = arith.select %[[IN]], %[[V]], %[[NEG0]]
+// CHECK: linalg.yield %[[R]]
+func.func @lookup_rows_split(%ids: tensor<6xi64, #dist.sharding<@m, [{}]>>,
+                             %t: tensor<30x4xf32, #dist.sharding<@m, [{"x"}, {}]>>)
+    -> tensor<6x4xf32, #dist.sharding<@m, [{}, {}], partial = sum {"x"}>> {
+  %e = tensor.empty() : tensor<6x4xf32, #dist.sharding<@m, [{}, {}], partial = sum {"x"}>>
+  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i)>, affine_map<(i, j) -> (0, j)>, affine_map<(i, j) -> (i, j)>],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%ids, %t : tensor<6xi64, #dist.sharding<@m, [{}]>>, tensor<30x4xf32, #dist.sharding<@m, [{"x"}, {}]>>)
+      outs(%e : tensor<6x4xf32, #dist.sharding<@m, [{}, {}], partial = sum {"x"}>>) {
+  ^bb0(%id: i64, %unused: f32, %o: f32):
+    %row = arith.index_cast %id : i64 to index
+    %j = linalg.index 1 : index
+    %v = tensor.extract %t[%row, %j] : tensor<30x4xf32, #dist.sharding<@m, [{"x"}, {}]>>
+    linalg.yield %v : f32
+  } -> tensor<6x4xf32, #dist.sharding<@m, [{}, {}], partial = sum {"x"}>>
+  return %r : tensor<6x4xf32, #dist.sharding<@m, [{}, {}], partial = sum {"x"}>>
+}
+
+// The table split by columns as the column loop: the local table is read
+// at the local column, the row as the data says; nothing is masked.
+// CHECK-LABEL: func @lookup_columns_split
+// CHECK-SAME: (%[[IDS:.*]]: tensor<6xi64>, %[[T:.*]]: tensor<30x1xf32>) -> tensor<6x1xf32>
+// CHECK-NOT: dist.local.shard_index
+// CHECK: ^bb0(%[[ID:.*]]: i64, %{{.*}}: f32):
+// CHECK: %[[ROW:.*]] = arith.index_cast %[[ID]]
+// CHECK: %[[COL:.*]] = linalg.index 1 : index
+// CHECK: %[[V:.*]] = tensor.extract %[[T]][%[[ROW]], %[[COL]]] : tensor<30x1xf32>
+// CHECK-NEXT: linalg.yield %[[V]]
+func.func @lookup_columns_split(%ids: tensor<6xi64, #dist.sharding<@m, [{}]>>,
+                                %t: tensor<30x4xf32, #dist.sharding<@m, [{}, {"x"}]>>)
+    -> tensor<6x4xf32, #dist.sharding<@m, [{}, {"x"}]>> {
+  %e = tensor.empty() : tensor<6x4xf32, #dist.sharding<@m, [{}, {"x"}]>>
+  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i)>, affine_map<(i, j) -> (0, j)>, affine_map<(i, j) -> (i, j)>],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%ids, %t : tensor<6xi64, #dist.sharding<@m, [{}]>>, tensor<30x4xf32, #dist.sharding<@m, [{}, {"x"}]>>)
+      outs(%e : tensor<6x4xf32, #dist.sharding<@m, [{}, {"x"}]>>) {
+  ^bb0(%id: i64, %unused: f32, %o: f32):
+    %row = arith.index_cast %id : i64 to index
+    %j = linalg.index 1 : index
+    %v = tensor.extract %t[%row, %j] : tensor<30x4xf32, #dist.sharding<@m, [{}, {"x"}]>>
+    linalg.yield %v : f32
+  } -> tensor<6x4xf32, #dist.sharding<@m, [{}, {"x"}]>>
+  return %r : tensor<6x4xf32, #dist.sharding<@m, [{}, {"x"}]>>
+}

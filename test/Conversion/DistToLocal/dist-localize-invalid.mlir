@@ -104,3 +104,50 @@ func.func @concat_layout(%a: tensor<8xf32, #dist.sharding<@m, [{"x"}]>>, %b: ten
   %c = tensor.concat dim(0) %a, %b : (tensor<8xf32, #dist.sharding<@m, [{"x"}]>>, tensor<4xf32, #dist.sharding<@m, [{}]>>) -> tensor<12xf32, #dist.sharding<@m, [{"x"}]>>
   return %c : tensor<12xf32, #dist.sharding<@m, [{"x"}]>>
 }
+
+// -----
+
+// A lookup whose table rows are split must yield a partial sum over the
+// rows' axes: each device finds only the ids in its rows.
+dist.mesh @m = <["x"=4]>
+func.func @lookup_rows_not_partial(%ids: tensor<6xi64, #dist.sharding<@m, [{}]>>,
+                                   %t: tensor<30x4xf32, #dist.sharding<@m, [{"x"}, {}]>>)
+    -> tensor<6x4xf32, #dist.sharding<@m, [{}, {}]>> {
+  %e = tensor.empty() : tensor<6x4xf32, #dist.sharding<@m, [{}, {}]>>
+  // expected-error @+1 {{'linalg.generic' op cannot be localized: the table it looks up (operand #1) has its rows (dim 0 of 2) split, so each device finds only the ids in its rows: every result must be a partial sum over those axes}}
+  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i)>, affine_map<(i, j) -> (0, j)>, affine_map<(i, j) -> (i, j)>],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%ids, %t : tensor<6xi64, #dist.sharding<@m, [{}]>>, tensor<30x4xf32, #dist.sharding<@m, [{"x"}, {}]>>)
+      outs(%e : tensor<6x4xf32, #dist.sharding<@m, [{}, {}]>>) {
+  ^bb0(%id: i64, %unused: f32, %o: f32):
+    %row = arith.index_cast %id : i64 to index
+    %j = linalg.index 1 : index
+    %v = tensor.extract %t[%row, %j] : tensor<30x4xf32, #dist.sharding<@m, [{"x"}, {}]>>
+    linalg.yield %v : f32
+  } -> tensor<6x4xf32, #dist.sharding<@m, [{}, {}]>>
+  return %r : tensor<6x4xf32, #dist.sharding<@m, [{}, {}]>>
+}
+
+// -----
+
+// ... and its body must be a plain lookup (a scale would be summed too).
+dist.mesh @m = <["x"=4]>
+func.func @lookup_rows_scaled(%ids: tensor<6xi64, #dist.sharding<@m, [{}]>>,
+                              %t: tensor<30x4xf32, #dist.sharding<@m, [{"x"}, {}]>>)
+    -> tensor<6x4xf32, #dist.sharding<@m, [{}, {}], partial = sum {"x"}>> {
+  %one = arith.constant 1.0 : f32
+  %e = tensor.empty() : tensor<6x4xf32, #dist.sharding<@m, [{}, {}], partial = sum {"x"}>>
+  // expected-error @+1 {{'linalg.generic' op cannot be localized: the table it looks up (operand #1) has its rows split, which needs every result to be the looked-up value}}
+  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i)>, affine_map<(i, j) -> (0, j)>, affine_map<(i, j) -> (i, j)>],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%ids, %t : tensor<6xi64, #dist.sharding<@m, [{}]>>, tensor<30x4xf32, #dist.sharding<@m, [{"x"}, {}]>>)
+      outs(%e : tensor<6x4xf32, #dist.sharding<@m, [{}, {}], partial = sum {"x"}>>) {
+  ^bb0(%id: i64, %unused: f32, %o: f32):
+    %row = arith.index_cast %id : i64 to index
+    %j = linalg.index 1 : index
+    %v = tensor.extract %t[%row, %j] : tensor<30x4xf32, #dist.sharding<@m, [{"x"}, {}]>>
+    %s = arith.addf %v, %one : f32
+    linalg.yield %s : f32
+  } -> tensor<6x4xf32, #dist.sharding<@m, [{}, {}], partial = sum {"x"}>>
+  return %r : tensor<6x4xf32, #dist.sharding<@m, [{}, {}], partial = sum {"x"}>>
+}

@@ -78,10 +78,19 @@ func.func @global_dim(%a: tensor<10x4xf32, #dist.sharding<@m, [{"x"}, {}]>>) -> 
   return %n : index
 }
 
-// A tensor a linalg body reads by position (an embedding table looked up with
-// tensor.extract) is read whole on every device: it is copied into a
-// replicated tensor first, which dist-partition then fills by a reshard.
+// A tensor a linalg body reads with tensor.extract (an embedding's table)
+// becomes an input of the op too (the lookup form): its map follows the
+// loops that index it (here the loop itself: a plain operand), its block
+// argument is unused, and the body reads the table as before.
 // CHECK-LABEL: func @captured_tensor
+// CHECK: linalg.generic {indexing_maps = [#[[$ID:.*]], #[[$ID]], #[[$ID]]], {{.*}}} ins(%arg0, %arg1 : {{.*}})
+// CHECK-NEXT: ^bb0(%{{.*}}: f32, %[[UNUSED:.*]]: f32, %{{.*}}: f32):
+// CHECK-NOT: %[[UNUSED]]
+// CHECK: tensor.extract %arg1[%{{.*}}] : tensor<8xf32, #dist.sharding<@m, [{"x"}]>>
+// A read that mixes a loop position with data is not a lookup: the tensor
+// is copied into a replicated one first, which dist-partition then fills by
+// a reshard.
+// CHECK-LABEL: func @captured_window
 // CHECK: %[[REP:.*]] = tensor.empty() : tensor<8xf32, #dist.sharding<@m, [{}]>>
 // CHECK: %[[COPY:.*]] = linalg.copy ins(%arg1 : tensor<8xf32, #dist.sharding<@m, [{"x"}]>>) outs(%[[REP]] :
 // CHECK: linalg.generic
@@ -95,6 +104,25 @@ func.func @captured_tensor(%a: tensor<8xf32, #dist.sharding<@m, [{"x"}]>>,
   ^bb0(%v: f32, %o: f32):
     %i = linalg.index 0 : index
     %w = tensor.extract %t[%i] : tensor<8xf32, #dist.sharding<@m, [{"x"}]>>
+    %s = arith.addf %v, %w : f32
+    linalg.yield %s : f32
+  } -> tensor<8xf32, #dist.sharding<@m, [{"x"}]>>
+  return %r : tensor<8xf32, #dist.sharding<@m, [{"x"}]>>
+}
+func.func @captured_window(%a: tensor<8xf32, #dist.sharding<@m, [{"x"}]>>,
+                           %t: tensor<8xf32, #dist.sharding<@m, [{"x"}]>>)
+    -> tensor<8xf32, #dist.sharding<@m, [{"x"}]>> {
+  %e = tensor.empty() : tensor<8xf32, #dist.sharding<@m, [{"x"}]>>
+  %c7 = arith.constant 7 : index
+  %r = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>], iterator_types = ["parallel"]}
+      ins(%a : tensor<8xf32, #dist.sharding<@m, [{"x"}]>>) outs(%e : tensor<8xf32, #dist.sharding<@m, [{"x"}]>>) {
+  ^bb0(%v: f32, %o: f32):
+    %i = linalg.index 0 : index
+    %f = arith.fptosi %v : f32 to i32
+    %k = arith.index_cast %f : i32 to index
+    %ik = arith.addi %i, %k : index
+    %j = arith.minsi %ik, %c7 : index
+    %w = tensor.extract %t[%j] : tensor<8xf32, #dist.sharding<@m, [{"x"}]>>
     %s = arith.addf %v, %w : f32
     linalg.yield %s : f32
   } -> tensor<8xf32, #dist.sharding<@m, [{"x"}]>>

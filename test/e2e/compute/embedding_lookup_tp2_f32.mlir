@@ -2,9 +2,11 @@
 // aten.embedding): a linalg.generic over the ids whose body reads the table
 // with tensor.extract at the looked-up row. The table arrives split by
 // vocabulary rows (PyTorch's RowwiseParallel on an nn.Embedding), the ids and
-// the result by tokens. The body reads the table at global positions, so
-// dist-partition brings it to every device whole first (an all-gather); the
-// lookup then runs on each device's tokens.
+// the result by tokens. The table is small (16 x 4): gathering it whole
+// once (an all-gather) is cheaper than looking it up vocabulary-parallel
+// (gathering the ids, then reducing the looked-up rows), so each device
+// then looks up its own tokens in the whole table
+// (embedding_vocab_parallel_x4_f32.mlir runs the other choice).
 // REQUIRES: mpi, mlir, numpy
 // RUN: rm -rf %t && dist-run --np 2 --timeout 120 --input random:4 %s --dump %t
 // RUN: %check_shards %s %t --input random:4

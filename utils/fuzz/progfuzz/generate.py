@@ -44,6 +44,9 @@ FEATURES = {
     "pad": "tensor.pad with a constant",
     "softmax": "linalg.softmax (floats)",
     "loop": "scf.for carrying a value through 1-4 iterations of an elementwise update",
+    "lookup": "embedding-style lookups: a linalg.generic reading a 2-D table (by rows or by "
+              "columns) with tensor.extract at rows an argument's values choose, the result "
+              "often a partial sum over the axes splitting the table's rows (vocabulary-parallel)",
     # types and layouts
     "f32": "f32 programs", "f64": "f64 programs",
     "lowp": "f16 and bf16 programs",

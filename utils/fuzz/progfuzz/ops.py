@@ -1653,3 +1653,127 @@ def gen_loop(g):
 
 
 FAMILIES["loop"] = gen_loop
+
+
+# --------------------------------------------------------------------------
+# Lookups: an embedding as exporters write it (docs/partitioning.md, "Lookups")
+# --------------------------------------------------------------------------
+
+class Lookup(Op):
+    """out[s..., j] = table[row(ids[s...]), j] (data_dim 0) or
+    table[j, row(ids[s...])] (data_dim 1): a linalg.generic over the ids
+    whose body reads the 2-D `table` (a value it does not take as an
+    operand) with tensor.extract; row(x) = trunc(x) mod the table's rows, as
+    NumPy's mod (>= 0). The ids are an argument, so that dist and NumPy
+    read the same rows."""
+    family = "lookup"
+
+    def __init__(self, result, table, ids, data_dim):
+        super().__init__(result)
+        self.table, self.ids, self.data_dim = table, ids, data_dim
+
+    def operands(self):
+        return [self.ids, self.table]
+
+    def replace(self, old, new):
+        if self.table == old:
+            self.table = new
+        if self.ids == old:
+            self.ids = new
+
+    def emit(self, em):
+        prog = em.prog
+        dt = em.dt
+        ids, tids = em.operand(self.ids)
+        table, ttable = em.operand(self.table)
+        rows = prog.sizes(self.table)[self.data_dim]
+        init = em.init(self.result)
+        rty = em.type(self.result)
+        n = len(prog.values[self.ids].shape)
+        loops = ", ".join(f"d{k}" for k in range(n + 1))
+        ids_map = f"affine_map<({loops}) -> ({', '.join(f'd{k}' for k in range(n))})>"
+        out_map = f"affine_map<({loops}) -> ({loops})>"
+        x, o = em.tmp("lx"), em.tmp("lo")
+        iterators = ", ".join(['"parallel"'] * (n + 1))
+        em.emit(f"{em.name(self.result)} = linalg.generic {{indexing_maps = [{ids_map}, {out_map}], "
+                f"iterator_types = [{iterators}]}} "
+                f"ins({ids} : {tids}) outs({init} : {rty}) {{")
+        em.emit(f"^bb0({x}: {dt}, {o}: {dt}):")
+        wide = em.tmp("li")
+        if is_float(dt):
+            em.emit(f"  {wide} = arith.fptosi {x} : {dt} to i64")
+        elif dt != "i64":
+            em.emit(f"  {wide} = arith.extsi {x} : {dt} to i64")
+        else:
+            wide = x
+        count, zero = em.tmp("ln"), em.tmp("lz")
+        m, mp, neg, row64, row, j, v = (em.tmp(h) for h in
+                                        ("lm", "lmp", "lneg", "lr", "lrow", "lj", "lv"))
+        em.emit(f"  {count} = arith.constant {rows} : i64")
+        em.emit(f"  {zero} = arith.constant 0 : i64")
+        em.emit(f"  {m} = arith.remsi {wide}, {count} : i64")
+        em.emit(f"  {mp} = arith.addi {m}, {count} : i64")
+        em.emit(f"  {neg} = arith.cmpi slt, {m}, {zero} : i64")
+        em.emit(f"  {row64} = arith.select {neg}, {mp}, {m} : i64")
+        em.emit(f"  {row} = arith.index_cast {row64} : i64 to index")
+        em.emit(f"  {j} = linalg.index {n} : index")
+        at = f"{row}, {j}" if self.data_dim == 0 else f"{j}, {row}"
+        em.emit(f"  {v} = tensor.extract {table}[{at}] : {ttable}")
+        em.emit(f"  linalg.yield {v} : {dt}")
+        em.emit(f"}} -> {rty}")
+
+    def ref(self, rf):
+        prog = rf.prog
+        rows = prog.sizes(self.table)[self.data_dim]
+        ids = rf.ref(self.ids)
+        wide = f"np.trunc({ids}).astype(np.int64)" if is_float(rf.dt) else f"np.asarray({ids}, np.int64)"
+        index = rf.temp(f"np.mod({wide}, {rows})")
+        table = rf.ref(self.table)
+        if self.data_dim == 0:
+            return f"{table}[{index}]"
+        return f"np.moveaxis({table}[:, {index}], 0, -1)"
+
+
+def gen_lookup(g):
+    rng, prog = g.rng, g.prog
+    table = None
+    if rng.random() < 0.4:
+        table = g.pick(lambda v: len(v.shape) == 2)
+    data_dim = rng.randrange(2)
+    if table is None:
+        shape = [g.dim(), g.dim()]
+        shape[data_dim] = prog.new_dim(rng.choice([2, 3, 5, 7, 8, 9, 12, 13]))
+        if g.numel(shape) > g.max_numel:
+            return None
+        layout = g.layout(shape, partial=False)
+        if rng.random() < 0.7:
+            # The rows split (a RowwiseParallel nn.Embedding's vocabulary).
+            axes = [a for a in prog.mesh.names if rng.random() < 0.6]
+            for axis in axes:
+                layout.drop_axis(axis)
+            layout.dims[data_dim] = axes
+            layout.segments[data_dim] = None
+        table = g.arg(shape, layout=layout)
+    tshape = prog.values[table].shape
+    ids_shape = g.shape(rng.choice([1, 1, 2]))
+    out = ids_shape + [tshape[1 - data_dim]]
+    if g.numel(out) > g.max_numel:
+        return None
+    ids = g.arg(ids_shape, layout=g.layout(ids_shape))
+    layout = g.binding(out)
+    # Often the result is a partial sum over the axes splitting the table's
+    # rows: the vocabulary-parallel form, whatever the sizes would choose.
+    tlayout = prog.values[table].layout
+    row_axes = tlayout.dims[data_dim] if tlayout is not None else []
+    if (row_axes and not (tlayout.segments[data_dim] or None) and g.on("partial-binding")
+            and rng.random() < 0.6):
+        layout = g.layout(out)
+        for axis in row_axes:
+            layout.drop_axis(axis)
+        layout.partial = ("sum", list(row_axes))
+    res = prog.new_value(out, layout)
+    prog.values[res].mag = prog.values[table].mag
+    return Lookup(res, table, ids, data_dim)
+
+
+FAMILIES["lookup"] = gen_lookup

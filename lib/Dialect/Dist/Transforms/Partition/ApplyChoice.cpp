@@ -10,6 +10,7 @@
 #include "FunctionError.h"
 
 #include "dist/Dialect/Dist/IR/PlannerInterop.h"
+#include "dist/Dialect/Dist/Transforms/TableReads.h"
 
 #include "mlir/IR/Builders.h"
 
@@ -245,7 +246,14 @@ LogicalResult FunctionPartitioner::apply(const SolveOptions &options,
           FailureOr<Value> placed = moveTo(*from, target, &op);
           if (failed(placed))
             return failure();
+          // A lookup's body reads its table too (TableReads.h): both read
+          // the placed one.
+          std::optional<TableRead> read;
+          if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
+            read = lookupTableRead(linalgOp, operand);
           operand.set(*placed);
+          if (read)
+            read->extract.getTensorMutable().set(*placed);
         }
         for (OpResult result : op.getResults()) {
           unsigned r = result.getResultNumber();

@@ -13,6 +13,7 @@
 
 #include "../ReshardCostModels.h"
 #include "dist/Dialect/Dist/IR/PlannerInterop.h"
+#include "dist/Dialect/Dist/Transforms/TableReads.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Threading.h"
@@ -281,13 +282,28 @@ std::vector<double> FunctionPartitioner::computeSeconds(unsigned index) {
       break;
     }
   const double flopRate = device->flopsFor(elementType);
+  // A table the op looks up (TableReads.h) is touched one element per
+  // iteration, never more than its local block.
+  SmallVector<std::optional<int64_t>> lookedUpElementBytes;
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(info.op);
+  for (OpOperand &operand : info.op->getOpOperands()) {
+    lookedUpElementBytes.emplace_back();
+    if (linalgOp && lookupTableRead(linalgOp, operand))
+      lookedUpElementBytes.back() = getElementBytes(
+          cast<RankedTensorType>(operand.get().getType()).getElementType());
+  }
   std::vector<double> seconds;
   for (const PartitionStrategy &layouts : info.layouts) {
     double bytes = 0;
-    for (OpOperand &operand : info.op->getOpOperands())
-      if (info.placed[operand.getOperandNumber()])
-        bytes += localBytesOf(operand.get().getType(),
-                              layouts.operands[operand.getOperandNumber()]);
+    for (OpOperand &operand : info.op->getOpOperands()) {
+      unsigned o = operand.getOperandNumber();
+      if (!info.placed[o])
+        continue;
+      double placed = localBytesOf(operand.get().getType(), layouts.operands[o]);
+      if (std::optional<int64_t> element = lookedUpElementBytes[o])
+        placed = std::min(placed, layouts.localWork * double(*element));
+      bytes += placed;
+    }
     for (OpResult result : info.op->getResults())
       bytes +=
           localBytesOf(result.getType(), layouts.results[result.getResultNumber()]);

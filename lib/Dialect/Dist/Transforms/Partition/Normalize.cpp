@@ -5,6 +5,7 @@
 
 #include "dist/Dialect/Dist/IR/DistOps.h"
 #include "dist/Dialect/Dist/Interfaces/PartitionableOpInterface.h"
+#include "dist/Dialect/Dist/Transforms/TableReads.h"
 #include "dist/Dialect/Dist/Transforms/ValueLayouts.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -72,14 +73,8 @@ static LogicalResult rewriteElementwise(Operation *op) {
   return success();
 }
 
-/// Gives each use of `op`'s single result its own copy of `op`, in `op`'s
-/// block (a use inside a loop gets its copy before the loop).
-/// The tensors a linalg op's body reads without them being operands (an
-/// embedding's lookup: `tensor.extract %table[%id, %j]`) read the global
-/// tensor at global positions, so every device needs all of it: each such
-/// tensor is copied into a replicated one right before the op (the
-/// partitioner then prices bringing it there), and the body reads that.
-static void replicateCapturedTensors(linalg::LinalgOp op, MeshOp mesh) {
+/// The tensors a linalg op's body reads without them being operands.
+static llvm::SetVector<Value> capturedTensors(linalg::LinalgOp op) {
   llvm::SetVector<Value> captured;
   op->getRegion(0).walk([&](Operation *inner) {
     for (Value operand : inner->getOperands()) {
@@ -89,6 +84,57 @@ static void replicateCapturedTensors(linalg::LinalgOp op, MeshOp mesh) {
         captured.insert(operand);
     }
   });
+  return captured;
+}
+
+/// A table the body looks up (an embedding's: `tensor.extract %table[%id,
+/// %j]`) becomes an input of the op too, in the lookup form of
+/// TableReads.h, so that dist-partition places it like any operand (split
+/// by its rows, a vocabulary-parallel lookup, where that is cheapest).
+static linalg::LinalgOp giveTablesAsInputs(linalg::LinalgOp op) {
+  auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+  if (!generic)
+    return op;
+  SmallVector<Value> tables;
+  SmallVector<AffineMap> tableMaps;
+  for (Value value : capturedTensors(op))
+    if (std::optional<TableRead> read = matchTableRead(generic, value)) {
+      tables.push_back(value);
+      tableMaps.push_back(
+          tableIndexingMap(*read, op.getNumLoops(), op.getContext()));
+    }
+  if (tables.empty())
+    return op;
+  unsigned numInputs = op.getNumDpsInputs();
+  SmallVector<Value> inputs(op.getDpsInputs());
+  inputs.append(tables);
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  maps.insert(maps.begin() + numInputs, tableMaps.begin(), tableMaps.end());
+  OpBuilder b(op);
+  auto rebuilt = linalg::GenericOp::create(
+      b, op.getLoc(), op->getResultTypes(), inputs, op.getDpsInits(), maps,
+      op.getIteratorTypesArray());
+  rebuilt->setDiscardableAttrs(op->getDiscardableAttrDictionary());
+  rebuilt.getRegion().takeBody(generic.getRegion());
+  Block &body = rebuilt.getRegion().front();
+  for (auto [k, table] : llvm::enumerate(tables))
+    body.insertArgument(numInputs + k,
+                        cast<RankedTensorType>(table.getType()).getElementType(),
+                        op.getLoc());
+  op->replaceAllUsesWith(rebuilt->getResults());
+  op->erase();
+  return cast<linalg::LinalgOp>(rebuilt.getOperation());
+}
+
+/// Any other tensor a body reads without it being an operand is read at
+/// global positions, so every device needs all of it: each such tensor is
+/// copied into a replicated one right before the op (the partitioner then
+/// prices bringing it there), and the body reads that.
+static void replicateCapturedTensors(linalg::LinalgOp op, MeshOp mesh) {
+  llvm::SetVector<Value> captured = capturedTensors(op);
+  for (OpOperand *input : op.getDpsInputOperands())
+    if (lookupTableRead(op, *input))
+      captured.remove(input->get());
   for (Value value : captured) {
     auto type = cast<RankedTensorType>(value.getType());
     auto sharding = dyn_cast_or_null<ShardingAttr>(type.getEncoding());
@@ -176,6 +222,8 @@ static void dropUnusedResults(func::FuncOp func) {
   }
 }
 
+/// Gives each use of `op`'s single result its own copy of `op`, in `op`'s
+/// block (a use inside a loop gets its copy before the loop).
 static void clonePerUse(Operation *op) {
   Value result = op->getResult(0);
   SmallVector<OpOperand *> uses;
@@ -216,7 +264,7 @@ LogicalResult dist::partition::normalizeForPartitioning(func::FuncOp func,
   dropUnusedResults(func);
   for (Operation *op : collectPartitionScope(func))
     if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
-      replicateCapturedTensors(linalgOp, mesh);
+      replicateCapturedTensors(giveTablesAsInputs(linalgOp), mesh);
   SmallVector<Operation *> ops = collectPartitionScope(func);
   bool ok = true;
   for (Operation *op : ops) {

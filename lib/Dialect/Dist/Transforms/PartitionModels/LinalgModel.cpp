@@ -13,6 +13,7 @@
 
 #include "LoopRule.h"
 #include "PartitionModelsInternal.h"
+#include "TableModel.h"
 
 #include "dist/Dialect/Dist/Interfaces/LocalIndexing.h"
 
@@ -30,11 +31,16 @@ namespace {
 /// A tensor the body reads without it being an operand: the per-device
 /// body would read the global tensor's local block at global positions,
 /// which is only the whole tensor when it is replicated (dist-partition
-/// makes every captured tensor so: an embedding's table, Normalize.cpp).
+/// makes every captured tensor so, Normalize.cpp), unless it is also the
+/// op's input in the lookup form (TableModel.h).
 LogicalResult checkNoCapturedTensors(linalg::LinalgOp op, std::string &why) {
+  SmallVector<Value> tables;
+  for (const TableInput &table : tableInputs(op))
+    tables.push_back(op->getOperand(table.input));
   WalkResult walk = op->getRegion(0).walk([&](Operation *inner) {
     for (Value operand : inner->getOperands()) {
-      if (!isa<TensorType>(operand.getType()))
+      if (!isa<TensorType>(operand.getType()) ||
+          llvm::is_contained(tables, operand))
         continue;
       Region *home = operand.getParentRegion();
       if (home && op->getRegion(0).isAncestor(home))
@@ -169,6 +175,7 @@ llvm::Expected<PartitionOptions> linalgOptions(linalg::LinalgOp op,
       for (auto &assignment : assignments)
         tryWithSegments(assignment, spec, mask);
   }
+  addRowSplitStrategies(op, query, options);
   options.notes.insert(options.notes.end(), refusals.begin(), refusals.end());
   if (options.strategies.empty())
     return llvm::createStringError("no layout is valid for it");
@@ -217,11 +224,22 @@ FailureOr<SmallVector<Value>> localizeLinalg(linalg::LinalgOp op,
                                              const LocalizeContext &context) {
   SmallVector<std::optional<DimSplit>> splits = loopSplits(op, context);
   SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
-  // Where the body asks for positions: linalg.index of a split loop.
+  // Tables the body looks up: inputs of the global op only.
+  SmallVector<TableInput> tables = tableInputs(op);
+  // Where the body asks for positions: linalg.index of a split loop (a
+  // table read only at a loop's position reads its local block there).
+  auto onlyIndexesTables = [&](linalg::IndexOp index) {
+    return llvm::all_of(index->getUsers(), [&](Operation *user) {
+      return llvm::any_of(tables, [&](const TableInput &table) {
+        tensor::ExtractOp read = table.read.extract;
+        return user == read.getOperation();
+      });
+    });
+  };
   SmallVector<linalg::IndexOp> indices;
   op->walk([&](linalg::IndexOp index) {
     if (index->getParentOp() == op && splits[index.getDim()] &&
-        splits[index.getDim()]->isSplit())
+        splits[index.getDim()]->isSplit() && !onlyIndexesTables(index))
       indices.push_back(index);
   });
   // Reduction loops whose last blocks hold padding.
@@ -230,7 +248,7 @@ FailureOr<SmallVector<Value>> localizeLinalg(linalg::LinalgOp op,
     if (split && split->isSplit() && !split->isEven() &&
         iterators[loop] == utils::IteratorType::reduction)
       padded.push_back(loop);
-  if (indices.empty() && padded.empty())
+  if (indices.empty() && padded.empty() && tables.empty())
     return localizeByRetyping(op, rewriter, localOperands, context);
 
   Location loc = op.getLoc();
@@ -255,13 +273,28 @@ FailureOr<SmallVector<Value>> localizeLinalg(linalg::LinalgOp op,
   for (Type type : op->getResultTypes())
     resultTypes.push_back(context.getLocalType(type));
   unsigned numInputs = op.getNumDpsInputs();
+  SmallVector<Value> inputs;
+  SmallVector<AffineMap> maps;
+  auto isTable = [&](unsigned operand) {
+    return llvm::any_of(tables,
+                        [&](const TableInput &t) { return t.input == operand; });
+  };
+  for (OpOperand &operand : op->getOpOperands()) {
+    unsigned o = operand.getOperandNumber();
+    if (isTable(o))
+      continue;
+    if (o < numInputs)
+      inputs.push_back(localOperands[o]);
+    maps.push_back(op.getMatchingIndexingMap(&operand));
+  }
   auto generic = linalg::GenericOp::create(
-      rewriter, loc, resultTypes, localOperands.take_front(numInputs),
-      localOperands.drop_front(numInputs), op.getIndexingMapsArray(),
-      iterators);
+      rewriter, loc, resultTypes, inputs, localOperands.drop_front(numInputs),
+      maps, iterators);
   rewriter.inlineRegionBefore(op->getRegion(0), generic.getRegion(),
                               generic.getRegion().end());
   Block *body = generic.getBody();
+  for (const TableInput &table : llvm::reverse(tables))
+    body->eraseArgument(table.input);
 
   // linalg.index of a split loop: the device's global position.
   for (linalg::IndexOp index : indices) {
@@ -272,6 +305,8 @@ FailureOr<SmallVector<Value>> localizeLinalg(linalg::LinalgOp op,
                        buildGlobalIndex(rewriter, index.getLoc(), *splits[loop],
                                         shardOf(loop), local));
   }
+
+  localizeTableReads(rewriter, tables, op, localOperands, context, generic);
 
   // Padded iterations of a split reduction yield the accumulators as they
   // are, so padding acts as the combiner's identity whatever the body does.
@@ -303,6 +338,10 @@ struct LinalgPartitionModel
   llvm::Expected<PartitionOptions>
   getPartitionOptions(Operation *op, const PartitionQuery &query) const {
     return linalgOptions(cast<linalg::LinalgOp>(op), query);
+  }
+  LogicalResult verifyLocalizable(Operation *op,
+                                  const LocalizeContext &context) const {
+    return verifyTableLayouts(cast<linalg::LinalgOp>(op), context);
   }
   FailureOr<SmallVector<Value>> localize(Operation *op, RewriterBase &rewriter,
                                          ValueRange localOperands,
