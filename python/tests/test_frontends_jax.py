@@ -135,6 +135,24 @@ def test_language_model_scan_over_layers(shape, names, batch) -> None:
     _close(y, fn(ids, emb, params))
 
 
+def test_gather_from_a_vocabulary_split_table() -> None:
+    """`table[ids]` (a stablehlo.gather, clamped by IREE) from a 32000 x 256
+    table split by rows is looked up vocabulary-parallel: each rank finds the
+    ids in its rows and the partial sums are reduced; the table never
+    moves."""
+    mesh = _mesh((4,), ("tp",))
+    table = _put(mesh, (32000, 256), P("tp", None), 1.0)
+    ids = jax.device_put(RNG.integers(0, 32000, (2, 8)).astype(numpy.int32),
+                         NamedSharding(mesh, P()))
+    fn = jax.jit(lambda t, i: t[i])
+    program = export(fn, table, ids)
+    partitioned = program._partition()
+    assert "dist.reshard %arg0 " not in partitioned
+    assert 'partial = sum {"tp"}' in partitioned
+    got = program.run()[0]
+    assert numpy.array_equal(got, numpy.asarray(fn(table, ids)))
+
+
 def test_no_sharding_takes_a_mesh_and_chooses_everything() -> None:
     def f(a, b):
         return jnp.tanh(a @ b).sum(0)
@@ -204,6 +222,35 @@ def test_shardy_sub_axes_unreduced_and_open_dims() -> None:
     # whole value to one device of each group.
     [y] = program.run(inputs=(a, b))
     _close(y, (a + b) ** 2)
+
+
+def test_cumulative_sums_on_dp_tp() -> None:
+    """jnp.cumsum (a reduce_window over the whole axis, which IREE would make
+    an iree_linalg_ext.scan) forwards, reversed, and on integers (position
+    ids from an attention mask, as language models build them), on inputs
+    split over both mesh axes: products with a triangular matrix, split like
+    any other product, equal to JAX's."""
+    mesh = _mesh((2, 2), ("dp", "tp"))
+
+    def sums(x, mask):
+        positions = jnp.cumsum(mask, axis=1) - 1
+        forward = jnp.cumsum(x, axis=1)
+        backward = jax.lax.cumsum(x, axis=0, reverse=True)
+        return forward * 2 + backward, positions
+
+    x = _put(mesh, (8, 12), P("dp", "tp"), 1.0)
+    mask = jax.device_put((RNG.random((4, 10)) < 0.8).astype(numpy.int32),
+                          NamedSharding(mesh, P("dp", None)))
+    fn = jax.jit(sums)
+    program = export(fn, x, mask)
+    assert "iree_linalg_ext" not in program.mlir
+    got_sums, got_positions = program.run()
+    want_sums, want_positions = fn(x, mask)
+    _close(got_sums, want_sums, tol=1e-5)
+    assert numpy.array_equal(got_positions, numpy.asarray(want_positions))
+    # A cumulative max stays refused, at its line.
+    with pytest.raises(ExportError, match=r"test_frontends_jax\.py:\d+: IREE made"):
+        export(jax.jit(lambda a: jax.lax.cummax(a, axis=1)), x)
 
 
 def test_refusals_are_located() -> None:

@@ -39,6 +39,7 @@ from ..layout import Layout
 from ..mesh import Mesh
 from ..program import Program
 from ._constants import hoist as hoist_constants
+from ._cumsum import rewrite as cumulative_sums_as_products
 from . import ExportError
 from ._text import annotate_entry, balanced, foreign_op, split_top_level
 
@@ -110,7 +111,8 @@ def _convert(text: str, mesh: Mesh | None
         raise ExportError(f"mesh={mesh} differs from the function's mesh "
                           f"{found[0]}")
     mesh, parts = found if found is not None else (mesh, {})
-    mlir = _to_dist(_to_linalg(module.stripped()), mesh, parts, module)
+    stablehlo = cumulative_sums_as_products(module.stripped())
+    mlir = _to_dist(_to_linalg(stablehlo), mesh, parts, module)
     mlir, constants = hoist_constants(mlir, "main")
     return mlir, mesh, constants, len(module.arguments)
 
