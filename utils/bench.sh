@@ -42,6 +42,9 @@ python3 "$root/utils/bench/partition_quality.py" "$build" \
 echo "bench: partition + plan time of a 48-layer transformer"
 python3 "$root/utils/bench/partition_time.py" "$build" --repeat $compile_repeat \
   > "$work/partition-time.md"
+echo "bench: vocabulary-parallel embedding lookups, 4 ranks"
+"${DIST_NUMPY_PYTHON:-/usr/bin/python3}" "$root/utils/bench/embedding.py" "$build" \
+  > "$work/embedding.md"
 echo "bench: exact layout choice and auto-sharding"
 python3 "$root/utils/bench/layout_choice.py" "$build" --repeat $compile_repeat \
   > "$work/layout-choice.md"
