@@ -167,3 +167,28 @@ func.func @signature_axis_typo(%w: tensor<8x8xf32>,
   %m = linalg.matmul ins(%x, %w : tensor<8x8xf32>, tensor<8x8xf32>) outs(%f : tensor<8x8xf32>) -> tensor<8x8xf32>
   return %m : tensor<8x8xf32>
 }
+
+// -----
+
+// A batch dim an exporter left symbolic: said at the argument, before
+// anything that reads its size.
+dist.mesh @m = <["x"=2]>
+// expected-error @+1 {{argument 0 of @dynamic_batch has the dynamic shape 'tensor<?x16xf32>'; dist-partition needs static shapes (compile once per shape: the front doors export the example's shapes)}}
+func.func @dynamic_batch(%a: tensor<?x16xf32>, %w: tensor<16x8xf32, #dist.sharding<@m, [{}, {"x"}]>>) -> tensor<?x8xf32> attributes {dist.auto = @m} {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %a, %c0 : tensor<?x16xf32>
+  %e = tensor.empty(%n) : tensor<?x8xf32>
+  %z = arith.constant 0.0 : f32
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<?x8xf32>) -> tensor<?x8xf32>
+  %r = linalg.matmul ins(%a, %w : tensor<?x16xf32>, tensor<16x8xf32, #dist.sharding<@m, [{}, {"x"}]>>) outs(%f : tensor<?x8xf32>) -> tensor<?x8xf32>
+  return %r : tensor<?x8xf32>
+}
+
+// -----
+
+dist.mesh @m = <["x"=2]>
+// expected-error @+1 {{'func.func' op result 0 has the dynamic shape 'tensor<?xf32>'; dist-partition needs static shapes}}
+func.func @dynamic_result(%a: tensor<8xf32, #dist.sharding<@m, [{"x"}]>>, %n: index) -> tensor<?xf32> {
+  %s = tensor.extract_slice %a[0] [%n] [1] : tensor<8xf32, #dist.sharding<@m, [{"x"}]>> to tensor<?xf32>
+  return %s : tensor<?xf32>
+}

@@ -256,11 +256,36 @@ dist::partition::collectPartitionScope(func::FuncOp func) {
   return ops;
 }
 
+/// A dynamic dim in the signature (a batch dim an exporter left symbolic)
+/// has no blocks to split: said at the argument, or at the function for a
+/// result, before any op inside reports what follows from it.
+static LogicalResult checkStaticSignature(func::FuncOp func) {
+  auto dynamic = [](Type type) {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    return tensor && !tensor.hasStaticShape();
+  };
+  const char *why = "; dist-partition needs static shapes (compile once per "
+                    "shape: the front doors export the example's shapes)";
+  for (BlockArgument argument : func.getArguments())
+    if (dynamic(argument.getType()))
+      return mlir::emitError(argument.getLoc())
+             << "argument " << argument.getArgNumber() << " of @"
+             << func.getSymName() << " has the dynamic shape "
+             << argument.getType() << why;
+  for (auto [r, type] : llvm::enumerate(func.getResultTypes()))
+    if (dynamic(type))
+      return func.emitOpError() << "result " << r << " has the dynamic shape "
+                                << type << why;
+  return success();
+}
+
 LogicalResult dist::partition::normalizeForPartitioning(func::FuncOp func,
                                                         MeshOp mesh) {
   if (!func.getBody().hasOneBlock())
     return dist::partition::emitFunctionError(func, "cannot be partitioned: its body has several "
                             "blocks");
+  if (failed(checkStaticSignature(func)))
+    return failure();
   dropUnusedResults(func);
   for (Operation *op : collectPartitionScope(func))
     if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
