@@ -9,8 +9,9 @@
 //             [--max-peak-bytes N] [--format text|json]
 //             [--replay PLAN.json]
 //
-// --replay prices a given plan (--format json's output) under this
-// topology instead of planning: what a plan made for one machine costs on
+// --replay prices a given plan under this topology instead of planning:
+// --format json's output, or a plan given by its moves alone (a peer's, a
+// person's: semantics §4); what a plan made for one machine costs on
 // another (utils/bench/model_fidelity.py prices each plan under the
 // defaults and under dist-calibrate's file).
 //
@@ -53,8 +54,8 @@ const char *const kUsage =
     "{\"y\"}'\n"
     "  --to-mesh  the target's mesh for a cross-mesh reshard (--to is on it)\n"
     "  --moves    collective: no point-to-point redistribute steps\n"
-    "  --replay   price this plan (--format json output) instead of "
-    "planning\n"
+    "  --replay   price this plan (--format json output, or the moves "
+    "alone) instead of planning\n"
     "  --topology JSON {\"axes\": {\"x\": {\"alpha\": 1e-5, \"beta\": "
     "2.7e-12}}, \"transfer\": {...}}\n"
     "Defaults: alpha = 1e-5 s and beta = 1/370e9 s/B on every axis; "
@@ -275,12 +276,29 @@ int main(int argc, char **argv) {
     if (!buffer)
       badArgument("--replay",
                   "cannot read '" + file + "': " + buffer.getError().message());
-    llvm::Expected<Plan> read =
-        planFromJSON(*mesh, (*buffer)->getBuffer(), toMesh);
+    std::vector<std::optional<Layout>> stated;
+    llvm::Expected<Plan> read = planMovesFromJSON(
+        *mesh, (*buffer)->getBuffer(), toMesh, request.strategy, stated);
     if (!read)
       badArgument("--replay", file + ": " + llvm::toString(read.takeError()));
     if (llvm::Error e = replayPlan(request, *read))
       return std::move(e);
+    // A layout the file states after a step must be the one it reaches.
+    const Mesh *at = &*mesh;
+    for (size_t i = 0; i < read->steps.size(); ++i) {
+      const PlanStep &step = read->steps[i];
+      if (step.move.crossMesh)
+        at = toMesh;
+      if (!stated[i])
+        continue;
+      Layout said = *stated[i];
+      said.canonicalize();
+      if (said != step.layout)
+        return llvm::createStringError(
+            "step " + std::to_string(i + 1) + ": the file says it reaches " +
+            printLayout(*at, said) + ", but it reaches " +
+            printLayout(*at, step.layout));
+    }
     return read;
   };
   llvm::Expected<Plan> plan = replayFile ? replay(*replayFile)
@@ -294,6 +312,7 @@ int main(int argc, char **argv) {
   if (json)
     llvm::outs() << planToJSON(*mesh, *plan, toMesh) << "\n";
   else
-    llvm::outs() << printPlanTable(*mesh, *plan, toMesh);
+    llvm::outs() << printPlanTable(*mesh, *plan, toMesh,
+                                   replayFile ? "replayed" : "");
   return 0;
 }

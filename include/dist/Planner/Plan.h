@@ -77,10 +77,24 @@ std::string planToJSON(const Mesh &sourceMesh, const Plan &plan,
 llvm::Expected<Plan> planFromJSON(const Mesh &mesh, llvm::StringRef json,
                                   const Mesh *targetMesh = nullptr);
 
+/// Reads a plan given by its moves alone (what `dist-plan --replay` takes,
+/// semantics §4): per step `op`, `axes` and what the move names (`dim`,
+/// `to_dim`, `reduction`, `segments`, `cross_mesh`, and `layout` for permute
+/// and redistribute); every number, and a step's `layout` elsewhere, may be
+/// there or not (replayPlan recomputes them). A step's `layout`, when
+/// given, is kept in `statedLayouts` (empty optional where not given) for
+/// the caller to hold against the replayed one. `strategy` defaults to
+/// `defaultStrategy`.
+llvm::Expected<Plan>
+planMovesFromJSON(const Mesh &mesh, llvm::StringRef json,
+                  const Mesh *targetMesh, Strategy defaultStrategy,
+                  std::vector<std::optional<Layout>> &statedLayouts);
+
 /// A readable table: step, op, axes, dims, bytes, cost, layout after; then
-/// the totals.
+/// the totals, headed by `title` ("replayed") or else the plan's strategy.
 std::string printPlanTable(const Mesh &sourceMesh, const Plan &plan,
-                           const Mesh *targetMesh = nullptr);
+                           const Mesh *targetMesh = nullptr,
+                           llvm::StringRef title = {});
 
 } // namespace dist::planner
 

@@ -140,6 +140,10 @@ namespace {
 struct Reader {
   const Mesh *mesh;       // the mesh of the step being read
   const Mesh *targetMesh; // null: same-mesh plans only
+  // The moves alone are required (planMovesFromJSON): numbers and the
+  // layouts of moves without a target may be absent.
+  bool movesOnly = false;
+  std::optional<Layout> statedLayout; // the last step's layout, if given
   Error fail(const llvm::Twine &msg) {
     return createStringError(inconvertibleErrorCode(), "plan JSON: " + msg);
   }
@@ -234,25 +238,76 @@ struct Reader {
       move.crossMesh = true;
       this->mesh = targetMesh;
     }
-    if (Error e = integer(*obj, "bytes", where, step.bytesBefore))
-      return e;
+    if (!movesOnly || obj->get("bytes"))
+      if (Error e = integer(*obj, "bytes", where, step.bytesBefore))
+        return e;
     if (obj->get("recv_bytes"))
       if (Error e = integer(*obj, "recv_bytes", where, step.recvBytes))
         return e;
-    if (Error e = number(*obj, "cost", where, step.cost))
-      return e;
+    if (!movesOnly || obj->get("cost"))
+      if (Error e = number(*obj, "cost", where, step.cost))
+        return e;
+    statedLayout.reset();
+    if (movesOnly && !moveHasTarget(move.kind) && !obj->get("layout"))
+      return Error::success();
     if (Error e = string(*obj, "layout", where, layoutText))
       return e;
     Expected<Layout> layout = parseLayout(*this->mesh, layoutText);
     if (!layout)
       return fail(where + ": " + llvm::toString(layout.takeError()));
     step.layout = *layout;
+    statedLayout = *layout;
     if (moveHasTarget(move.kind))
       move.permuteTarget = *layout;
     return Error::success();
   }
 };
 } // namespace
+
+/// The steps of a plan object, read by `reader`.
+static Error readSteps(Reader &reader, const llvm::json::Object &obj,
+                       Plan &plan,
+                       std::vector<std::optional<Layout>> *statedLayouts) {
+  const llvm::json::Array *steps = obj.getArray("steps");
+  if (!steps)
+    return reader.fail("the plan needs an array \"steps\"");
+  int64_t previousBytes = -1;
+  for (size_t i = 0; i < steps->size(); ++i) {
+    PlanStep step;
+    if (Error e = reader.step((*steps)[i], i, step))
+      return e;
+    // bytesAfter is not in the JSON: it is the next step's bytesBefore, and
+    // replayPlan recomputes all of them anyway.
+    if (previousBytes >= 0)
+      plan.steps.back().bytesAfter = step.bytesBefore;
+    previousBytes = step.bytesBefore;
+    plan.steps.push_back(std::move(step));
+    if (statedLayouts)
+      statedLayouts->push_back(reader.statedLayout);
+  }
+  return Error::success();
+}
+
+/// The JSON object at the top of a plan.
+static Expected<const llvm::json::Object *>
+planObject(Reader &reader, const llvm::json::Value &root) {
+  const llvm::json::Object *obj = root.getAsObject();
+  if (!obj)
+    return reader.fail("the top level is not an object");
+  return obj;
+}
+
+static Error readStrategy(Reader &reader, const llvm::json::Object &obj,
+                          Plan &plan) {
+  llvm::StringRef strategy;
+  if (Error e = reader.string(obj, "strategy", "the plan", strategy))
+    return e;
+  std::optional<Strategy> s = parseStrategy(strategy);
+  if (!s)
+    return reader.fail("unknown strategy \"" + strategy + "\"");
+  plan.strategy = *s;
+  return Error::success();
+}
 
 Expected<Plan> dist::planner::planFromJSON(const Mesh &mesh,
                                            llvm::StringRef json,
@@ -261,47 +316,54 @@ Expected<Plan> dist::planner::planFromJSON(const Mesh &mesh,
   Expected<llvm::json::Value> root = parseBoundedJSON(json);
   if (!root)
     return reader.fail(llvm::toString(root.takeError()));
-  const llvm::json::Object *obj = root->getAsObject();
+  Expected<const llvm::json::Object *> obj = planObject(reader, *root);
   if (!obj)
-    return reader.fail("the top level is not an object");
+    return obj.takeError();
   Plan plan;
-  llvm::StringRef strategy, cache;
-  if (Error e = reader.string(*obj, "strategy", "the plan", strategy))
+  llvm::StringRef cache;
+  if (Error e = readStrategy(reader, **obj, plan))
     return std::move(e);
-  std::optional<Strategy> s = parseStrategy(strategy);
-  if (!s)
-    return reader.fail("unknown strategy \"" + strategy + "\"");
-  plan.strategy = *s;
-  if (Error e = reader.number(*obj, "cost", "the plan", plan.cost))
-    return std::move(e);
-  if (Error e = reader.integer(*obj, "peak_bytes", "the plan", plan.peakBytes))
+  if (Error e = reader.number(**obj, "cost", "the plan", plan.cost))
     return std::move(e);
   if (Error e =
-          reader.number(*obj, "lower_bound", "the plan", plan.lowerBound))
+          reader.integer(**obj, "peak_bytes", "the plan", plan.peakBytes))
     return std::move(e);
-  if (obj->get("cache")) {
-    if (Error e = reader.string(*obj, "cache", "the plan", cache))
+  if (Error e =
+          reader.number(**obj, "lower_bound", "the plan", plan.lowerBound))
+    return std::move(e);
+  if ((*obj)->get("cache")) {
+    if (Error e = reader.string(**obj, "cache", "the plan", cache))
       return std::move(e);
     std::optional<CacheStatus> c = parseCacheStatus(cache);
     if (!c)
       return reader.fail("unknown cache status \"" + cache + "\"");
     plan.cache = *c;
   }
-  const llvm::json::Array *steps = obj->getArray("steps");
-  if (!steps)
-    return reader.fail("the plan needs an array \"steps\"");
-  int64_t previousBytes = -1;
-  for (size_t i = 0; i < steps->size(); ++i) {
-    PlanStep step;
-    if (Error e = reader.step((*steps)[i], i, step))
+  if (Error e = readSteps(reader, **obj, plan, nullptr))
+    return std::move(e);
+  return plan;
+}
+
+Expected<Plan> dist::planner::planMovesFromJSON(
+    const Mesh &mesh, llvm::StringRef json, const Mesh *targetMesh,
+    Strategy defaultStrategy,
+    std::vector<std::optional<Layout>> &statedLayouts) {
+  Reader reader{&mesh, targetMesh};
+  reader.movesOnly = true;
+  Expected<llvm::json::Value> root = parseBoundedJSON(json);
+  if (!root)
+    return reader.fail(llvm::toString(root.takeError()));
+  Expected<const llvm::json::Object *> obj = planObject(reader, *root);
+  if (!obj)
+    return obj.takeError();
+  Plan plan;
+  plan.strategy = defaultStrategy;
+  if ((*obj)->get("strategy"))
+    if (Error e = readStrategy(reader, **obj, plan))
       return std::move(e);
-    // bytesAfter is not in the JSON: it is the next step's bytesBefore, and
-    // replayPlan recomputes all of them anyway.
-    if (previousBytes >= 0)
-      plan.steps.back().bytesAfter = step.bytesBefore;
-    previousBytes = step.bytesBefore;
-    plan.steps.push_back(std::move(step));
-  }
+  statedLayouts.clear();
+  if (Error e = readSteps(reader, **obj, plan, &statedLayouts))
+    return std::move(e);
   return plan;
 }
 
@@ -311,7 +373,8 @@ Expected<Plan> dist::planner::planFromJSON(const Mesh &mesh,
 
 std::string dist::planner::printPlanTable(const Mesh &sourceMesh,
                                          const Plan &plan,
-                                         const Mesh *targetMesh) {
+                                         const Mesh *targetMesh,
+                                         llvm::StringRef title) {
   std::string text;
   llvm::raw_string_ostream os(text);
   const Mesh *current = &sourceMesh;
@@ -377,7 +440,10 @@ std::string dist::planner::printPlanTable(const Mesh &sourceMesh,
   snprintf(summary, sizeof(summary),
            "%s plan: %zu step%s, cost %.3f us, peak %lld bytes per device, "
            "lower bound %.3f us\n",
-           stringifyStrategy(plan.strategy).str().c_str(), plan.steps.size(),
+           (title.empty() ? stringifyStrategy(plan.strategy) : title)
+               .str()
+               .c_str(),
+           plan.steps.size(),
            plan.steps.size() == 1 ? "" : "s", plan.cost * 1e6,
            static_cast<long long>(plan.peakBytes), plan.lowerBound * 1e6);
   os << summary;
