@@ -4,23 +4,21 @@
  * MLIR: one JSON request in, one JSON answer out.
  *
  *   char *answer = distPlanJSON(
- *       "{\"mesh\": \"<[\\\"x\\\"=2, \\\"y\\\"=4]>\", \"shape\": \"64x64xf32\","
- *       " \"from\": \"[{\\\"x\\\"}, {\\\"y\\\"}]\","
- *       " \"to\": \"[{\\\"y\\\"}, {\\\"x\\\"}]\"}");
+ *       "{\"mesh\": \"<[\\\"x\\\"=2, \\\"y\\\"=4]>\", \"shape\":
+ * \"64x64xf32\"," " \"from\": \"[{\\\"x\\\"}, {\\\"y\\\"}]\"," " \"to\":
+ * \"[{\\\"y\\\"}, {\\\"x\\\"}]\"}");
  *   ... parse answer ...
  *   distFreeString(answer);
  *
- * The request is a JSON object whose keys are dist-plan's options (semantics §4),
- * all strings unless said otherwise:
- *   "mesh"      required, e.g. "<[\"x\"=2, \"y\"=4]>" (devices = [...] allowed)
- *   "shape"     required, the global tensor type, e.g. "1024x1024xf32"
- *   "from"      required, the source layout's body, e.g. "[{\"x\"}, {}]"
- *   "to"        required, the target layout's body (on "to_mesh" if given)
- *   "to_mesh"   the target's mesh for a cross-mesh reshard (semantics §3a)
- *   "topology"  an object as in semantics §3: {"axes": {"x": {"alpha": 1e-5,
- *               "beta": 2.7e-12}}, "transfer": {...}}
- *   "strategy"  "optimal" (default) or "greedy"
- *   "moves"     "all" (default) or "collective"
+ * The request is a JSON object whose keys are dist-plan's options (semantics
+ * §4), all strings unless said otherwise: "mesh"      required, e.g.
+ * "<[\"x\"=2, \"y\"=4]>" (devices = [...] allowed) "shape"     required, the
+ * global tensor type, e.g. "1024x1024xf32" "from"      required, the source
+ * layout's body, e.g. "[{\"x\"}, {}]" "to"        required, the target layout's
+ * body (on "to_mesh" if given) "to_mesh"   the target's mesh for a cross-mesh
+ * reshard (semantics §3a) "topology"  an object as in semantics §3: {"axes":
+ * {"x": {"alpha": 1e-5, "beta": 2.7e-12}}, "transfer": {...}} "strategy"
+ * "optimal" (default) or "greedy" "moves"     "all" (default) or "collective"
  *   "max_peak_bytes"  an integer: no plan may hold more bytes per device
  *               at once (dist-plan --max-peak-bytes)
  *

@@ -41,9 +41,9 @@ std::string errorObject(llvm::StringRef message) {
   return text;
 }
 
-constexpr const char *kKnownKeys[] = {
-    "mesh",     "to_mesh", "shape",         "from", "to", "topology",
-    "strategy", "moves",   "max_peak_bytes"};
+constexpr const char *kKnownKeys[] = {"mesh",     "to_mesh", "shape",
+                                      "from",     "to",      "topology",
+                                      "strategy", "moves",   "max_peak_bytes"};
 
 /// The request's keys, checked for presence and type as they are read.
 class RequestReader {
@@ -133,8 +133,8 @@ llvm::Expected<std::optional<Mesh>> meshAt(const RequestReader &reader,
 /// checks as dist-plan --topology. Across meshes it may name the axes of
 /// both; on one mesh it may not give a transfer link.
 llvm::Expected<Topology> topologyAt(const RequestReader &reader,
-                                   const Mesh &mesh,
-                                   const std::optional<Mesh> &targetMesh) {
+                                    const Mesh &mesh,
+                                    const std::optional<Mesh> &targetMesh) {
   Topology topology;
   if (const llvm::json::Value *value = reader.get("topology")) {
     if (!value->getAsObject())
@@ -160,10 +160,9 @@ llvm::Expected<Topology> topologyAt(const RequestReader &reader,
 /// An optional key naming one of a few choices (`parse` reads it); the
 /// default when absent.
 template <typename T>
-llvm::Expected<T> choiceAt(const RequestReader &reader, llvm::StringRef key,
-                           T defaultValue,
-                           std::optional<T> (*parse)(llvm::StringRef),
-                           llvm::StringRef choices) {
+llvm::Expected<T>
+choiceAt(const RequestReader &reader, llvm::StringRef key, T defaultValue,
+         std::optional<T> (*parse)(llvm::StringRef), llvm::StringRef choices) {
   llvm::Expected<std::optional<std::string>> text = reader.optionalString(key);
   if (!text)
     return text.takeError();
@@ -171,8 +170,8 @@ llvm::Expected<T> choiceAt(const RequestReader &reader, llvm::StringRef key,
     return defaultValue;
   std::optional<T> value = parse(**text);
   if (!value)
-    return RequestReader::fail(key, "'" + **text + "' is not one of " +
-                                        choices);
+    return RequestReader::fail(key,
+                               "'" + **text + "' is not one of " + choices);
   return *value;
 }
 
@@ -225,20 +224,19 @@ llvm::Expected<std::string> answer(llvm::StringRef requestText) {
     return atKey("topology", model.takeError());
   std::optional<AlphaBetaCostModel> targetModel;
   if (target) {
-    llvm::Expected<AlphaBetaCostModel> created = AlphaBetaCostModel::create(
-        *target, topology->restrictedTo(*target));
+    llvm::Expected<AlphaBetaCostModel> created =
+        AlphaBetaCostModel::create(*target, topology->restrictedTo(*target));
     if (!created)
       return atKey("topology", created.takeError());
     targetModel.emplace(std::move(*created));
   }
 
-  llvm::Expected<Strategy> strategy =
-      choiceAt(reader, "strategy", Strategy::Optimal, parseStrategy,
-               "optimal, greedy");
+  llvm::Expected<Strategy> strategy = choiceAt(
+      reader, "strategy", Strategy::Optimal, parseStrategy, "optimal, greedy");
   if (!strategy)
     return strategy.takeError();
-  llvm::Expected<MoveSet> moves = choiceAt(reader, "moves", MoveSet::All,
-                                           parseMoveSet, "all, collective");
+  llvm::Expected<MoveSet> moves =
+      choiceAt(reader, "moves", MoveSet::All, parseMoveSet, "all, collective");
   if (!moves)
     return moves.takeError();
 

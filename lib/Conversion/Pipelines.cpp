@@ -52,7 +52,8 @@ void dist::buildDistLocalToLLVMPipeline(
     // (buffer-results-to-out-params) instead of copied there; and the
     // loops' temporaries allocated once, not per iteration.
     pm.addPass(createCanonicalizerPass());
-    pm.addNestedPass<func::FuncOp>(bufferization::createBufferLoopHoistingPass());
+    pm.addNestedPass<func::FuncOp>(
+        bufferization::createBufferLoopHoistingPass());
   }
   // Results become caller-allocated out-parameters (public functions
   // included: they are the entry points), each with its own buffer: a

@@ -1,12 +1,12 @@
 //===- Planner.cpp - Request checking, replay and the public entry --------===//
 
 #include "dist/Planner/Planner.h"
-#include "dist/Planner/Redistribute.h"
-#include "Search/CrossMesh.h"
-#include "Search/AdmissibleHeuristic.h"
 #include "Moves/ReportedLowerBound.h"
+#include "Search/AdmissibleHeuristic.h"
+#include "Search/CrossMesh.h"
 #include "Search/Search.h"
 #include "Search/SearchSpace.h"
+#include "dist/Planner/Redistribute.h"
 
 #include "llvm/ADT/StringExtras.h"
 
@@ -29,7 +29,8 @@ Error dist::planner::verifyRequest(const PlanRequest &request) {
     return e;
   for (const Mesh *m : {&mesh, &request.getTargetMesh()})
     if (m->getNumDevices() > kMaxPlannedDevices)
-      return fail("mesh " + m->str() + " has " + llvm::Twine(m->getNumDevices()) +
+      return fail("mesh " + m->str() + " has " +
+                  llvm::Twine(m->getNumDevices()) +
                   " devices; the planner plans on meshes of at most 2^24 (" +
                   llvm::Twine(kMaxPlannedDevices) +
                   ") devices, since its bounds and exchanges enumerate them");
@@ -49,9 +50,9 @@ Error dist::planner::verifyRequest(const PlanRequest &request) {
     return fail("the cost model is for mesh " +
                 request.costModel->getMesh().str() +
                 " but the request is for mesh " + mesh.str());
-  if (request.targetCostModel && (!request.targetMesh ||
-                                  request.targetCostModel->getMesh() !=
-                                      *request.targetMesh))
+  if (request.targetCostModel &&
+      (!request.targetMesh ||
+       request.targetCostModel->getMesh() != *request.targetMesh))
     return fail("the target cost model is for mesh " +
                 request.targetCostModel->getMesh().str() +
                 (request.targetMesh
@@ -116,9 +117,10 @@ static const CostModel &targetModelFor(const PlanRequest &request,
   return *storage;
 }
 
-AxisCostParams dist::planner::detail::transferParamsOf(
-    const PlanRequest &request, const CostModel &srcModel,
-    const CostModel &dstModel) {
+AxisCostParams
+dist::planner::detail::transferParamsOf(const PlanRequest &request,
+                                        const CostModel &srcModel,
+                                        const CostModel &dstModel) {
   return request.transfer ? *request.transfer
                           : defaultTransferParams(srcModel, dstModel);
 }
@@ -150,8 +152,8 @@ Expected<double> dist::planner::planLowerBound(const PlanRequest &request) {
 }
 
 /// Bytes the busiest device receives in a collective step over the product
-/// group of the move's axes (the ring schedule semantics §3 prices), where every
-/// device holds `bytes` before it.
+/// group of the move's axes (the ring schedule semantics §3 prices), where
+/// every device holds `bytes` before it.
 static int64_t collectiveRecvBytes(const Mesh &mesh, const Move &move,
                                    int64_t bytes) {
   double p = 1;
@@ -354,9 +356,8 @@ Expected<Plan> dist::planner::planReshard(const PlanRequest &request,
                                       : detail::searchGreedy;
   std::optional<Expected<std::vector<Move>>> withoutUnitAxes;
   if (!request.isCrossMesh() && !segmented)
-    withoutUnitAxes =
-        detail::searchWithoutUnitAxes(request, model, stats, search,
-                                      request.strategy == Strategy::Optimal);
+    withoutUnitAxes = detail::searchWithoutUnitAxes(
+        request, model, stats, search, request.strategy == Strategy::Optimal);
   // The optimal search prices redistribute steps exactly; the replay asks
   // the same evaluator for the chosen one, which it remembers.
   std::optional<ExchangeCostEvaluator> exchange;
@@ -382,7 +383,8 @@ Expected<Plan> dist::planner::planReshard(const PlanRequest &request,
     plan.steps.push_back(std::move(step));
   }
   // Replaying through the public applyMove re-derives every number from the
-  // rules of semantics §3; a search bug surfaces here as an error, not a wrong plan.
+  // rules of semantics §3; a search bug surfaces here as an error, not a wrong
+  // plan.
   if (Error e = replayWith(request, model, targetModel, plan,
                            exchange ? &*exchange : nullptr))
     return fail("internal planner error (please report): " +
@@ -409,10 +411,10 @@ std::string dist::planner::planCacheKey(const PlanRequest &request) {
         request.targetCostModel->getMesh() == *request.targetMesh)
       targetModelFor(request, targetStorage, model).appendFingerprint(key);
     key += "\ntarget_mesh=" + request.targetMesh->str();
-    key += "\ntransfer=" +
-           (request.transfer ? formatDouble(request.transfer->alpha) + "," +
-                                   formatDouble(request.transfer->beta)
-                             : std::string("default"));
+    key += "\ntransfer=" + (request.transfer
+                                ? formatDouble(request.transfer->alpha) + "," +
+                                      formatDouble(request.transfer->beta)
+                                : std::string("default"));
   }
   key += "\nshape=";
   for (size_t d = 0; d < request.globalShape.size(); ++d)

@@ -100,8 +100,7 @@ mlirGetDialectPluginInfo() {
 
 extern "C" LLVM_ATTRIBUTE_WEAK mlir::PassPluginLibraryInfo
 mlirGetPassPluginInfo() {
-  return {MLIR_PLUGIN_API_VERSION, "Dist", LLVM_VERSION_STRING,
-          []() {
+  return {MLIR_PLUGIN_API_VERSION, "Dist", LLVM_VERSION_STRING, []() {
             dist::registerDistOwnPasses();
             exposePassFlags();
           }};

@@ -40,8 +40,8 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tensor/IR/TensorTilingInterfaceImpl.h"
 #include "mlir/Dialect/Tensor/Transforms/BufferizableOpInterfaceImpl.h"
-#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/Tensor/Transforms/SubsetInsertionOpInterfaceImpl.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/Vector/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Vector/Transforms/SubsetOpInterfaceImpl.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -63,11 +63,11 @@ void dist::registerDistDialect(DialectRegistry &registry) {
 
 void dist::registerAllDistDialects(DialectRegistry &registry) {
   registerDistDialect(registry);
-  registry.insert<arith::ArithDialect, bufferization::BufferizationDialect,
-                  cf::ControlFlowDialect, func::FuncDialect,
-                  linalg::LinalgDialect, LLVM::LLVMDialect, math::MathDialect,
-                  memref::MemRefDialect, scf::SCFDialect,
-                  shard::ShardDialect, tensor::TensorDialect>();
+  registry
+      .insert<arith::ArithDialect, bufferization::BufferizationDialect,
+              cf::ControlFlowDialect, func::FuncDialect, linalg::LinalgDialect,
+              LLVM::LLVMDialect, math::MathDialect, memref::MemRefDialect,
+              scf::SCFDialect, shard::ShardDialect, tensor::TensorDialect>();
   arith::registerBufferizableOpInterfaceExternalModels(registry);
   bufferization::func_ext::registerBufferizableOpInterfaceExternalModels(
       registry);
@@ -113,13 +113,13 @@ llvm::ArrayRef<llvm::StringRef> dist::getDistOwnPassNames() {
   // Kept next to registerDistOwnPasses: a pass registered there belongs
   // here too (test/Plugin checks every name works as an mlir-opt flag).
   static const llvm::StringRef names[] = {
-      "dist-partition",         "dist-lower-reshard",
-      "dist-reshard-pipeline",  "dist-localize",
+      "dist-partition",          "dist-lower-reshard",
+      "dist-reshard-pipeline",   "dist-localize",
       "convert-dist-to-runtime", "dist-to-llvm",
-      "dist-import-shard",      "dist-distinct-result-buffers",
-      "dist-fuse-elementwise",  "dist-fuse-rows",
-      "dist-vectorize",         "dist-approximate-vector-math",
-      "dist-tree-reductions",   "dist-cpu-compute"};
+      "dist-import-shard",       "dist-distinct-result-buffers",
+      "dist-fuse-elementwise",   "dist-fuse-rows",
+      "dist-vectorize",          "dist-approximate-vector-math",
+      "dist-tree-reductions",    "dist-cpu-compute"};
   return names;
 }
 

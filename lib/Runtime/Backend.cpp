@@ -62,7 +62,8 @@ std::unique_ptr<Backend> createBackend(const std::string &name) {
 #if !defined(DIST_RT_HAVE_NCCL)
   if (name == "nccl")
     reason = "backend 'nccl' was not built (CUDA or NCCL not found at "
-             "configure time, or DIST_ENABLE_NCCL=OFF); available: " + list;
+             "configure time, or DIST_ENABLE_NCCL=OFF); available: " +
+             list;
 #endif
   throw Error(DIST_RT_ERR_STATE, reason + ")");
 }

@@ -62,7 +62,7 @@ struct ExchangeCall {
   const void *send = nullptr;
   void *recv = nullptr;
   DType dtype = DType::F32;
-  const ExchangeRole *role = nullptr; ///< role.named is true
+  const ExchangeRole *role = nullptr;     ///< role.named is true
   ExchangeMode mode = ExchangeMode::Auto; ///< the same on every rank
 
   ExchangeEntry entry(int64_t k) const {
@@ -96,8 +96,8 @@ public:
   /// device of the group's mesh, groupComm is MPI_COMM_NULL and color -1:
   /// the backend takes its part in any world-collective setup and returns
   /// null (the core never passes such a group to a collective).
-  virtual std::unique_ptr<BackendComm> createComm(MPI_Comm groupComm,
-                                                  int color, int key) = 0;
+  virtual std::unique_ptr<BackendComm> createComm(MPI_Comm groupComm, int color,
+                                                  int key) = 0;
 
   /// Largest element count one call can move (MPI's counts are int).
   virtual size_t maxCount() const = 0;
@@ -140,8 +140,7 @@ public:
   /// `source` (-1: none; this rank: local copy) and send to each of `dests`
   /// (this rank among them means the same local copy). send may equal recv.
   virtual void permute(const void *send, void *recv, size_t count, DType t,
-                       int source, const std::vector<int> &dests,
-                       Stream s) = 0;
+                       int source, const std::vector<int> &dests, Stream s) = 0;
 
   /// This rank's part of distRtExchange: the local copies, and the boxes of
   /// every transfer that names it sent to / received from the other ranks

@@ -53,8 +53,8 @@ private:
   Release release;
   size_t limit;
   size_t cached = 0;
-  std::map<size_t, std::vector<void *>> free;  // by rounded size
-  std::unordered_map<void *, size_t> live;     // block -> rounded size
+  std::map<size_t, std::vector<void *>> free; // by rounded size
+  std::unordered_map<void *, size_t> live;    // block -> rounded size
 };
 
 } // namespace dist::rt

@@ -94,8 +94,8 @@ CopyPlan makeCopyPlan(int64_t numDims, const int64_t *sizes,
   // merged[] is innermost first; merged[0] is the contiguous run (stride 1).
 
   // The widest unit that divides the run, every stride and both addresses.
-  uint64_t align = static_cast<uint64_t>(merged[0].size) |
-                   reinterpret_cast<uintptr_t>(dst);
+  uint64_t align =
+      static_cast<uint64_t>(merged[0].size) | reinterpret_cast<uintptr_t>(dst);
   if (srcStrides)
     align |= reinterpret_cast<uintptr_t>(src);
   for (int i = 1; i < m; ++i)
@@ -181,8 +181,7 @@ namespace {
 // Copies one run of `units` units of N bytes; fixed-size memcpy lets the
 // compiler emit plain loads and stores for short runs (transposes), while
 // long runs go through the library memcpy.
-template <int N>
-void copyUnits(const char *src, char *dst, int64_t units) {
+template <int N> void copyUnits(const char *src, char *dst, int64_t units) {
   for (int64_t i = 0; i < units; ++i)
     std::memcpy(dst + i * N, src + i * N, N);
 }
@@ -246,8 +245,8 @@ void fillZeroCpu(const CopyPlan &plan, void *dst) {
   if (plan.empty())
     return;
   char *d = static_cast<char *>(dst);
-  const size_t runBytes =
-      static_cast<size_t>(plan.runUnits()) * static_cast<size_t>(plan.unitBytes);
+  const size_t runBytes = static_cast<size_t>(plan.runUnits()) *
+                          static_cast<size_t>(plan.unitBytes);
   forEachRow(plan,
              [&](int64_t, int64_t dO) { std::memset(d + dO, 0, runBytes); });
 }

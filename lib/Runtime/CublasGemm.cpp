@@ -45,16 +45,16 @@ void CublasGemm::run(const GemmCall &call, cudaStream_t stream) {
   const bool f64 = call.input == DType::F64;
   const double oneD = 1.0;
   const float oneF = 1.0f;
-  const void *one = f64 ? static_cast<const void *>(&oneD)
-                        : static_cast<const void *>(&oneF);
-  checkCublas(
-      cublasGemmStridedBatchedEx(
-          h, opB, opA, call.n, call.m, call.k, one, call.b,
-          cudaType(call.input), call.ldb, call.strideB, call.a,
-          cudaType(call.input), call.lda, call.strideA, one, call.c,
-          cudaType(call.output), call.ldc, call.strideC, call.batch,
-          f64 ? CUBLAS_COMPUTE_64F : CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
-      "cublasGemmStridedBatchedEx");
+  const void *one =
+      f64 ? static_cast<const void *>(&oneD) : static_cast<const void *>(&oneF);
+  checkCublas(cublasGemmStridedBatchedEx(
+                  h, opB, opA, call.n, call.m, call.k, one, call.b,
+                  cudaType(call.input), call.ldb, call.strideB, call.a,
+                  cudaType(call.input), call.lda, call.strideA, one, call.c,
+                  cudaType(call.output), call.ldc, call.strideC, call.batch,
+                  f64 ? CUBLAS_COMPUTE_64F : CUBLAS_COMPUTE_32F,
+                  CUBLAS_GEMM_DEFAULT),
+              "cublasGemmStridedBatchedEx");
 }
 
 void CublasGemm::release() noexcept {

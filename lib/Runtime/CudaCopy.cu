@@ -35,11 +35,21 @@ constexpr int64_t kRowKernelMinUnits = 256;
 // Plain-old-data vector units. uint4 loads/stores compile to
 // ld.global.v4.u32 / st.global.v4.u32.
 template <int N> struct UnitType;
-template <> struct UnitType<1> { using type = uint8_t; };
-template <> struct UnitType<2> { using type = uint16_t; };
-template <> struct UnitType<4> { using type = uint32_t; };
-template <> struct UnitType<8> { using type = uint2; };
-template <> struct UnitType<16> { using type = uint4; };
+template <> struct UnitType<1> {
+  using type = uint8_t;
+};
+template <> struct UnitType<2> {
+  using type = uint16_t;
+};
+template <> struct UnitType<4> {
+  using type = uint32_t;
+};
+template <> struct UnitType<8> {
+  using type = uint2;
+};
+template <> struct UnitType<16> {
+  using type = uint4;
+};
 
 template <typename U> __device__ __forceinline__ U zeroUnit() { return U{}; }
 
@@ -120,14 +130,13 @@ int launch(const CopyPlan &plan, const void *src, void *dst,
     const int64_t segLen = int64_t(kThreads) * kUnroll;
     const int64_t segsPerRow = (plan.runUnits() + segLen - 1) / segLen;
     rowKernel<U, Fill>
-        <<<gridFor(plan.numRows() * segsPerRow, numSMs), kThreads, 0,
-           stream>>>(plan, segsPerRow, s, d);
+        <<<gridFor(plan.numRows() * segsPerRow, numSMs), kThreads, 0, stream>>>(
+            plan, segsPerRow, s, d);
   } else if (fitsIn32Bits(plan)) {
     unitKernel32<U, Fill>
         <<<gridFor((plan.totalUnits + kThreads - 1) / kThreads, numSMs),
            kThreads, 0, stream>>>(toPlan32(plan),
-                                  static_cast<uint32_t>(plan.totalUnits), s,
-                                  d);
+                                  static_cast<uint32_t>(plan.totalUnits), s, d);
   } else {
     unitKernel64<U, Fill>
         <<<gridFor((plan.totalUnits + kThreads - 1) / kThreads, numSMs),
@@ -171,8 +180,7 @@ int launchCopy(const CopyPlan &plan, const void *src, void *dst, void *stream,
   return dispatch<false>(plan, src, dst, stream, numSMs);
 }
 
-int launchFillZero(const CopyPlan &plan, void *dst, void *stream,
-                   int numSMs) {
+int launchFillZero(const CopyPlan &plan, void *dst, void *stream, int numSMs) {
   return dispatch<true>(plan, nullptr, dst, stream, numSMs);
 }
 
@@ -181,8 +189,8 @@ int launchDivideInts(void *data, size_t n, DType t, int64_t divisor,
   if (n == 0 || divisor == 1)
     return cudaSuccess;
   cudaStream_t s = static_cast<cudaStream_t>(stream);
-  const int grid = gridFor(static_cast<int64_t>((n + kThreads - 1) / kThreads),
-                           numSMs);
+  const int grid =
+      gridFor(static_cast<int64_t>((n + kThreads - 1) / kThreads), numSMs);
   switch (t) {
   case DType::I8:
     divideKernel<<<grid, kThreads, 0, s>>>(static_cast<int8_t *>(data), n,

@@ -18,8 +18,8 @@ namespace dist::rt::cuda {
 /// Enqueues the copy of `plan` from src to dst on `stream` (a
 /// cudaStream_t). `numSMs` sizes the grid. Returns the cudaError_t of the
 /// launch as an int (0 = cudaSuccess).
-int launchCopy(const CopyPlan &plan, const void *src, void *dst,
-               void *stream, int numSMs);
+int launchCopy(const CopyPlan &plan, const void *src, void *dst, void *stream,
+               int numSMs);
 
 /// Enqueues zero stores over the destination box of `plan`.
 int launchFillZero(const CopyPlan &plan, void *dst, void *stream, int numSMs);

@@ -17,15 +17,14 @@ int localRankOnNode(MPI_Comm world) {
     if (const char *v = std::getenv(var))
       return std::atoi(v);
   MPI_Comm node;
-  checkMpi(MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL,
-                               &node),
-           "MPI_Comm_split_type");
+  checkMpi(
+      MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node),
+      "MPI_Comm_split_type");
   int r = 0;
   MPI_Comm_rank(node, &r);
   MPI_Comm_free(&node);
   return r;
 }
-
 
 bool cudaDeviceVisible() {
   int devices = 0;
@@ -39,14 +38,15 @@ void CudaDevice::init(int local, bool shared) {
     backendError("no CUDA device is visible to this process");
   // NCCL refuses two ranks on one GPU in a communicator; say why up front.
   if (!shared && local >= devices)
-    backendError("local rank " + std::to_string(local) + " needs its own "
-                 "GPU but only " + std::to_string(devices) +
-                 " are visible (one rank per GPU)");
+    backendError("local rank " + std::to_string(local) +
+                 " needs its own "
+                 "GPU but only " +
+                 std::to_string(devices) + " are visible (one rank per GPU)");
   device_ = local % devices;
   checkCuda(cudaSetDevice(device_), "cudaSetDevice");
-  checkCuda(cudaDeviceGetAttribute(&numSMs_, cudaDevAttrMultiProcessorCount,
-                                   device_),
-            "cudaDeviceGetAttribute");
+  checkCuda(
+      cudaDeviceGetAttribute(&numSMs_, cudaDevAttrMultiProcessorCount, device_),
+      "cudaDeviceGetAttribute");
   checkCuda(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking),
             "cudaStreamCreateWithFlags");
 }
@@ -65,15 +65,15 @@ void CudaDevice::finalize() noexcept {
 
 void CudaDevice::copy(const CopyPlan &plan, const void *src, void *dst,
                       cudaStream_t s) {
-  checkCuda(static_cast<cudaError_t>(
-                cuda::launchCopy(plan, src, dst, s, numSMs_)),
-            "copy kernel launch");
+  checkCuda(
+      static_cast<cudaError_t>(cuda::launchCopy(plan, src, dst, s, numSMs_)),
+      "copy kernel launch");
 }
 
 void CudaDevice::fillZero(const CopyPlan &plan, void *dst, cudaStream_t s) {
-  checkCuda(static_cast<cudaError_t>(
-                cuda::launchFillZero(plan, dst, s, numSMs_)),
-            "fill kernel launch");
+  checkCuda(
+      static_cast<cudaError_t>(cuda::launchFillZero(plan, dst, s, numSMs_)),
+      "fill kernel launch");
 }
 
 void *CudaDevice::loadKernels(const void *image) {
@@ -98,9 +98,9 @@ void CudaDevice::unloadKernels(void *module) noexcept {
 
 void *CudaDevice::kernel(void *module, const char *name) {
   cudaKernel_t kernel = nullptr;
-  checkCuda(cudaLibraryGetKernel(&kernel, static_cast<cudaLibrary_t>(module),
-                                 name),
-            "cudaLibraryGetKernel");
+  checkCuda(
+      cudaLibraryGetKernel(&kernel, static_cast<cudaLibrary_t>(module), name),
+      "cudaLibraryGetKernel");
   return kernel;
 }
 
@@ -127,9 +127,9 @@ void CudaDevice::deallocate(void *ptr) { checkCuda(cudaFree(ptr), "cudaFree"); }
 
 void CudaDevice::memcpy(void *dst, const void *src, size_t bytes, int kind,
                         cudaStream_t s) {
-  checkCuda(cudaMemcpyAsync(dst, src, bytes,
-                            static_cast<cudaMemcpyKind>(kind), s),
-            "cudaMemcpyAsync");
+  checkCuda(
+      cudaMemcpyAsync(dst, src, bytes, static_cast<cudaMemcpyKind>(kind), s),
+      "cudaMemcpyAsync");
 }
 
 } // namespace dist::rt

@@ -32,8 +32,8 @@ namespace dist::rt {
 
 inline void checkCuda(cudaError_t e, const char *call) {
   if (e != cudaSuccess)
-    backendError(std::string(call) + " failed: " + cudaGetErrorName(e) +
-                 ": " + cudaGetErrorString(e));
+    backendError(std::string(call) + " failed: " + cudaGetErrorName(e) + ": " +
+                 cudaGetErrorString(e));
 }
 
 /// The rank's index among the ranks of its node: the launcher's variable
@@ -101,9 +101,8 @@ public:
   void *kernel(void *module, const char *name) override {
     return gpu_.kernel(module, name);
   }
-  void launchKernel(void *kernel, const int64_t grid[3],
-                    const int64_t block[3], int32_t sharedBytes,
-                    void **params, Stream s) override {
+  void launchKernel(void *kernel, const int64_t grid[3], const int64_t block[3],
+                    int32_t sharedBytes, void **params, Stream s) override {
     gpu_.launchKernel(kernel, grid, block, sharedBytes, params, cuda(s));
   }
 

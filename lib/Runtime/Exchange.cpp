@@ -19,9 +19,7 @@ std::string field(const char *name, int64_t d) {
   return std::string(name) + "[" + std::to_string(d) + "]";
 }
 
-std::string entryName(int64_t k) {
-  return "table entry " + std::to_string(k);
-}
+std::string entryName(int64_t k) { return "table entry " + std::to_string(k); }
 
 } // namespace
 
@@ -49,8 +47,7 @@ void validateExchangeTable(int64_t numDims, int64_t numTransfers,
     invalid("numDims " + std::to_string(numDims) + " is outside [0, " +
             std::to_string(DIST_RT_MAX_COPY_DIMS) + "]");
   if (numTransfers < 0)
-    invalid("numTransfers is negative (" + std::to_string(numTransfers) +
-            ")");
+    invalid("numTransfers is negative (" + std::to_string(numTransfers) + ")");
   if (numTransfers > 0 && !table)
     invalid("the table is null but numTransfers is " +
             std::to_string(numTransfers));
@@ -107,8 +104,8 @@ void checkExchangeBounds(int64_t numDims, int64_t numTransfers,
         if (__builtin_add_overflow(offset[d], e.size()[d], &end) ||
             end > shape[d])
           invalid(entryName(k) + ": " + field(offsetName, d) + " + " +
-                  field("size", d) + " = " + std::to_string(offset[d]) +
-                  " + " + std::to_string(e.size()[d]) + " exceeds " +
+                  field("size", d) + " = " + std::to_string(offset[d]) + " + " +
+                  std::to_string(e.size()[d]) + " exceeds " +
                   field(shapeName, d) + " = " + std::to_string(shape[d]));
       }
     }
@@ -151,8 +148,7 @@ ExchangeRole exchangeRole(int64_t numDims, int64_t numTransfers,
       role.local.push_back(k);
       continue;
     }
-    ExchangePeer &peer =
-        e.src() == rank ? sends[e.dst()] : recvs[e.src()];
+    ExchangePeer &peer = e.src() == rank ? sends[e.dst()] : recvs[e.src()];
     peer.rank = e.src() == rank ? e.dst() : e.src();
     peer.entries.push_back(k);
     peer.elements += n;
@@ -167,8 +163,8 @@ ExchangeRole exchangeRole(int64_t numDims, int64_t numTransfers,
   return role;
 }
 
-void exchangePairCounts(const ExchangeRole &role, int64_t peer,
-                        int64_t &toPeer, int64_t &fromPeer) {
+void exchangePairCounts(const ExchangeRole &role, int64_t peer, int64_t &toPeer,
+                        int64_t &fromPeer) {
   toPeer = fromPeer = 0;
   for (const ExchangePeer &p : role.sends)
     if (p.rank == peer)
@@ -217,9 +213,9 @@ BoxCopy boxPackCopy(int64_t numDims, const int64_t *shape,
   int64_t packedStrides[DIST_RT_MAX_COPY_DIMS];
   rowMajorStrides(numDims, shape, tensorStrides);
   rowMajorStrides(numDims, size, packedStrides);
-  char *box = static_cast<char *>(const_cast<void *>(tensor)) +
-              rowMajorOffset(numDims, shape, offset) *
-                  static_cast<int64_t>(elemBytes);
+  char *box =
+      static_cast<char *>(const_cast<void *>(tensor)) +
+      rowMajorOffset(numDims, shape, offset) * static_cast<int64_t>(elemBytes);
   char *pk = static_cast<char *>(const_cast<void *>(packed));
   BoxCopy c;
   if (toPacked) {
@@ -249,8 +245,8 @@ BoxCopy boxCopy(int64_t numDims, const int64_t *size, const int64_t *srcShape,
           rowMajorOffset(numDims, srcShape, srcOffset) * e;
   c.dst = static_cast<char *>(const_cast<void *>(dst)) +
           rowMajorOffset(numDims, dstShape, dstOffset) * e;
-  c.plan = makeCopyPlan(numDims, size, srcStrides, dstStrides, elemBytes,
-                        c.src, c.dst);
+  c.plan = makeCopyPlan(numDims, size, srcStrides, dstStrides, elemBytes, c.src,
+                        c.dst);
   return c;
 }
 

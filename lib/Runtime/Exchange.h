@@ -96,8 +96,8 @@ ExchangeRole exchangeRole(int64_t numDims, int64_t numTransfers,
 
 /// Elements a rank sends to `peer` and receives from it (empty boxes and
 /// local copies count nothing): the counts the signature check compares.
-void exchangePairCounts(const ExchangeRole &role, int64_t peer,
-                        int64_t &toPeer, int64_t &fromPeer);
+void exchangePairCounts(const ExchangeRole &role, int64_t peer, int64_t &toPeer,
+                        int64_t &fromPeer);
 
 /// Row-major strides (in elements) of a contiguous tensor of `shape`.
 void rowMajorStrides(int64_t numDims, const int64_t *shape, int64_t *strides);

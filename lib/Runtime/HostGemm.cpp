@@ -130,8 +130,10 @@ void hostGemm(const GemmCall &call) {
     return;
   const size_t in = dtypeSize(call.input), out = dtypeSize(call.output);
   for (int64_t batch = 0; batch < call.batch; ++batch) {
-    const char *a = static_cast<const char *>(call.a) + batch * call.strideA * in;
-    const char *b = static_cast<const char *>(call.b) + batch * call.strideB * in;
+    const char *a =
+        static_cast<const char *>(call.a) + batch * call.strideA * in;
+    const char *b =
+        static_cast<const char *>(call.b) + batch * call.strideB * in;
     char *c = static_cast<char *>(call.c) + batch * call.strideC * out;
     switch (call.input) {
     case DType::F32:

@@ -22,8 +22,7 @@ MeshSpec MeshSpec::create(int64_t numAxes, const int64_t *sizes,
     invalid("a mesh needs at least one axis (got " + std::to_string(numAxes) +
             ")");
   if (numAxes > 64)
-    invalid("a mesh has at most 64 axes (got " + std::to_string(numAxes) +
-            ")");
+    invalid("a mesh has at most 64 axes (got " + std::to_string(numAxes) + ")");
   if (!sizes)
     invalid("axis sizes are null");
   MeshSpec m;
@@ -50,18 +49,18 @@ MeshSpec MeshSpec::create(int64_t numAxes, const int64_t *sizes,
     }
   }
   if (worldSize >= 0 && maxRank >= worldSize) {
-    std::string where =
-        devices ? "devices[" + std::to_string(maxAt) + "]"
-                : std::to_string(n) + " devices, no device table: ranks 0.." +
-                      std::to_string(n - 1);
+    std::string where = devices ? "devices[" + std::to_string(maxAt) + "]"
+                                : std::to_string(n) +
+                                      " devices, no device table: ranks 0.." +
+                                      std::to_string(n - 1);
     invalid("the mesh names rank " + std::to_string(maxRank) + " (" + where +
             ") but the job has only " + std::to_string(worldSize) +
             " ranks; run with --np " + std::to_string(maxRank + 1) +
             " or more");
   }
   if (maxRank >= (int64_t(1) << 31))
-    invalid("the mesh names rank " + std::to_string(maxRank) +
-            " (devices[" + std::to_string(maxAt) + "]); ranks are below 2^31");
+    invalid("the mesh names rank " + std::to_string(maxRank) + " (devices[" +
+            std::to_string(maxAt) + "]); ranks are below 2^31");
   m.devices_.resize(n);
   m.linearOfRank_.assign(maxRank + 1, -1);
   for (int64_t l = 0; l < n; ++l) {
@@ -172,8 +171,8 @@ void validatePermuteTable(int64_t tableSize, const int64_t *srcRank,
     for (int64_t k = destOffsets[s]; k < destOffsets[s + 1]; ++k) {
       int64_t d = destList[k];
       if (d < 0 || d >= tableSize)
-        invalid("permute table: rank " + std::to_string(s) +
-                " sends to " + std::to_string(d) + ", which is not a rank");
+        invalid("permute table: rank " + std::to_string(s) + " sends to " +
+                std::to_string(d) + ", which is not a rank");
       if (srcRank[d] != s)
         invalid("permute table: rank " + std::to_string(s) + " sends to " +
                 std::to_string(d) + " but srcRank[" + std::to_string(d) +
@@ -187,8 +186,8 @@ void validatePermuteTable(int64_t tableSize, const int64_t *srcRank,
   // destinations; any other source must list its receiver.
   for (int64_t r = 0; r < tableSize; ++r)
     if (srcRank[r] >= 0 && srcRank[r] != r && sendsTo[r] == 0)
-      invalid("permute table: srcRank[" + std::to_string(r) + "] = " +
-              std::to_string(srcRank[r]) + " but rank " +
+      invalid("permute table: srcRank[" + std::to_string(r) +
+              "] = " + std::to_string(srcRank[r]) + " but rank " +
               std::to_string(srcRank[r]) + " does not list " +
               std::to_string(r) + " as a destination");
 }
@@ -202,9 +201,8 @@ void validatePermuteTable(const MeshSpec &mesh, const int64_t *srcRank,
       continue;
     if (srcRank[r] != -1)
       invalid("permute table: rank " + std::to_string(r) +
-              " is not a device of the mesh but srcRank[" +
-              std::to_string(r) + "] = " + std::to_string(srcRank[r]) +
-              " (expected -1)");
+              " is not a device of the mesh but srcRank[" + std::to_string(r) +
+              "] = " + std::to_string(srcRank[r]) + " (expected -1)");
     if (destOffsets[r + 1] != destOffsets[r])
       invalid("permute table: rank " + std::to_string(r) +
               " is not a device of the mesh but lists destinations");
@@ -226,7 +224,8 @@ PermuteTables permuteTablesFromLayouts(const MeshSpec &mesh, int64_t numDims,
   };
   std::vector<Dim> dims(numDims);
   int64_t at = 0;
-  std::vector<bool> seenSrc(mesh.numAxes(), false), seenDst(mesh.numAxes(), false);
+  std::vector<bool> seenSrc(mesh.numAxes(), false),
+      seenDst(mesh.numAxes(), false);
   auto read = [&](int64_t d) {
     if (at >= dimAxesSize)
       invalid("permute layouts: the description ends inside dim " +
@@ -243,8 +242,8 @@ PermuteTables permuteTablesFromLayouts(const MeshSpec &mesh, int64_t numDims,
     for (int64_t k = 0; k < count; ++k) {
       int64_t axis = read(d);
       if (axis < 0 || axis >= mesh.numAxes())
-        invalid("permute layouts: dim " + std::to_string(d) + " names " +
-                side + " axis " + std::to_string(axis) + " of a mesh with " +
+        invalid("permute layouts: dim " + std::to_string(d) + " names " + side +
+                " axis " + std::to_string(axis) + " of a mesh with " +
                 std::to_string(mesh.numAxes()) + " axes");
       if (seen[axis])
         invalid("permute layouts: " + std::string(side) + " axis " +

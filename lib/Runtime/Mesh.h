@@ -1,8 +1,8 @@
 //===- Mesh.h - Mesh coordinates, groups, permute tables --------*- C++ -*-===//
 //
 // The pure index math behind distRtMeshCreate, distRtGroup and distRtPermute
-// (semantics §1): no MPI here, so that it is unit-tested on its own and shared by
-// every backend.
+// (semantics §1): no MPI here, so that it is unit-tested on its own and shared
+// by every backend.
 //
 //===----------------------------------------------------------------------===//
 #ifndef DIST_LIB_RUNTIME_MESH_H
@@ -89,8 +89,8 @@ GroupSpec computeGroup(const MeshSpec &mesh, const std::vector<int64_t> &axes,
 
 /// What one rank does in a permute.
 struct PermuteRole {
-  int64_t source = -1;         ///< rank to receive from; -1: none
-  std::vector<int64_t> dests;  ///< ranks to send to (may include itself)
+  int64_t source = -1;        ///< rank to receive from; -1: none
+  std::vector<int64_t> dests; ///< ranks to send to (may include itself)
 };
 
 /// Checks the whole permute table against itself (see distRtPermute): ranks

@@ -60,7 +60,8 @@ uint64_t sharedHeapBytes() {
     if (!*v || *end || errno || v[0] == '-' || value > (uint64_t(1) << 40))
       throw Error(DIST_RT_ERR_INVALID_ARGUMENT,
                   std::string("DIST_RT_SHARED_HEAP_MIB must be a number of "
-                              "MiB from 0 to 2^40, not '") + v + "'");
+                              "MiB from 0 to 2^40, not '") +
+                      v + "'");
     mib = value;
   }
   return mib << 20;
@@ -173,12 +174,12 @@ public:
              "MPI_Allgather");
   }
 
-  void allToAll(BackendComm &c, const void *send, void *recv, size_t n,
-                DType t, bool inPlace, Stream) override {
+  void allToAll(BackendComm &c, const void *send, void *recv, size_t n, DType t,
+                bool inPlace, Stream) override {
     MPI_Datatype dt = dataType(t);
     int cnt = static_cast<int>(n);
-    checkMpi(MPI_Alltoall(inPlace ? MPI_IN_PLACE : send, cnt, dt, recv, cnt,
-                          dt, comm(c)),
+    checkMpi(MPI_Alltoall(inPlace ? MPI_IN_PLACE : send, cnt, dt, recv, cnt, dt,
+                          comm(c)),
              "MPI_Alltoall");
   }
 
@@ -192,14 +193,14 @@ public:
                        StridedAllToAllMode mode, Stream) override {
     if (mode != StridedAllToAllMode::Datatype) {
       std::string why;
-      if (heaps_.directAllToAll(comm(c), static_cast<MpiComm &>(c).heaps,
-                                send, sendBoxes, recv, recvBoxes,
-                                dtypeSize(t), why))
+      if (heaps_.directAllToAll(comm(c), static_cast<MpiComm &>(c).heaps, send,
+                                sendBoxes, recv, recvBoxes, dtypeSize(t), why))
         return true;
       if (mode == StridedAllToAllMode::SharedMemory)
         throw Error(DIST_RT_ERR_UNSUPPORTED,
                     "DIST_RT_STRIDED_ALLTOALL=shm, but the single-copy path "
-                    "does not apply: " + why);
+                    "does not apply: " +
+                        why);
     }
     // Compiled code uses a handful of geometries; bound the cache anyway,
     // before this call takes its two types from it (emptying it between
@@ -222,9 +223,7 @@ public:
     return true;
   }
 
-  bool supportsStridedMode(StridedAllToAllMode) const override {
-    return true;
-  }
+  bool supportsStridedMode(StridedAllToAllMode) const override { return true; }
 
   void reduceScatter(BackendComm &c, const void *send, void *recv, size_t n,
                      DType t, RedOp op, bool inPlace, Stream) override {
@@ -408,7 +407,9 @@ public:
         for (int64_t k : role.recvs[i].entries)
           if (staged(k, x.recvShape))
             scratchBytes += alignUp(x.entry(k).elements() * e);
-    auto pulled = [&](int64_t peer) { return mine.offset >= 0 && onNode(peer); };
+    auto pulled = [&](int64_t peer) {
+      return mine.offset >= 0 && onNode(peer);
+    };
     for (const ExchangePeer &p : role.sends)
       if (!pulled(p.rank))
         for (int64_t k : p.entries)
@@ -424,8 +425,8 @@ public:
       const int peer = static_cast<int>(role.recvs[i].rank);
       for (int64_t k : role.recvs[i].entries) {
         ExchangeEntry en = x.entry(k);
-        postBox(k, en, x.recvShape, en.dstOffset(), recv, peer, x.mode, base,
-                e, /*sending=*/false, reqs, types, unstage);
+        postBox(k, en, x.recvShape, en.dstOffset(), recv, peer, x.mode, base, e,
+                /*sending=*/false, reqs, types, unstage);
       }
     }
     for (size_t i = 0; i < role.sends.size(); ++i) {
@@ -440,8 +441,7 @@ public:
       for (int64_t k : p.entries) {
         ExchangeEntry en = x.entry(k);
         postBox(k, en, x.sendShape, en.srcOffset(), const_cast<char *>(send),
-                peer, x.mode, base, e, /*sending=*/true, reqs, types,
-                unstage);
+                peer, x.mode, base, e, /*sending=*/true, reqs, types, unstage);
       }
     }
     for (int64_t k : role.local) {
@@ -472,9 +472,9 @@ public:
                         "table entry " + std::to_string(k) +
                             " reads past world rank " + std::to_string(peer) +
                             "'s send buffer");
-        BoxCopy c = boxCopy(nd, en.size(), o.shape, en.srcOffset(),
-                            heap + o.offset, x.recvShape, en.dstOffset(),
-                            recv, e);
+        BoxCopy c =
+            boxCopy(nd, en.size(), o.shape, en.srcOffset(), heap + o.offset,
+                    x.recvShape, en.dstOffset(), recv, e);
         copyCpu(c.plan, c.src, c.dst);
       }
       checkMpi(MPI_Isend(&doneFlag, 1, MPI_INT64_T, peer, kDoneTag, world_,
@@ -490,8 +490,7 @@ public:
     }
   }
 
-  void copy(const CopyPlan &plan, const void *src, void *dst,
-            Stream) override {
+  void copy(const CopyPlan &plan, const void *src, void *dst, Stream) override {
     copyCpu(plan, src, dst);
   }
 
@@ -505,8 +504,7 @@ public:
 
   void deallocate(void *ptr) override { heaps_.deallocate(ptr); }
 
-  void memcpy(void *dst, const void *src, size_t bytes, int,
-              Stream) override {
+  void memcpy(void *dst, const void *src, size_t bytes, int, Stream) override {
     std::memcpy(dst, src, bytes);
   }
 
@@ -658,22 +656,19 @@ private:
 
   /// Posts the send or receive of one box with `peer`.
   void postBox(int64_t k, const ExchangeEntry &en, const int64_t *shape,
-               const int64_t *offset, char *tensor, int peer,
-               ExchangeMode mode, MPI_Datatype base, size_t e, bool sending,
-               Requests &reqs, std::vector<MPI_Datatype> &types,
-               std::vector<Staged> &unstage) {
+               const int64_t *offset, char *tensor, int peer, ExchangeMode mode,
+               MPI_Datatype base, size_t e, bool sending, Requests &reqs,
+               std::vector<MPI_Datatype> &types, std::vector<Staged> &unstage) {
     const int nd = en.numDims;
     const int64_t n = en.elements();
     const size_t bytes = static_cast<size_t>(n) * e;
     char *box = tensor + rowMajorOffset(nd, shape, offset) * int64_t(e);
     auto post = [&](void *buf, int count, MPI_Datatype type) {
       if (sending)
-        checkMpi(MPI_Isend(buf, count, type, peer, kBoxTag, world_,
-                           reqs.add()),
+        checkMpi(MPI_Isend(buf, count, type, peer, kBoxTag, world_, reqs.add()),
                  "MPI_Isend (exchange)");
       else
-        checkMpi(MPI_Irecv(buf, count, type, peer, kBoxTag, world_,
-                           reqs.add()),
+        checkMpi(MPI_Irecv(buf, count, type, peer, kBoxTag, world_, reqs.add()),
                  "MPI_Irecv (exchange)");
     };
     auto stage = [&]() -> char * {
@@ -722,7 +717,9 @@ private:
     }
   }
 
-  static MPI_Comm comm(BackendComm &c) { return static_cast<MpiComm &>(c).comm; }
+  static MPI_Comm comm(BackendComm &c) {
+    return static_cast<MpiComm &>(c).comm;
+  }
 
   static int commSize(BackendComm &c) {
     int p = 1;
@@ -804,9 +801,9 @@ private:
         checkMpi(MPI_Type_contiguous(count, inner, &type),
                  "MPI_Type_contiguous");
       else
-        checkMpi(MPI_Type_create_hvector(count, 1, strides[d] * elem, inner,
-                                         &type),
-                 "MPI_Type_create_hvector");
+        checkMpi(
+            MPI_Type_create_hvector(count, 1, strides[d] * elem, inner, &type),
+            "MPI_Type_create_hvector");
       MPI_Type_free(&inner);
     }
     // Chunk j starts chunkStride elements after chunk j - 1 (a stride of 0,

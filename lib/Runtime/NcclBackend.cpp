@@ -50,7 +50,8 @@ void checkNccl(ncclResult_t r, const char *call, ncclComm_t comm = nullptr) {
 
 class NcclComm : public BackendComm {
 public:
-  NcclComm(ncclComm_t c, int size, int rank) : comm(c), size(size), rank(rank) {}
+  NcclComm(ncclComm_t c, int size, int rank)
+      : comm(c), size(size), rank(rank) {}
   int memberCount() const override { return size; }
   // Destroyed by the backend at finalize, after the streams are drained.
   ncclComm_t comm;
@@ -71,8 +72,7 @@ public:
       checkNccl(ncclGetUniqueId(&id), "ncclGetUniqueId");
     checkMpi(MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, world),
              "MPI_Bcast (ncclUniqueId)");
-    checkNccl(ncclCommInitRank(&world_, size_, id, rank_),
-              "ncclCommInitRank");
+    checkNccl(ncclCommInitRank(&world_, size_, id, rank_), "ncclCommInitRank");
     comms_.push_back(world_);
     if (const char *v = std::getenv("DIST_RT_SYNC_TIMEOUT_S"))
       syncTimeoutS_ = std::strtod(v, nullptr);
@@ -98,8 +98,7 @@ public:
       // Not a device of the mesh: the split is collective over the world,
       // so take part in it without a color.
       ncclComm_t none = nullptr;
-      checkNccl(ncclCommSplit(world_, NCCL_SPLIT_NOCOLOR, key, &none,
-                              nullptr),
+      checkNccl(ncclCommSplit(world_, NCCL_SPLIT_NOCOLOR, key, &none, nullptr),
                 "ncclCommSplit", world_);
       return nullptr;
     }
@@ -116,8 +115,8 @@ public:
     if (ncclSize != size || ncclRank != rank)
       backendError("ncclCommSplit produced rank " + std::to_string(ncclRank) +
                    " of " + std::to_string(ncclSize) +
-                   ", the MPI group has rank " + std::to_string(rank) +
-                   " of " + std::to_string(size));
+                   ", the MPI group has rank " + std::to_string(rank) + " of " +
+                   std::to_string(size));
     return std::make_unique<NcclComm>(c, size, rank);
   }
 
@@ -142,8 +141,8 @@ public:
               "ncclAllGather", g.comm);
   }
 
-  void allToAll(BackendComm &c, const void *send, void *recv, size_t n,
-                DType t, bool inPlace, Stream s) override {
+  void allToAll(BackendComm &c, const void *send, void *recv, size_t n, DType t,
+                bool inPlace, Stream s) override {
     NcclComm &g = nccl(c);
     Moved m = moved(t, n);
     const size_t bytes = size_t(g.size) * n * dtypeSize(t);
@@ -152,9 +151,9 @@ public:
     void *staging = nullptr;
     if (inPlace) {
       checkCuda(cudaMallocAsync(&staging, bytes, st), "cudaMallocAsync");
-      checkCuda(cudaMemcpyAsync(staging, send, bytes,
-                                cudaMemcpyDeviceToDevice, st),
-                "cudaMemcpyAsync");
+      checkCuda(
+          cudaMemcpyAsync(staging, send, bytes, cudaMemcpyDeviceToDevice, st),
+          "cudaMemcpyAsync");
       send = staging;
     }
 #if NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
@@ -167,8 +166,8 @@ public:
       r = ncclSend(static_cast<const char *>(send) + peer * chunk, m.count,
                    m.type, peer, g.comm, st);
       if (r == ncclSuccess)
-        r = ncclRecv(static_cast<char *>(recv) + peer * chunk, m.count,
-                     m.type, peer, g.comm, st);
+        r = ncclRecv(static_cast<char *>(recv) + peer * chunk, m.count, m.type,
+                     peer, g.comm, st);
     }
     ncclResult_t end = ncclGroupEnd();
     if (r == ncclSuccess)
@@ -187,15 +186,15 @@ public:
     const size_t chunkBytes = n * dtypeSize(t);
     // Ours is "result in recv[0..n) with recv == send"; NCCL's in-place form
     // is recv == send + rank * n. Use NCCL's and move the chunk down.
-    void *out = inPlace ? static_cast<char *>(recv) + g.rank * chunkBytes
-                        : recv;
-    checkNccl(ncclReduceScatter(send, out, n, ncclType(t), ncclOp(t, op),
-                                g.comm, st),
-              "ncclReduceScatter", g.comm);
+    void *out =
+        inPlace ? static_cast<char *>(recv) + g.rank * chunkBytes : recv;
+    checkNccl(
+        ncclReduceScatter(send, out, n, ncclType(t), ncclOp(t, op), g.comm, st),
+        "ncclReduceScatter", g.comm);
     if (out != recv)
-      checkCuda(cudaMemcpyAsync(recv, out, chunkBytes,
-                                cudaMemcpyDeviceToDevice, st),
-                "cudaMemcpyAsync");
+      checkCuda(
+          cudaMemcpyAsync(recv, out, chunkBytes, cudaMemcpyDeviceToDevice, st),
+          "cudaMemcpyAsync");
     finishAverage(recv, n, t, op, g.size, st);
   }
 
@@ -223,9 +222,9 @@ public:
       target = staging;
     }
     if (source == rank_ && send != recv)
-      checkCuda(cudaMemcpyAsync(recv, send, bytes, cudaMemcpyDeviceToDevice,
-                                st),
-                "cudaMemcpyAsync");
+      checkCuda(
+          cudaMemcpyAsync(recv, send, bytes, cudaMemcpyDeviceToDevice, st),
+          "cudaMemcpyAsync");
     // One group: NCCL schedules all pairs together, so a cycle of sends and
     // receives cannot deadlock.
     ncclResult_t r = ncclGroupStart();
@@ -238,9 +237,9 @@ public:
     checkNccl(r != ncclSuccess ? r : end, "ncclSend/ncclRecv (permute)",
               world_);
     if (staging) {
-      checkCuda(cudaMemcpyAsync(recv, staging, bytes,
-                                cudaMemcpyDeviceToDevice, st),
-                "cudaMemcpyAsync");
+      checkCuda(
+          cudaMemcpyAsync(recv, staging, bytes, cudaMemcpyDeviceToDevice, st),
+          "cudaMemcpyAsync");
       checkCuda(cudaFreeAsync(staging, st), "cudaFreeAsync");
     }
   }
@@ -265,8 +264,8 @@ public:
       ExchangeEntry en = x.entry(p.entries[0]);
       if (!boxIsContiguous(nd, shape, en.size()))
         return nullptr;
-      const int64_t offset = rowMajorOffset(
-          nd, shape, sending ? en.srcOffset() : en.dstOffset());
+      const int64_t offset =
+          rowMajorOffset(nd, shape, sending ? en.srcOffset() : en.dstOffset());
       return (sending ? const_cast<char *>(send) : recv) +
              offset * static_cast<int64_t>(e);
     };
@@ -291,9 +290,9 @@ public:
     }
     char *stage = nullptr;
     if (stageBytes > 0)
-      checkCuda(cudaMallocAsync(reinterpret_cast<void **>(&stage),
-                                stageBytes, st),
-                "cudaMallocAsync");
+      checkCuda(
+          cudaMallocAsync(reinterpret_cast<void **>(&stage), stageBytes, st),
+          "cudaMallocAsync");
     for (size_t i = 0; i < role.sends.size(); ++i) {
       if (sendBufs[i])
         continue;
@@ -343,7 +342,6 @@ public:
       checkCuda(cudaFreeAsync(stage, st), "cudaFreeAsync");
   }
 
-
   void synchronize(Stream s) override {
     cudaStream_t st = cuda(s);
     const auto start = std::chrono::steady_clock::now();
@@ -357,8 +355,7 @@ public:
       // reports it as an asynchronous error on the communicator.
       for (ncclComm_t c : comms_) {
         ncclResult_t async = ncclSuccess;
-        checkNccl(ncclCommGetAsyncError(c, &async), "ncclCommGetAsyncError",
-                  c);
+        checkNccl(ncclCommGetAsyncError(c, &async), "ncclCommGetAsyncError", c);
         if (async != ncclSuccess && async != ncclInProgress) {
           std::string reason = std::string("a collective failed "
                                            "asynchronously: ") +
@@ -372,10 +369,9 @@ public:
           backendError(reason);
         }
       }
-      if (syncTimeoutS_ > 0 &&
-          std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                        start)
-                  .count() > syncTimeoutS_)
+      if (syncTimeoutS_ > 0 && std::chrono::duration<double>(
+                                   std::chrono::steady_clock::now() - start)
+                                       .count() > syncTimeoutS_)
         backendError("the stream did not complete within " +
                      std::to_string(syncTimeoutS_) +
                      " s (DIST_RT_SYNC_TIMEOUT_S); a peer may be stuck");

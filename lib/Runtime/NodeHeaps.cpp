@@ -30,7 +30,7 @@ void NodeHeaps::init(MPI_Comm world, uint64_t heapBytes) {
   nodeSize_ = nodeSize;
   constexpr int kRecord = 1 + SharedHeapIdentity::kFields;
   SharedHeapIdentity mine = heap_ ? heap_->identity() : SharedHeapIdentity();
-  const int64_t record[kRecord] = {worldRank_,  mine.pid,    mine.fd,
+  const int64_t record[kRecord] = {worldRank_, mine.pid,    mine.fd,
                                    mine.bytes, mine.device, mine.inode};
   std::vector<int64_t> records(static_cast<size_t>(kRecord) * nodeSize);
   int rc = MPI_Allgather(record, kRecord, MPI_INT64_T, records.data(), kRecord,
@@ -47,8 +47,8 @@ void NodeHeaps::init(MPI_Comm world, uint64_t heapBytes) {
     SharedHeapIdentity id{r[1], r[2], r[3], r[4], r[5]};
     peers_[peer] = PeerHeapView::map(id, why);
     if (!peers_[peer]) {
-      why = "cannot map the heap of world rank " + std::to_string(peer) +
-            ": " + why;
+      why = "cannot map the heap of world rank " + std::to_string(peer) + ": " +
+            why;
       ok = false;
     }
   }
@@ -141,8 +141,7 @@ GroupHeaps NodeHeaps::groupHeaps(MPI_Comm group) const {
     if (r == worldRank_) {
       heaps.bases.push_back(heap_->base());
       heaps.bytes.push_back(heap_->bytes());
-    } else if (r >= 0 && static_cast<size_t>(r) < peers_.size() &&
-               peers_[r]) {
+    } else if (r >= 0 && static_cast<size_t>(r) < peers_.size() && peers_[r]) {
       heaps.bases.push_back(peers_[r]->base());
       heaps.bytes.push_back(peers_[r]->bytes());
     } else {
@@ -228,8 +227,7 @@ bool NodeHeaps::directAllToAll(MPI_Comm group, const GroupHeaps &heaps,
   }
   auto offsetInHeap = [&](const void *base, bool sendSide) -> int64_t {
     const ByteExtent extent = sideExtent(record, sendSide, p, elemBytes);
-    return heap_ ? heap_->offsetOf(base, static_cast<size_t>(extent.last))
-                 : -1;
+    return heap_ ? heap_->offsetOf(base, static_cast<size_t>(extent.last)) : -1;
   };
   record[kSendOffset] = offsetInHeap(send, true);
   record[kRecvOffset] = offsetInHeap(recv, false);
@@ -309,8 +307,8 @@ bool NodeHeaps::directAllToAll(MPI_Comm group, const GroupHeaps &heaps,
       src = remote[j] + me * rec[kSendChunkStride] * e;
       dst = static_cast<char *>(recv) + j * recvBoxes.chunkStride * e;
     }
-    copyCpu(makeCopyPlan(nd, sendBoxes.sizes, srcStrides, dstStrides,
-                         elemBytes, src, dst),
+    copyCpu(makeCopyPlan(nd, sendBoxes.sizes, srcStrides, dstStrides, elemBytes,
+                         src, dst),
             src, dst);
   }
   // No member may return, and so reuse its buffers, while another may still

@@ -55,10 +55,10 @@ public:
   /// all send buffers nor all receive buffers are in their owners' heaps,
   /// or when the members' chunk shapes differ; the same on every member.
   /// Collective over `group`.
-  bool directAllToAll(MPI_Comm group, const GroupHeaps &heaps,
-                      const void *send, const ChunkBoxes &sendBoxes,
-                      void *recv, const ChunkBoxes &recvBoxes,
-                      size_t elemBytes, std::string &why) const;
+  bool directAllToAll(MPI_Comm group, const GroupHeaps &heaps, const void *send,
+                      const ChunkBoxes &sendBoxes, void *recv,
+                      const ChunkBoxes &recvBoxes, size_t elemBytes,
+                      std::string &why) const;
 
   bool shared() const { return shared_; }
 

@@ -49,8 +49,8 @@ std::optional<uint64_t> RangeAllocator::allocate(uint64_t bytes,
   return std::nullopt;
 }
 
-std::optional<RangeAllocator::Range>
-RangeAllocator::release(uint64_t offset, Range *coalesced) {
+std::optional<RangeAllocator::Range> RangeAllocator::release(uint64_t offset,
+                                                             Range *coalesced) {
   auto found = live_.find(offset);
   if (found == live_.end())
     return std::nullopt;

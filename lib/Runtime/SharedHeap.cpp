@@ -140,8 +140,8 @@ std::unique_ptr<PeerHeapView> PeerHeapView::map(const SharedHeapIdentity &id,
     why = "the peer has no shared heap";
     return nullptr;
   }
-  const std::string path = "/proc/" + std::to_string(id.pid) + "/fd/" +
-                           std::to_string(id.fd);
+  const std::string path =
+      "/proc/" + std::to_string(id.pid) + "/fd/" + std::to_string(id.fd);
   int fd = open(path.c_str(), O_RDWR | O_CLOEXEC);
   if (fd < 0) {
     why = errnoText(("open " + path).c_str());
@@ -169,9 +169,7 @@ std::unique_ptr<PeerHeapView> PeerHeapView::map(const SharedHeapIdentity &id,
       static_cast<char *>(base), static_cast<uint64_t>(id.bytes)));
 }
 
-PeerHeapView::~PeerHeapView() {
-  munmap(base_, bytes_);
-}
+PeerHeapView::~PeerHeapView() { munmap(base_, bytes_); }
 
 #else // !DIST_RT_HAVE_SHARED_HEAP
 

@@ -1,4 +1,4 @@
-//===- SharedHeap.h - host memory that ranks on one node can read -*- C++ -*-===//
+//===- SharedHeap.h - memory ranks on a node share --------------*- C++ -*-===//
 //
 // Why: an all-to-all that reorders data (S(0) -> S(1) moves column blocks
 // of row-major shards) costs MPI two strided copies on one node, a pack

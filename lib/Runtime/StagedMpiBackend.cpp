@@ -90,8 +90,8 @@ public:
            });
   }
 
-  void allToAll(BackendComm &c, const void *send, void *recv, size_t n,
-                DType t, bool inPlace, Stream s) override {
+  void allToAll(BackendComm &c, const void *send, void *recv, size_t n, DType t,
+                bool inPlace, Stream s) override {
     const size_t whole = n * dtypeSize(t) * c.memberCount();
     staged(send, whole, recv, whole, whole, inPlace, s,
            [&](const char *hostSend, char *hostRecv) {
@@ -176,9 +176,8 @@ private:
   /// in place the `recvBytes` of `recv` it starts from) to the host, the
   /// host collective, and `backBytes` of the result back to `recv`.
   template <typename HostCollective>
-  void staged(const void *send, size_t sendBytes, void *recv,
-              size_t recvBytes, size_t backBytes, bool inPlace, Stream s,
-              HostCollective run) {
+  void staged(const void *send, size_t sendBytes, void *recv, size_t recvBytes,
+              size_t backBytes, bool inPlace, Stream s, HostCollective run) {
     char *hostRecv = recvStage_.get(recvBytes);
     char *hostSend = nullptr;
     if (inPlace)
@@ -193,9 +192,9 @@ private:
   void toHost(char *host, const void *device, size_t bytes, Stream s) {
     if (!bytes)
       return;
-    checkCuda(cudaMemcpyAsync(host, device, bytes, cudaMemcpyDeviceToHost,
-                              cuda(s)),
-              "cudaMemcpyAsync (to host)");
+    checkCuda(
+        cudaMemcpyAsync(host, device, bytes, cudaMemcpyDeviceToHost, cuda(s)),
+        "cudaMemcpyAsync (to host)");
     checkCuda(cudaStreamSynchronize(cuda(s)), "cudaStreamSynchronize");
   }
   /// The host bytes back, ordered before what follows on the stream; the
@@ -203,9 +202,9 @@ private:
   void toDevice(void *device, const char *host, size_t bytes, Stream s) {
     if (!bytes)
       return;
-    checkCuda(cudaMemcpyAsync(device, host, bytes, cudaMemcpyHostToDevice,
-                              cuda(s)),
-              "cudaMemcpyAsync (to device)");
+    checkCuda(
+        cudaMemcpyAsync(device, host, bytes, cudaMemcpyHostToDevice, cuda(s)),
+        "cudaMemcpyAsync (to device)");
     checkCuda(cudaStreamSynchronize(cuda(s)), "cudaStreamSynchronize");
   }
 

@@ -97,10 +97,9 @@ bool supportsReduction(DType t, RedOp op) {
 
 void checkReduction(DType t, RedOp op) {
   if (!supportsReduction(t, op))
-    throw Error(DIST_RT_ERR_UNSUPPORTED, std::string("reduction ") +
-                                             redOpName(op) +
-                                             " is not defined on " +
-                                             dtypeName(t));
+    throw Error(DIST_RT_ERR_UNSUPPORTED,
+                std::string("reduction ") + redOpName(op) +
+                    " is not defined on " + dtypeName(t));
 }
 
 namespace {
@@ -166,8 +165,7 @@ bool reducesInInt64(DType t, RedOp op) {
 }
 
 namespace {
-template <typename T>
-void widenAs(const void *src, int64_t *dst, size_t n) {
+template <typename T> void widenAs(const void *src, int64_t *dst, size_t n) {
   const T *p = static_cast<const T *>(src);
   for (size_t i = 0; i < n; ++i)
     dst[i] = p[i];

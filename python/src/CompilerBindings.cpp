@@ -118,8 +118,7 @@ CompileOutcome compileModule(const std::string &source,
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(
       llvm::MemoryBuffer::getMemBufferCopy(source, bufferName), llvm::SMLoc());
-  CollectingDiagnosticHandler handler(sourceMgr, &context,
-                                      outcome.diagnostics);
+  CollectingDiagnosticHandler handler(sourceMgr, &context, outcome.diagnostics);
 
   mlir::OwningOpRef<mlir::ModuleOp> module =
       mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr, &context);
@@ -146,9 +145,8 @@ CompileOutcome compileModule(const std::string &source,
   if (mlir::failed(mlir::parsePassPipeline(body, pm, pipelineStream))) {
     pipelineStream.flush();
     outcome.diagnostics.push_back(
-        {"error", "invalid pass pipeline '" + pipeline.str() +
-                      "': " + llvm::StringRef(pipelineErrors).trim().str() +
-                      "\n"});
+        {"error", "invalid pass pipeline '" + pipeline.str() + "': " +
+                      llvm::StringRef(pipelineErrors).trim().str() + "\n"});
     return outcome;
   }
   if (mlir::failed(pm.run(*module))) {
@@ -205,8 +203,8 @@ void bindCompiler(py::module_ &m) {
   m.attr("HAVE_MLIR") = false;
   m.def(
       "compile",
-      [](const std::string &, const std::string &, const std::string &)
-          -> py::tuple {
+      [](const std::string &, const std::string &,
+         const std::string &) -> py::tuple {
         throw std::runtime_error(
             "dist_mlir was built without MLIR (DIST_ENABLE_MLIR=OFF); "
             "compile() is unavailable");

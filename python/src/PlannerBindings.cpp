@@ -151,9 +151,8 @@ PlanResult planBinding(const Mesh &mesh, std::vector<int64_t> shape,
   std::optional<AlphaBetaCostModel> targetModel;
   if (targetMesh)
     targetModel.emplace(unwrapOrThrow(
-        AlphaBetaCostModel::create(*targetMesh,
-                                   targetTopology ? *targetTopology
-                                                  : Topology()),
+        AlphaBetaCostModel::create(*targetMesh, targetTopology ? *targetTopology
+                                                               : Topology()),
         "to_mesh topology"));
 
   PlanRequest request(mesh, std::move(shape), elementBytes, source, target);
@@ -182,9 +181,9 @@ PlanResult planBinding(const Mesh &mesh, std::vector<int64_t> shape,
     };
     std::unique_ptr<PlanCache> scratch;
     llvm::Expected<Plan> planned =
-        cacheDir.empty() ? planReshard(request)
-                         : cacheFor(cacheDir, scratch).getOrPlan(request,
-                                                                 collect);
+        cacheDir.empty()
+            ? planReshard(request)
+            : cacheFor(cacheDir, scratch).getOrPlan(request, collect);
     if (planned)
       plan = std::move(*planned);
     else
@@ -291,7 +290,8 @@ void bindPlanner(py::module_ &m) {
           py::arg("mesh"), py::arg("text"))
       .def_static(
           "from_axes",
-          [](const Mesh &mesh, const std::vector<std::vector<std::string>> &dims,
+          [](const Mesh &mesh,
+             const std::vector<std::vector<std::string>> &dims,
              const std::vector<std::string> &partial,
              const std::string &kindText,
              const std::vector<std::vector<int64_t>> &segments) {
@@ -316,8 +316,7 @@ void bindPlanner(py::module_ &m) {
             layout.canonicalize();
             return layout;
           },
-          py::arg("mesh"), py::arg("dims"), py::arg("partial"),
-          py::arg("kind"),
+          py::arg("mesh"), py::arg("dims"), py::arg("partial"), py::arg("kind"),
           py::arg("segments") = std::vector<std::vector<int64_t>>())
       .def(
           "text",
@@ -340,25 +339,25 @@ void bindPlanner(py::module_ &m) {
             return axisNames(mesh, layout.partialAxes);
           },
           py::arg("mesh"))
-      .def_property_readonly("partial_kind",
-                             [](const Layout &layout) -> py::object {
-                               if (!layout.hasPartial())
-                                 return py::none();
-                               return py::str(
-                                   stringifyReductionKind(layout.partialKind)
-                                       .str());
-                             })
-      .def_property_readonly("rank", &Layout::getRank)
       .def_property_readonly(
-          "segments",
-          [](const Layout &layout) {
-            // Per dim: the segment lengths of an interleaved dim, else [].
-            std::vector<std::vector<int64_t>> out(layout.getRank());
-            for (unsigned d = 0; d < layout.getRank(); ++d)
-              if (layout.isSegmented(d))
-                out[d] = layout.segments[d];
-            return out;
+          "partial_kind",
+          [](const Layout &layout) -> py::object {
+            if (!layout.hasPartial())
+              return py::none();
+            return py::str(stringifyReductionKind(layout.partialKind).str());
           })
+      .def_property_readonly("rank", &Layout::getRank)
+      .def_property_readonly("segments",
+                             [](const Layout &layout) {
+                               // Per dim: the segment lengths of an interleaved
+                               // dim, else [].
+                               std::vector<std::vector<int64_t>> out(
+                                   layout.getRank());
+                               for (unsigned d = 0; d < layout.getRank(); ++d)
+                                 if (layout.isSegmented(d))
+                                   out[d] = layout.segments[d];
+                               return out;
+                             })
       .def(
           "local_shape",
           [](const Layout &layout, const Mesh &mesh,
@@ -372,8 +371,7 @@ void bindPlanner(py::module_ &m) {
             return localShape(mesh, layout, shape);
           },
           py::arg("mesh"), py::arg("shape"))
-      .def("__eq__",
-           [](const Layout &a, const Layout &b) { return a == b; });
+      .def("__eq__", [](const Layout &a, const Layout &b) { return a == b; });
 
   py::class_<Topology>(m, "Topology", "planner::Topology (semantics §3)")
       .def(py::init<>())
@@ -397,9 +395,9 @@ void bindPlanner(py::module_ &m) {
                 AlphaBetaCostModel::create(mesh, topology), "topology");
             std::vector<std::pair<std::string, std::pair<double, double>>> out;
             for (unsigned i = 0; i < mesh.getNumAxes(); ++i)
-              out.push_back({mesh.getAxis(i).name,
-                             {model.getParams(i).alpha,
-                              model.getParams(i).beta}});
+              out.push_back(
+                  {mesh.getAxis(i).name,
+                   {model.getParams(i).alpha, model.getParams(i).beta}});
             return out;
           },
           py::arg("mesh"),

@@ -31,8 +31,7 @@ Key keyOf(const BlockCoverage &c) {
 
 /// Every device's coverage, from its coordinate.
 std::set<Key> perDevice(const Mesh &mesh, const Layout &source,
-                        const Layout &target,
-                        llvm::ArrayRef<int64_t> shape) {
+                        const Layout &target, llvm::ArrayRef<int64_t> shape) {
   std::set<Key> out;
   for (int64_t device = 0; device < mesh.getNumDevices(); ++device) {
     std::vector<int64_t> coord = mesh.coordinateOf(device);
@@ -46,8 +45,8 @@ std::set<Key> perDevice(const Mesh &mesh, const Layout &source,
       c.held *= double(std::max<int64_t>(
           0, std::min(want.end, have.end) - std::max(want.begin, have.begin)));
       int64_t sourceBlock = std::max<int64_t>(
-          1, dist::mixed_radix::blockSize(shape[d],
-                                          source.shardCount(mesh, d)));
+          1,
+          dist::mixed_radix::blockSize(shape[d], source.shardCount(mesh, d)));
       int64_t blocks = 0;
       for (int64_t b = 0; b * sourceBlock < shape[d]; ++b)
         blocks += std::min((b + 1) * sourceBlock, want.end) >
@@ -79,13 +78,12 @@ TEST(BlockCoverage, ClassWalkMatchesEveryDevice) {
     if (uniform(rng, 0, 9) == 0)
       shape[uniform(rng, 0, rank - 1)] = 0;
     std::set<Key> walked;
-    detail::forEachBlockCoverage(mesh, source, target, shape,
-                                 [&](const BlockCoverage &c) {
-                                   walked.insert(keyOf(c));
-                                 });
+    detail::forEachBlockCoverage(
+        mesh, source, target, shape,
+        [&](const BlockCoverage &c) { walked.insert(keyOf(c)); });
     ASSERT_EQ(walked, perDevice(mesh, source, target, shape))
-        << "mesh " << mesh.str() << ", " << printLayout(mesh, source)
-        << " -> " << printLayout(mesh, target);
+        << "mesh " << mesh.str() << ", " << printLayout(mesh, source) << " -> "
+        << printLayout(mesh, target);
   }
 }
 
@@ -96,12 +94,12 @@ TEST(BlockCoverage, WithoutIdealLeavesTheIdealFieldsAtOne) {
   target.dimAxes[1] = {1, 0};
   std::vector<int64_t> shape = {5, 7};
   int visits = 0;
-  detail::forEachBlockCoverage</*Ideal=*/false>(
-      mesh, source, target, shape, [&](const BlockCoverage &c) {
-        ++visits;
-        EXPECT_EQ(c.wantedIdeal, 1);
-        EXPECT_EQ(c.heldIdeal, 1);
-      });
+  detail::forEachBlockCoverage</*Ideal=*/false>(mesh, source, target, shape,
+                                                [&](const BlockCoverage &c) {
+                                                  ++visits;
+                                                  EXPECT_EQ(c.wantedIdeal, 1);
+                                                  EXPECT_EQ(c.heldIdeal, 1);
+                                                });
   // Both axes split a dim: one visit per device.
   EXPECT_EQ(visits, 6);
 }

@@ -184,8 +184,8 @@ dist::planner::test::bruteForcePlan(const PlanRequest &request,
   // With the planner's redistribute targets, a state also records whether
   // a redistribute may still come (only partial reductions before it; see
   // OptimalSearch.cpp): node = 2 * layout + closed.
-  const bool planner = request.moves == MoveSet::All &&
-                       targets == RedistributeTargets::Planner;
+  const bool planner =
+      request.moves == MoveSet::All && targets == RedistributeTargets::Planner;
   size_t n = layouts.size() * 2;
   std::vector<double> cost(n, INFINITY);
   std::vector<unsigned> steps(n, ~0u);
@@ -223,8 +223,10 @@ dist::planner::test::bruteForcePlan(const PlanRequest &request,
     }
     const Layout &l = layouts[u / 2];
     const bool closed = u % 2 == 1;
-    int64_t before = localBytes(mesh, l, request.globalShape, request.elementBytes);
-    std::vector<Move> moves = candidateMoves(mesh, l, classes[classKey(mesh, l)]);
+    int64_t before =
+        localBytes(mesh, l, request.globalShape, request.elementBytes);
+    std::vector<Move> moves =
+        candidateMoves(mesh, l, classes[classKey(mesh, l)]);
     // Point-to-point: a redistribute to every other layout with the same
     // partial axes and kind, or to the planner's candidates.
     if (request.moves == MoveSet::All && targets == RedistributeTargets::Every)
@@ -237,7 +239,8 @@ dist::planner::test::bruteForcePlan(const PlanRequest &request,
       for (const Layout &to : redistributeCandidates(mesh, l, target))
         moves.push_back(Move::redistribute(to));
     for (const Move &move : moves) {
-      llvm::Expected<Layout> next = applyMove(mesh, l, move, request.globalShape);
+      llvm::Expected<Layout> next =
+          applyMove(mesh, l, move, request.globalShape);
       if (!next) {
         llvm::consumeError(next.takeError());
         continue;

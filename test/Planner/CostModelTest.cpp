@@ -31,8 +31,10 @@ protected:
 
 TEST_F(RingModelTest, SingleAxisFormulas) {
   // p = 4, n = 1000 bytes.
-  EXPECT_DOUBLE_EQ(cost(MoveKind::AllGather, {X}, 1000), 3 * 1e-5 + 3 * 1000 * 1e-9);
-  EXPECT_DOUBLE_EQ(cost(MoveKind::AllToAll, {X}, 1000), 3 * 1e-5 + 0.75 * 1000 * 1e-9);
+  EXPECT_DOUBLE_EQ(cost(MoveKind::AllGather, {X}, 1000),
+                   3 * 1e-5 + 3 * 1000 * 1e-9);
+  EXPECT_DOUBLE_EQ(cost(MoveKind::AllToAll, {X}, 1000),
+                   3 * 1e-5 + 0.75 * 1000 * 1e-9);
   EXPECT_DOUBLE_EQ(cost(MoveKind::ReduceScatter, {X}, 1000),
                    3 * 1e-5 + 0.75 * 1000 * 1e-9);
   EXPECT_DOUBLE_EQ(cost(MoveKind::AllReduce, {X}, 1000),
@@ -42,7 +44,8 @@ TEST_F(RingModelTest, SingleAxisFormulas) {
 
 TEST_F(RingModelTest, GroupsUseTheProductAndTheMaxima) {
   // {x, y}: p = 8, alpha = max = 2e-5, beta = max = 1e-9.
-  EXPECT_DOUBLE_EQ(cost(MoveKind::AllGather, {X, Y}, 1000), 7 * 2e-5 + 7 * 1000 * 1e-9);
+  EXPECT_DOUBLE_EQ(cost(MoveKind::AllGather, {X, Y}, 1000),
+                   7 * 2e-5 + 7 * 1000 * 1e-9);
   EXPECT_DOUBLE_EQ(cost(MoveKind::AllReduce, {Y, X}, 800),
                    2 * 7 * 2e-5 + 2 * 7.0 / 8 * 800 * 1e-9);
   // A size-1 axis adds nothing to p but does take part in the maxima.
@@ -353,8 +356,8 @@ TEST(CostModel, DeeplyNestedTopologyIsAnError) {
   // The limit leaves every real file alone: 64 levels parse, and brackets
   // inside strings (an axis named "[[[...") do not count.
   std::string name(100, '[');
-  Topology t = cantFail(Topology::parseJSON(
-      R"({"axes": {")" + name + R"(": {"alpha": 1e-6}}})"));
+  Topology t = cantFail(
+      Topology::parseJSON(R"({"axes": {")" + name + R"(": {"alpha": 1e-6}}})"));
   EXPECT_EQ(t.axes[name].alpha, 1e-6);
   std::string sixtyFour = std::string(64, '[') + std::string(64, ']');
   EXPECT_THAT(errorOf(Topology::parseJSON(sixtyFour)),

@@ -1,4 +1,4 @@
-//===- LayoutTest.cpp - Layout syntax and the block semantics of semantics §2 --===//
+//===- LayoutTest.cpp - layout syntax and block semantics -----------------===//
 
 #include "TestUtil.h"
 
@@ -132,7 +132,8 @@ TEST(Layout, BlocksOfDeviceIdsGoThroughTheTable) {
   // Device ids reversed: rank 0 sits at coordinate (1, 1).
   Mesh m = mesh("<[\"x\"=2, \"y\"=2], devices = [3, 2, 1, 0]>");
   Layout l = layout(m, "[{\"x\"}, {\"y\"}]");
-  std::vector<DimRange> block = deviceBlock(m, l, {4, 6}, m.coordinateOfRank(0));
+  std::vector<DimRange> block =
+      deviceBlock(m, l, {4, 6}, m.coordinateOfRank(0));
   EXPECT_EQ(block[0], (DimRange{2, 4}));
   EXPECT_EQ(block[1], (DimRange{3, 6}));
   block = deviceBlock(m, l, {4, 6}, m.coordinateOfRank(2));

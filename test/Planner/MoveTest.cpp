@@ -122,9 +122,9 @@ TEST_F(MoveTest, AllReduceMakesPartialAxesReplicated) {
 }
 
 TEST_F(MoveTest, ReplicateToPartial) {
-  EXPECT_EQ(apply("[{\"x\"}]",
-                  Move::replicateToPartial({Z, Y}, ReductionKind::Prod)),
-            "[{\"x\"}], partial = prod {\"y\", \"z\"}");
+  EXPECT_EQ(
+      apply("[{\"x\"}]", Move::replicateToPartial({Z, Y}, ReductionKind::Prod)),
+      "[{\"x\"}], partial = prod {\"y\", \"z\"}");
   EXPECT_EQ(apply("[{}], partial = max {\"x\"}",
                   Move::replicateToPartial({Y}, ReductionKind::Max)),
             "[{}], partial = max {\"x\", \"y\"}");
@@ -132,9 +132,9 @@ TEST_F(MoveTest, ReplicateToPartial) {
                   Move::replicateToPartial({Y}, ReductionKind::Sum)),
             "replicate_to_partial: reduction sum does not match the existing "
             "partial kind max of the operand");
-  EXPECT_EQ(apply("[{\"y\"}]",
-                  Move::replicateToPartial({Y}, ReductionKind::Sum)),
-            "replicate_to_partial: axis \"y\" already splits dim 0");
+  EXPECT_EQ(
+      apply("[{\"y\"}]", Move::replicateToPartial({Y}, ReductionKind::Sum)),
+      "replicate_to_partial: axis \"y\" already splits dim 0");
 }
 
 TEST_F(MoveTest, PermuteKeepsShardCounts) {
@@ -153,7 +153,8 @@ TEST_F(MoveTest, PermuteKeepsShardCounts) {
 
   Move bad = Move::permute(m, src, layout(m, "[{\"y\"}, {\"x\", \"z\"}]"));
   // Shard counts (4, 4) vs (4, 4) match here: y has size 4.
-  EXPECT_EQ(apply("[{\"x\", \"z\"}, {\"y\"}]", bad), "[{\"y\"}, {\"x\", \"z\"}]");
+  EXPECT_EQ(apply("[{\"x\", \"z\"}, {\"y\"}]", bad),
+            "[{\"y\"}, {\"x\", \"z\"}]");
   Move counts = Move::permute(m, src, layout(m, "[{\"y\"}, {\"x\"}]"));
   EXPECT_EQ(apply("[{\"x\", \"z\"}, {\"y\"}]", counts),
             "permute: dim 1 has 4 shards in the operand but 2 in the target; "
@@ -162,10 +163,12 @@ TEST_F(MoveTest, PermuteKeepsShardCounts) {
   EXPECT_EQ(apply("[{\"x\", \"z\"}, {\"y\"}]", same),
             "permute: the target layout equals the operand layout");
   Layout ps = layout(m, "[{\"x\"}], partial = sum {\"z\"}");
-  Move partial = Move::permute(m, ps, layout(m, "[{\"z\"}], partial = sum {\"x\"}"));
+  Move partial =
+      Move::permute(m, ps, layout(m, "[{\"z\"}], partial = sum {\"x\"}"));
   EXPECT_THAT(apply("[{\"x\"}], partial = sum {\"z\"}", partial),
               HasSubstr("partial axes {\"z\"} of the operand differ"));
-  Move kind = Move::permute(m, ps, layout(m, "[{\"x\"}], partial = max {\"z\"}"));
+  Move kind =
+      Move::permute(m, ps, layout(m, "[{\"x\"}], partial = max {\"z\"}"));
   EXPECT_THAT(apply("[{\"x\"}], partial = sum {\"z\"}", kind),
               HasSubstr("partial kind max differs"));
 }
@@ -213,12 +216,13 @@ TEST_F(MoveTest, OnlyARelabellingPermuteNamesNoAxes) {
   Move relabel = Move::permute(u, x, tpX);
   EXPECT_TRUE(relabel.axes.empty());
   EXPECT_EQ(applyOnU("[{\"x\"}]", relabel), "[{\"tp\", \"x\"}]");
-  AlphaBetaCostModel model = cantFail(AlphaBetaCostModel::create(u, Topology()));
+  AlphaBetaCostModel model =
+      cantFail(AlphaBetaCostModel::create(u, Topology()));
   EXPECT_EQ(model.stepCost(relabel, 16, 0), 0);
 
   // Where a coordinate changes, naming no axes would understate the cost.
-  Move swap = Move::permute(m, layout(m, "[{\"x\"}, {}]"),
-                            layout(m, "[{\"z\"}, {}]"));
+  Move swap =
+      Move::permute(m, layout(m, "[{\"x\"}, {}]"), layout(m, "[{\"z\"}, {}]"));
   swap.axes.clear();
   EXPECT_EQ(apply("[{\"x\"}, {}]", swap),
             "permute: axes {} are not the axes whose coordinate changes "
@@ -226,12 +230,14 @@ TEST_F(MoveTest, OnlyARelabellingPermuteNamesNoAxes) {
 }
 
 // A collective over size-1 axes alone is a group of one device: it applies
-// like any other, and the cost of semantics §3 gives it (p - 1) = 0 of everything.
+// like any other, and the cost of semantics §3 gives it (p - 1) = 0 of
+// everything.
 TEST_F(MoveTest, CollectivesOverSizeOneAxesAloneAreFree) {
   Mesh u = mesh("<[\"tp\"=1, \"x\"=2, \"pp\"=1]>");
   const unsigned TP = 0, PP = 2;
   std::vector<int64_t> shape = {8, 6};
-  AlphaBetaCostModel model = cantFail(AlphaBetaCostModel::create(u, Topology()));
+  AlphaBetaCostModel model =
+      cantFail(AlphaBetaCostModel::create(u, Topology()));
   struct Step {
     const char *from;
     Move move;
@@ -260,10 +266,10 @@ TEST_F(MoveTest, CollectivesOverSizeOneAxesAloneAreFree) {
 
 TEST_F(MoveTest, UnevenExtentsMustNest) {
   EXPECT_TRUE(blocksNest(12, 2, 3));
-  EXPECT_TRUE(blocksNest(10, 1, 3)); // from an unsplit dim: always.
+  EXPECT_TRUE(blocksNest(10, 1, 3));  // from an unsplit dim: always.
   EXPECT_FALSE(blocksNest(10, 3, 3)); // blocks of 4 vs blocks of 2.
   EXPECT_TRUE(blocksNest(9, 3, 3));
-  EXPECT_TRUE(blocksNest(1, 2, 2)); // everything in the first block.
+  EXPECT_TRUE(blocksNest(1, 2, 2));  // everything in the first block.
   EXPECT_FALSE(blocksNest(6, 2, 2)); // blocks of 3 vs 2 * ceil(6/4) = 4.
 }
 

@@ -13,8 +13,8 @@
 
 #include <atomic>
 #include <sys/stat.h>
-#include <unistd.h>
 #include <thread>
+#include <unistd.h>
 
 using namespace dist::planner;
 using namespace dist::planner::test;
@@ -204,7 +204,11 @@ TEST(PlanCacheTest, BothLevelsEvictTheLeastRecentlyUsed) {
 TEST(PlanCacheTest, UnusableDirectoryDegradesToMemory) {
   TempDir dir;
   std::string file = dir.path() + "/file";
-  { std::error_code ec; llvm::raw_fd_ostream os(file, ec); os << "x"; }
+  {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(file, ec);
+    os << "x";
+  }
   Warnings warnings;
   PlanCache cache({file + "/cache"}, warnings.handler());
   EXPECT_FALSE(cache.isPersistent());
@@ -231,8 +235,8 @@ TEST(PlanCacheTest, ConcurrentThreadsAgree) {
   PlanCache cache({dir.path()});
   std::vector<PlanRequest> requests;
   for (int64_t n = 16; n < 24; ++n)
-    requests.push_back(request(R"([{"x"}, {"y"}])", R"([{"y"}, {"x"}])",
-                               {n * 4, 64}));
+    requests.push_back(
+        request(R"([{"x"}, {"y"}])", R"([{"y"}, {"x"}])", {n * 4, 64}));
   std::atomic<int> failures{0};
   std::vector<std::thread> threads;
   for (int t = 0; t < 4; ++t)
@@ -293,7 +297,8 @@ TEST(PlanCacheTest, CrossMeshPlansRoundTripThroughDisk) {
   slow.transfer = AxisCostParams{1e-4, 1e-9};
   EXPECT_NE(planCacheKey(slow), planCacheKey(r));
   PlanRequest elsewhere = r;
-  elsewhere.targetMesh = mesh(R"(<["dp"=2, "tp"=2], devices = [8, 9, 10, 11]>)");
+  elsewhere.targetMesh =
+      mesh(R"(<["dp"=2, "tp"=2], devices = [8, 9, 10, 11]>)");
   EXPECT_NE(planCacheKey(elsewhere), planCacheKey(r));
   PlanRequest collective = r;
   collective.moves = MoveSet::Collective;
@@ -364,8 +369,8 @@ TEST(PlanCacheTest, DeeplyNestedEntryIsRefused) {
   std::string key = planCacheKey(req);
   std::string json = R"({"strategy": "optimal", "steps": )" +
                      std::string(60000, '[') + std::string(60000, ']') + "}";
-  std::string checksum = llvm::utohexstr(
-      llvm::xxh3_64bits(key + "\n" + json), /*LowerCase=*/true, /*Width=*/16);
+  std::string checksum = llvm::utohexstr(llvm::xxh3_64bits(key + "\n" + json),
+                                         /*LowerCase=*/true, /*Width=*/16);
   plantEntry(dir, key,
              (PlanCache::kFormat + "\nkey " + llvm::Twine(key.size()) + "\n" +
               key + "\nplan " + llvm::Twine(json.size()) + "\n" + json +
@@ -381,9 +386,8 @@ TEST(PlanCacheTest, DeeplyNestedEntryIsRefused) {
         if (!plan)
           llvm::consumeError(plan.takeError());
         std::fprintf(stderr, "recomputed=%d %s\n", recomputed,
-                     warnings.messages.empty()
-                         ? "no warning"
-                         : warnings.messages[0].c_str());
+                     warnings.messages.empty() ? "no warning"
+                                               : warnings.messages[0].c_str());
         std::exit(0);
       },
       testing::ExitedWithCode(0),
@@ -419,8 +423,8 @@ TEST(PlanCacheTest, EvictionDeletesOnlyTheCachesOwnEntries) {
         request(R"([{"x"}, {"y"}])", R"([{}, {}])", {n, 16})));
   EXPECT_TRUE(llvm::sys::fs::exists(dir.path() + "/notes.plan"));
   EXPECT_TRUE(llvm::sys::fs::exists(dir.path() + "/0123456789abcdef.plan"));
-  EXPECT_TRUE(llvm::sys::fs::is_symlink_file(dir.path() +
-                                             "/fedcba9876543210.plan"));
+  EXPECT_TRUE(
+      llvm::sys::fs::is_symlink_file(dir.path() + "/fedcba9876543210.plan"));
   // The cache's own entries were evicted down to its bound (the three
   // foreign files count against it too: it cannot remove them).
   EXPECT_LE(countEntries(dir.path()), 4u + 3u);

@@ -1,4 +1,4 @@
-//===- PlanIOTest.cpp - semantics §4 JSON, reading it back, the text table -----===//
+//===- PlanIOTest.cpp - semantics §4 JSON and the table -------------------===//
 
 #include "TestUtil.h"
 
@@ -25,13 +25,14 @@ TEST(PlanJSON, GatherIsExactlySpecShaped) {
   Mesh m = mesh("<[\"x\"=2]>");
   Plan p = plan(m, {8}, "[{\"x\"}]", "[{}]");
   std::string c = formatDouble(1 * 1e-5 + 1 * 16.0 * kBeta);
-  EXPECT_EQ(planToJSON(m, p),
-            "{\"strategy\": \"optimal\", \"cost\": " + c +
-                ", \"peak_bytes\": 48, \"lower_bound\": " + c +
-                ", \"cache\": \"off\", \"steps\": [{\"op\": \"all_gather\", "
-                "\"axes\": [\"x\"], \"dim\": 0, \"bytes\": 16, \"recv_bytes\": 16, "
-                "\"cost\": " +
-                c + ", \"layout\": \"[{}]\"}]}");
+  EXPECT_EQ(
+      planToJSON(m, p),
+      "{\"strategy\": \"optimal\", \"cost\": " + c +
+          ", \"peak_bytes\": 48, \"lower_bound\": " + c +
+          ", \"cache\": \"off\", \"steps\": [{\"op\": \"all_gather\", "
+          "\"axes\": [\"x\"], \"dim\": 0, \"bytes\": 16, \"recv_bytes\": 16, "
+          "\"cost\": " +
+          c + ", \"layout\": \"[{}]\"}]}");
 }
 
 TEST(PlanJSON, ToDimOnlyForAllToAll) {
@@ -43,7 +44,8 @@ TEST(PlanJSON, ToDimOnlyForAllToAll) {
                 ", \"peak_bytes\": 64, \"lower_bound\": " + c +
                 ", \"cache\": \"off\", \"steps\": [{\"op\": \"all_to_all\", "
                 "\"axes\": [\"x\"], \"dim\": 0, \"to_dim\": 1, \"bytes\": 32, "
-                "\"recv_bytes\": 16, \"cost\": " + c + ", \"layout\": \"[{}, {\\\"x\\\"}]\"}]}");
+                "\"recv_bytes\": 16, \"cost\": " +
+                c + ", \"layout\": \"[{}, {\\\"x\\\"}]\"}]}");
 }
 
 TEST(PlanJSON, ReductionAndNullDim) {
@@ -79,9 +81,10 @@ TEST(PlanJSON, RoundTripsThroughPlanFromJSON) {
     EXPECT_EQ(back.steps[i].layout, p.steps[i].layout) << i;
   }
   // Replaying recomputes every number, and agrees.
-  PlanRequest request(m, {8, 6, 4}, 4,
-                      layout(m, "[{\"x\"}, {\"y\"}, {}], partial = max {\"z\"}"),
-                      layout(m, "[{\"y\"}, {}, {\"x\"}]"));
+  PlanRequest request(
+      m, {8, 6, 4}, 4,
+      layout(m, "[{\"x\"}, {\"y\"}, {}], partial = max {\"z\"}"),
+      layout(m, "[{\"y\"}, {}, {\"x\"}]"));
   Plan replayed = back;
   ASSERT_EQ(errorOf(replayPlan(request, replayed)), "<success>");
   EXPECT_EQ(planToJSON(m, replayed), json);
@@ -110,7 +113,8 @@ TEST(PlanJSON, ReadErrorsSayWhat) {
     return errorOf(planFromJSON(m, buf));
   };
   EXPECT_EQ(with(""), "<success>");
-  EXPECT_THAT(with(R"({"op": "teleport"})"), HasSubstr("unknown op \"teleport\""));
+  EXPECT_THAT(with(R"({"op": "teleport"})"),
+              HasSubstr("unknown op \"teleport\""));
   EXPECT_THAT(with(R"({"op": "all_gather", "axes": ["q"], "dim": 0})"),
               HasSubstr("axis \"q\" is not in mesh"));
   EXPECT_THAT(with(R"({"op": "all_gather", "axes": ["x"]})"),
@@ -129,8 +133,8 @@ TEST(PlanJSON, ReadErrorsSayWhat) {
 // written; 60k levels of nesting must be an error, not a stack overflow.
 TEST(PlanJSON, DeeplyNestedPlanIsAnError) {
   Mesh m = mesh("<[\"x\"=2]>");
-  std::string deep = R"({"steps": )" + std::string(60000, '[') +
-                     std::string(60000, ']') + "}";
+  std::string deep =
+      R"({"steps": )" + std::string(60000, '[') + std::string(60000, ']') + "}";
   EXPECT_EXIT(
       {
         boundThisProcess(20, 1024);

@@ -175,8 +175,9 @@ TEST(HardCases, SwapAxisOrderOn2x2) {
 // alpha + n beta = 10.35 us, again equal to the lower bound. The all_to_all
 // route needs at least three steps (3 alpha + ...).
 TEST(HardCases, RotateThreeDimsOn2x2x2) {
-  Case c = makeCase("<[\"x\"=2, \"y\"=2, \"z\"=2]>", {64, 64, 64},
-                    "[{\"x\"}, {\"y\"}, {\"z\"}]", "[{\"y\"}, {\"z\"}, {\"x\"}]");
+  Case c =
+      makeCase("<[\"x\"=2, \"y\"=2, \"z\"=2]>", {64, 64, 64},
+               "[{\"x\"}, {\"y\"}, {\"z\"}]", "[{\"y\"}, {\"z\"}, {\"x\"}]");
   Plan p = checkHardCase(c, kAlpha + 128 * 1024 * kBeta, false);
   EXPECT_EQ(ops(p), "permute");
   EXPECT_NEAR(p.lowerBound, p.cost, 1e-12);
@@ -214,7 +215,8 @@ TEST(Planner, SizeOneAxesMoveForFree) {
 // request's own mesh, costs what the same request costs without those axes,
 // and takes well under the time the child is given.
 TEST(Planner, SizeOneAxesArePlannedAway) {
-  const char *meshText = R"(<["a0"=1, "a1"=1, "a2"=1, "a3"=1, "a4"=1, "a5"=2, "a6"=1, "a7"=2]>)";
+  const char *meshText =
+      R"(<["a0"=1, "a1"=1, "a2"=1, "a3"=1, "a4"=1, "a5"=2, "a6"=1, "a7"=2]>)";
   struct Pair {
     const char *from, *to, *fromReduced, *toReduced;
   } pairs[] = {
@@ -230,16 +232,16 @@ TEST(Planner, SizeOneAxesArePlannedAway) {
   };
   for (const Pair &pair : pairs) {
     Case c = makeCase(meshText, {64, 64}, pair.from, pair.to);
-    Case reduced = makeCase(R"(<["a5"=2, "a7"=2]>)", {64, 64},
-                            pair.fromReduced, pair.toReduced);
+    Case reduced = makeCase(R"(<["a5"=2, "a7"=2]>)", {64, 64}, pair.fromReduced,
+                            pair.toReduced);
     EXPECT_EXIT(
         {
           boundThisProcess(30, 2048);
           Plan p = cantFail(planReshard(c.request()));
           Plan q = cantFail(planReshard(reduced.request()));
-          std::fprintf(stderr, "%s\n", std::fabs(p.cost - q.cost) <= 1e-15
-                                           ? "same cost"
-                                           : "costs differ");
+          std::fprintf(stderr, "%s\n",
+                       std::fabs(p.cost - q.cost) <= 1e-15 ? "same cost"
+                                                           : "costs differ");
           std::exit(0);
         },
         testing::ExitedWithCode(0), "same cost")
@@ -284,8 +286,8 @@ TEST(Planner, UnevenExtentsAvoidStepsWhoseBlocksDoNotNest) {
 TEST(Planner, PeakLimitChangesThePlanOrRefuses) {
   // Unconstrained, the cheapest way from [{}, {x}] to [{x}, {}] on 8 x
   // 1 MiB rows is one all_to_all. Peak bytes per device: before + after.
-  Case c = makeCase("<[\"x\"=4]>", {1024, 1024}, "[{}, {\"x\"}]",
-                    "[{\"x\"}, {}]");
+  Case c =
+      makeCase("<[\"x\"=4]>", {1024, 1024}, "[{}, {\"x\"}]", "[{\"x\"}, {}]");
   Plan free = cantFail(planReshard(c.request()));
   EXPECT_EQ(ops(free), "all_to_all");
   EXPECT_EQ(free.peakBytes, 2 * 1024 * 1024);
@@ -315,8 +317,8 @@ TEST(Planner, InvalidRequestsAreErrors) {
   EXPECT_THAT(errorOf(planReshard(PlanRequest(m, {-4}, 4, one, one))),
               HasSubstr("negative"));
   std::vector<int64_t> huge(40, 1);
-  EXPECT_THAT(errorOf(planReshard(PlanRequest(m, huge, 4, Layout::replicated(40),
-                                              Layout::replicated(40)))),
+  EXPECT_THAT(errorOf(planReshard(PlanRequest(
+                  m, huge, 4, Layout::replicated(40), Layout::replicated(40)))),
               HasSubstr("rank 40 are not supported"));
   Mesh other = mesh("<[\"y\"=2]>");
   AlphaBetaCostModel model = cantFail(AlphaBetaCostModel::create(other));
@@ -352,23 +354,22 @@ TEST(Planner, ReportedLowerBoundFollowsTheIssueDefinition) {
   // reduction over x=4 pays at least its latency bound, 3 alpha.
   PlanRequest reduce(m, {16}, 4, layout(m, "[{}], partial = sum {\"x\"}"),
                      layout(m, "[{}]"));
-  EXPECT_NEAR(cantFail(planLowerBound(reduce)), 3 * kAlpha + 64 * kBeta,
-              1e-15);
+  EXPECT_NEAR(cantFail(planLowerBound(reduce)), 3 * kAlpha + 64 * kBeta, 1e-15);
   // Nothing to move, nothing to bound; partial values that stay partial
   // are held.
   PlanRequest stay(m, {16}, 4, layout(m, "[{}], partial = sum {\"x\"}"),
                    layout(m, "[{}], partial = sum {\"x\"}"));
   EXPECT_EQ(cantFail(planLowerBound(stay)), 0.0);
   // Uneven: 5 elements reduce-scattered over 2 devices. Measured on the
-  // ideal tensor (2.5 elements each), the bound stays below the semantics §3 cost of
-  // the padded buffer: alpha + 1/2 * 20 bytes * beta.
+  // ideal tensor (2.5 elements each), the bound stays below the semantics §3
+  // cost of the padded buffer: alpha + 1/2 * 20 bytes * beta.
   Mesh two = mesh("<[\"b\"=2]>");
   PlanRequest uneven(two, {5}, 4, layout(two, "[{}], partial = sum {\"b\"}"),
                      layout(two, "[{\"b\"}]"));
   EXPECT_NEAR(cantFail(planLowerBound(uneven)), kAlpha + 10 * kBeta, 1e-15);
   EXPECT_NEAR(cantFail(planReshard(uneven)).cost, kAlpha + 10 * kBeta, 1e-15);
-  EXPECT_NEAR(cantFail(planReshard(reduce)).cost,
-              6 * kAlpha + 1.5 * 64 * kBeta, 1e-15);
+  EXPECT_NEAR(cantFail(planReshard(reduce)).cost, 6 * kAlpha + 1.5 * 64 * kBeta,
+              1e-15);
 }
 
 // The bytes that must cross a slow axis are priced at its beta. On
@@ -397,7 +398,8 @@ TEST(Planner, CacheKeyCoversEverythingThePlanDependsOn) {
   PlanRequest base(m, {8, 8}, 4, layout(m, "[{\"x\"}, {}]"),
                    layout(m, "[{}, {\"x\"}]"));
   std::string key = planCacheKey(base);
-  EXPECT_THAT(key, HasSubstr("dist-planner v" + std::to_string(kPlannerVersion)));
+  EXPECT_THAT(key,
+              HasSubstr("dist-planner v" + std::to_string(kPlannerVersion)));
   EXPECT_EQ(planCacheKey(base), key);
   std::vector<PlanRequest> variants(5, base);
   variants[0].strategy = Strategy::Greedy;

@@ -13,12 +13,12 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Search/PatternDatabaseHeuristic.h"
 #include "BruteForce.h"
-#include "Search/AdmissibleHeuristic.h"
-#include "Search/Search.h"
 #include "RandomCases.h"
 #include "ReferenceExecutor.h"
+#include "Search/AdmissibleHeuristic.h"
+#include "Search/PatternDatabaseHeuristic.h"
+#include "Search/Search.h"
 #include "TestUtil.h"
 
 #include "dist/Planner/Planner.h"
@@ -91,21 +91,28 @@ TEST(PlannerProperty, PlansExecuteExactlyAndOptimalBeatsGreedy) {
     if (HasFailure())
       return;
     ReferenceExecutor exec(mesh, shape);
-    if (llvm::Error e = exec.run(from, to, optimal, ReferenceExecutor::PartialInput::RandomSplit, i)) {
+    if (llvm::Error e =
+            exec.run(from, to, optimal,
+                     ReferenceExecutor::PartialInput::RandomSplit, i)) {
       ADD_FAILURE() << what << " (optimal): " << llvm::toString(std::move(e))
-                    << "\n" << printPlanTable(mesh, optimal);
+                    << "\n"
+                    << printPlanTable(mesh, optimal);
       return;
     }
-    if (llvm::Error e = exec.run(from, to, greedy, ReferenceExecutor::PartialInput::RandomSplit, i)) {
+    if (llvm::Error e =
+            exec.run(from, to, greedy,
+                     ReferenceExecutor::PartialInput::RandomSplit, i)) {
       ADD_FAILURE() << what << " (greedy): " << llvm::toString(std::move(e))
-                    << "\n" << printPlanTable(mesh, greedy);
+                    << "\n"
+                    << printPlanTable(mesh, greedy);
       return;
     }
     ASSERT_LE(optimal.cost, greedy.cost * (1 + 1e-12) + 1e-24)
-        << what << "\n" << printPlanTable(mesh, optimal)
-        << printPlanTable(mesh, greedy);
+        << what << "\n"
+        << printPlanTable(mesh, optimal) << printPlanTable(mesh, greedy);
     ASSERT_LE(optimal.lowerBound, optimal.cost * (1 + 1e-12) + 1e-24)
-        << what << "\n" << printPlanTable(mesh, optimal);
+        << what << "\n"
+        << printPlanTable(mesh, optimal);
   }
 }
 
@@ -140,10 +147,11 @@ void expectMatchesExhaustiveSearch(const Mesh &mesh, const PlanRequest &request,
   for (const std::string &m : expected->moves)
     bruteText += "  " + m + "\n";
   ASSERT_NEAR(plan->cost, expected->cost, 1e-12 * expected->cost + 1e-24)
-      << what << "\n" << printPlanTable(mesh, *plan) << "exhaustive:\n"
+      << what << "\n"
+      << printPlanTable(mesh, *plan) << "exhaustive:\n"
       << bruteText;
-  ASSERT_EQ(plan->steps.size(), expected->steps)
-      << what << "\n" << printPlanTable(mesh, *plan);
+  ASSERT_EQ(plan->steps.size(), expected->steps) << what << "\n"
+                                                 << printPlanTable(mesh, *plan);
 }
 
 void optimalMatchesExhaustiveSearch(uint64_t seed, int cases) {
@@ -151,11 +159,12 @@ void optimalMatchesExhaustiveSearch(uint64_t seed, int cases) {
   const int kCases = cases * scale();
   for (int i = 0; i < kCases; ++i) {
     Mesh mesh = randomMesh(rng, 3, 4, 16);
-    unsigned rank = mesh.getNumAxes() == 3 ? uniform(rng, 1, 2) : uniform(rng, 1, 3);
+    unsigned rank =
+        mesh.getNumAxes() == 3 ? uniform(rng, 1, 2) : uniform(rng, 1, 3);
     std::vector<int64_t> shape = randomShape(rng, rank, 7);
-    Layout from = randomLayout(rng, mesh, rank, true,
-                               {ReductionKind::Sum, ReductionKind::Max,
-                                ReductionKind::Avg});
+    Layout from = randomLayout(
+        rng, mesh, rank, true,
+        {ReductionKind::Sum, ReductionKind::Max, ReductionKind::Avg});
     Layout to = randomLayout(rng, mesh, rank, uniform(rng, 0, 2) == 0,
                              {ReductionKind::Sum, ReductionKind::Max});
     AlphaBetaCostModel model = cantFail(AlphaBetaCostModel::create(
@@ -179,8 +188,9 @@ TEST(PlannerProperty, OptimalMatchesExhaustiveSearch) {
   optimalMatchesExhaustiveSearch(7, 1000);
 }
 
-// The same with the abstract-distance bound (lib/Planner/Search/PatternDatabaseHeuristic.h)
-// used from the start, on other cases.
+// The same with the abstract-distance bound
+// (lib/Planner/Search/PatternDatabaseHeuristic.h) used from the start, on other
+// cases.
 TEST(PlannerProperty, OptimalMatchesExhaustiveSearchWithAbstractBound) {
   ForceAbstractBound force;
   optimalMatchesExhaustiveSearch(17, 600);
@@ -293,8 +303,7 @@ TEST(PlannerProperty, SearchHeuristicIsAdmissible) {
   for (int i = 0; i < 1000 * scale(); ++i) {
     Mesh mesh = i % 3 == 0 ? sizeTwo : randomMesh(rng, 4, 4, 32);
     unsigned rank = uniform(rng, 1, 3);
-    std::vector<int64_t> shape =
-        randomShape(rng, rank, i % 2 ? 9 : 40);
+    std::vector<int64_t> shape = randomShape(rng, rank, i % 2 ? 9 : 40);
     Layout from = randomLayout(rng, mesh, rank, true);
     Layout to = randomLayout(rng, mesh, rank, uniform(rng, 0, 2) == 0);
     AlphaBetaCostModel model = cantFail(AlphaBetaCostModel::create(
@@ -318,8 +327,8 @@ TEST(PlannerProperty, SearchHeuristicIsAdmissible) {
     if (detail::AbstractBound::applicable(mesh, rank, model)) {
       abstract[0].emplace(mesh, shape, 4, model, packLayout(from),
                           packLayout(to), std::nullopt);
-      abstract[1].emplace(mesh, shape, 4, model, packLayout(to),
-                          packLayout(to), std::nullopt);
+      abstract[1].emplace(mesh, shape, 4, model, packLayout(to), packLayout(to),
+                          std::nullopt);
     }
     double rest = plan.cost;
     Layout cur = from;
@@ -395,8 +404,9 @@ TEST(PlannerProperty, PlansOnMeshesWithSizeOneAxesVerify) {
     std::vector<int64_t> shape = randomShape(rng, rank, rank == 3 ? 6 : 9);
     Layout from = randomLayout(rng, mesh, rank, true);
     bool freeChange = i % 2 == 0;
-    Layout to = freeChange ? moveSizeOneAxes(rng, mesh, from)
-                           : randomLayout(rng, mesh, rank, uniform(rng, 0, 2) == 0);
+    Layout to = freeChange
+                    ? moveSizeOneAxes(rng, mesh, from)
+                    : randomLayout(rng, mesh, rank, uniform(rng, 0, 2) == 0);
     if (to == from)
       continue;
     for (int variant = 0; variant < 3; ++variant) {
@@ -420,19 +430,21 @@ TEST(PlannerProperty, PlansOnMeshesWithSizeOneAxesVerify) {
           continue;
         ASSERT_TRUE(step.move.kind == MoveKind::Redistribute ||
                     moveMayNameNoAxes(step.move.kind))
-            << what << "\n" << printPlanTable(mesh, *plan);
+            << what << "\n"
+            << printPlanTable(mesh, *plan);
         if (step.move.kind == MoveKind::Permute) {
           ++relabels;
-          ASSERT_EQ(step.cost, 0) << what << "\n" << printPlanTable(mesh, *plan);
+          ASSERT_EQ(step.cost, 0) << what << "\n"
+                                  << printPlanTable(mesh, *plan);
         }
       }
       if (freeChange) {
         ASSERT_EQ(plan->cost, 0) << what << "\n" << printPlanTable(mesh, *plan);
       }
       ReferenceExecutor exec(mesh, shape);
-      if (llvm::Error e = exec.run(from, to, *plan,
-                                   ReferenceExecutor::PartialInput::RandomSplit,
-                                   i)) {
+      if (llvm::Error e =
+              exec.run(from, to, *plan,
+                       ReferenceExecutor::PartialInput::RandomSplit, i)) {
         ADD_FAILURE() << what << ": " << llvm::toString(std::move(e)) << "\n"
                       << printPlanTable(mesh, *plan);
         return;

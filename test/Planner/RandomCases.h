@@ -1,4 +1,4 @@
-//===- RandomCases.h - Random meshes, shapes and layouts for tests -*- C++ -*-===//
+//===- RandomCases.h - random meshes, shapes and layouts --------*- C++ -*-===//
 #ifndef DIST_TEST_PLANNER_RANDOMCASES_H
 #define DIST_TEST_PLANNER_RANDOMCASES_H
 

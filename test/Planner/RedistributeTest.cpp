@@ -66,7 +66,8 @@ TEST(Exchange, SenderMatchesTheReceiverOnReplicatedAxes) {
   Mesh m = mesh("<[\"x\"=2, \"y\"=2]>");
   Exchange ex = exchange(m, "[{\"x\"}]", "[{}]", {8});
   for (const ExchangeTransfer &t : ex.transfers) {
-    std::vector<int64_t> s = m.coordinateOf(t.sender), r = m.coordinateOf(t.receiver);
+    std::vector<int64_t> s = m.coordinateOf(t.sender),
+                         r = m.coordinateOf(t.receiver);
     EXPECT_EQ(s[1], r[1]);
   }
   EXPECT_EQ(ex.maxRecvBytes, 16);
@@ -90,10 +91,10 @@ TEST(Exchange, PartialValuesStayWithinTheirPartialCoordinate) {
     EXPECT_EQ(m.coordinateOf(t.sender)[1], m.coordinateOf(t.receiver)[1]);
   AlphaBetaCostModel model = cantFail(AlphaBetaCostModel::create(m));
   SameMeshLinks links(model);
-  EXPECT_THAT(errorOf(computeExchange(
-                  m, layout(m, "[{\"x\"}], partial = sum {\"p\"}"), m,
-                  layout(m, "[{\"x\"}]"), {4}, 4, true, links)),
-              HasSubstr("keeps the partial axes"));
+  EXPECT_THAT(
+      errorOf(computeExchange(m, layout(m, "[{\"x\"}], partial = sum {\"p\"}"),
+                              m, layout(m, "[{\"x\"}]"), {4}, 4, true, links)),
+      HasSubstr("keeps the partial axes"));
 }
 
 TEST(Exchange, AcrossMeshesTakesTheLocalCopyAndBalancesReplicas) {
@@ -103,9 +104,9 @@ TEST(Exchange, AcrossMeshesTakesTheLocalCopyAndBalancesReplicas) {
   Mesh src = mesh("<[\"r\"=4]>");
   Mesh dst = mesh("<[\"t\"=2], devices = [3, 4]>");
   TransferLinks links({kAlpha, kBeta}, 0);
-  Exchange ex = cantFail(computeExchange(src, layout(src, "[{}]"), dst,
-                                         layout(dst, "[{\"t\"}]"), {8}, 4,
-                                         false, links));
+  Exchange ex =
+      cantFail(computeExchange(src, layout(src, "[{}]"), dst,
+                               layout(dst, "[{\"t\"}]"), {8}, 4, false, links));
   ASSERT_EQ(ex.transfers.size(), 2u);
   EXPECT_TRUE(ex.transfers[0].local);
   EXPECT_EQ(ex.transfers[0].sender, 3);
@@ -115,9 +116,9 @@ TEST(Exchange, AcrossMeshesTakesTheLocalCopyAndBalancesReplicas) {
   // Four target devices needing the same half: the four replicas share the
   // load (each sends once) instead of one sending four times.
   Mesh wide = mesh("<[\"a\"=2, \"b\"=2], devices = [4, 5, 6, 7]>");
-  Exchange spread = cantFail(computeExchange(
-      src, layout(src, "[{}]"), wide, layout(wide, "[{}]"), {8}, 4, false,
-      links));
+  Exchange spread =
+      cantFail(computeExchange(src, layout(src, "[{}]"), wide,
+                               layout(wide, "[{}]"), {8}, 4, false, links));
   std::vector<int> sends(4, 0);
   for (const ExchangeTransfer &t : spread.transfers)
     ++sends[t.sender];
@@ -129,11 +130,10 @@ TEST(Exchange, RefusesPartialSourcesAcrossMeshes) {
   Mesh src = mesh("<[\"r\"=2]>");
   Mesh dst = mesh("<[\"t\"=2], devices = [2, 3]>");
   TransferLinks links({kAlpha, kBeta}, 0);
-  EXPECT_THAT(errorOf(computeExchange(src,
-                                      layout(src, "[{}], partial = sum {\"r\"}"),
-                                      dst, layout(dst, "[{}]"), {8}, 4, false,
-                                      links)),
-              HasSubstr("reduce the partial axes on the source mesh first"));
+  EXPECT_THAT(
+      errorOf(computeExchange(src, layout(src, "[{}], partial = sum {\"r\"}"),
+                              dst, layout(dst, "[{}]"), {8}, 4, false, links)),
+      HasSubstr("reduce the partial axes on the source mesh first"));
 }
 
 /// Makes `to` a layout a same-mesh redistribute from `from` may reach:
@@ -271,7 +271,8 @@ double priceSenders(const CostModel &model, const Exchange &ex,
   std::map<std::pair<int64_t, int64_t>, int64_t> pairBytes;
   for (size_t i = 0; i < ex.transfers.size(); ++i)
     if (senders[i] != ex.transfers[i].receiver)
-      pairBytes[{senders[i], ex.transfers[i].receiver}] += ex.transfers[i].bytes;
+      pairBytes[{senders[i], ex.transfers[i].receiver}] +=
+          ex.transfers[i].bytes;
   SameMeshLinks links(model);
   std::map<int64_t, double> recv, send;
   for (const auto &[pair, bytes] : pairBytes) {
@@ -303,10 +304,10 @@ std::vector<int64_t> holdersOf(const Mesh &m, const Layout &layout,
       holds &= vc[a] == rc[a];
     for (unsigned d = 0; holds && d < shape.size(); ++d) {
       bool inside = false;
-      for (const BlockPiece &run : blockPieces(
-               m, layout, shape, d, shardIndex(m, layout, d, vc)))
-        inside |= run.global.begin <= box[d].begin &&
-                  box[d].end <= run.global.end;
+      for (const BlockPiece &run :
+           blockPieces(m, layout, shape, d, shardIndex(m, layout, d, vc)))
+        inside |=
+            run.global.begin <= box[d].begin && box[d].end <= run.global.end;
       holds = inside;
     }
     if (holds)
@@ -344,8 +345,8 @@ TEST(ExchangeProperty, SendersAreValidAndTheLoadIsBalanced) {
     SameMeshLinks links(model);
     Exchange ex =
         cantFail(computeExchange(m, from, m, to, shape, 4, true, links));
-    std::string what = m.str() + " " + printLayout(m, from) + " -> " +
-                       printLayout(m, to);
+    std::string what =
+        m.str() + " " + printLayout(m, from) + " -> " + printLayout(m, to);
     std::vector<std::vector<int64_t>> choices;
     std::vector<int64_t> own, roundRobin;
     std::map<std::vector<int64_t>, size_t> turn;
@@ -371,12 +372,12 @@ TEST(ExchangeProperty, SendersAreValidAndTheLoadIsBalanced) {
       roundRobin.push_back(c[turn[c]++ % c.size()]);
     }
     double ownCost = priceSenders(model, ex, own);
-    ASSERT_NEAR(priceSenders(model, ex, llvm::to_vector(llvm::map_range(
-                                            ex.transfers,
-                                            [](const ExchangeTransfer &t) {
-                                              return t.sender;
-                                            }))),
-                ex.cost, 1e-12 * ex.cost)
+    ASSERT_NEAR(
+        priceSenders(model, ex,
+                     llvm::to_vector(llvm::map_range(
+                         ex.transfers,
+                         [](const ExchangeTransfer &t) { return t.sender; }))),
+        ex.cost, 1e-12 * ex.cost)
         << what;
     ASSERT_LE(ex.cost, ownCost * (1 + 1e-12)) << what;
     // The assignment is greedy: it may lose to the round robin by a hair
@@ -440,8 +441,8 @@ TEST(CrossMesh, PipelineHandOffSendsEachBlockOnce) {
   // by two stage-0 devices: one transfer, no gathers.
   Mesh s0 = mesh("<[\"tp\"=4], devices = [0, 1, 2, 3]>");
   Mesh s1 = mesh("<[\"dp\"=2, \"tp\"=2], devices = [4, 5, 6, 7]>");
-  PlanRequest r = crossRequest(s0, s1, {1024, 1024}, "[{\"tp\"}, {}]",
-                               "[{\"tp\"}, {}]");
+  PlanRequest r =
+      crossRequest(s0, s1, {1024, 1024}, "[{\"tp\"}, {}]", "[{\"tp\"}, {}]");
   Plan p = cantFail(planReshard(r));
   EXPECT_EQ(ops(p), "redistribute");
   EXPECT_TRUE(p.steps[0].move.crossMesh);
@@ -459,8 +460,8 @@ TEST(CrossMesh, SlowTransferSendsAShareToEachReplicaThenGathers) {
   // every replica the whole block.
   Mesh s0 = mesh("<[\"tp\"=2], devices = [0, 1]>");
   Mesh s1 = mesh("<[\"dp\"=2, \"tp\"=2], devices = [2, 3, 4, 5]>");
-  PlanRequest r = crossRequest(s0, s1, {1024, 1024}, "[{\"tp\"}, {}]",
-                               "[{\"tp\"}, {}]");
+  PlanRequest r =
+      crossRequest(s0, s1, {1024, 1024}, "[{\"tp\"}, {}]", "[{\"tp\"}, {}]");
   r.transfer = AxisCostParams{kAlpha, 1e-9};
   Plan p = cantFail(planReshard(r));
   EXPECT_EQ(ops(p), "redistribute, all_gather");
@@ -471,9 +472,8 @@ TEST(CrossMesh, SlowTransferSendsAShareToEachReplicaThenGathers) {
 TEST(CrossMesh, PartialSourceIsReducedBeforeTheTransfer) {
   Mesh s0 = mesh("<[\"tp\"=4]>");
   Mesh s1 = mesh("<[\"tp\"=2], devices = [4, 5]>");
-  PlanRequest r = crossRequest(s0, s1, {64, 64},
-                               "[{}, {}], partial = sum {\"tp\"}",
-                               "[{}, {\"tp\"}]");
+  PlanRequest r = crossRequest(
+      s0, s1, {64, 64}, "[{}, {}], partial = sum {\"tp\"}", "[{}, {\"tp\"}]");
   Plan p = cantFail(planReshard(r));
   ASSERT_GE(p.steps.size(), 2u);
   EXPECT_EQ(p.steps[0].move.kind, MoveKind::ReduceScatter);
@@ -493,7 +493,8 @@ TEST(CrossMesh, ReplayRejectsPlansThatNeverLeaveOrLeaveTwice) {
   Mesh s1 = mesh("<[\"tp\"=2], devices = [2, 3]>");
   PlanRequest r = crossRequest(s0, s1, {8}, "[{\"tp\"}]", "[{\"tp\"}]");
   Plan none;
-  EXPECT_THAT(errorOf(replayPlan(r, none)), HasSubstr("never moves the tensor"));
+  EXPECT_THAT(errorOf(replayPlan(r, none)),
+              HasSubstr("never moves the tensor"));
   Plan twice;
   PlanStep step;
   step.move = Move::redistribute(layout(s1, "[{\"tp\"}]"), true);
@@ -539,11 +540,12 @@ TEST(RedistributeProperty, NeverDearerThanCollectivesAndExecutesExactly) {
                        " from " + printLayout(m, from) + " to " +
                        printLayout(m, to);
     ASSERT_TRUE(bool(all)) << what << ": " << toString(all.takeError());
-    ASSERT_TRUE(bool(collective)) << what << ": "
-                                  << toString(collective.takeError());
+    ASSERT_TRUE(bool(collective))
+        << what << ": " << toString(collective.takeError());
     ASSERT_LE(all->cost, collective->cost * (1 + 1e-12) + 1e-24) << what;
     ASSERT_LE(all->lowerBound, all->cost * (1 + 1e-12) + 1e-24)
-        << what << "\n" << printPlanTable(m, *all);
+        << what << "\n"
+        << printPlanTable(m, *all);
     if (all->cost < collective->cost * (1 - 1e-9)) {
       ++cheaper;
       // Uneven blocks that do not nest: every device already holds its
@@ -554,11 +556,12 @@ TEST(RedistributeProperty, NeverDearerThanCollectivesAndExecutesExactly) {
         bestGain = std::max(bestGain, collective->cost / all->cost);
     }
     ReferenceExecutor exec(m, shape);
-    ASSERT_EQ(errorOf(exec.run(from, to, *all,
-                               ReferenceExecutor::PartialInput::RandomSplit,
-                               i)),
-              "<success>")
-        << what << "\n" << printPlanTable(m, *all);
+    ASSERT_EQ(
+        errorOf(exec.run(from, to, *all,
+                         ReferenceExecutor::PartialInput::RandomSplit, i)),
+        "<success>")
+        << what << "\n"
+        << printPlanTable(m, *all);
   }
   std::printf("redistribute: %d of %d random cases cheaper (%d of them free), "
               "best finite gain %.2fx\n",
@@ -594,9 +597,9 @@ TEST(Redistribute, NeverDearerThanTheDetourThroughAFullReplica) {
 }
 
 // The search considers redistribute only to the target's dims (and one
-// extra split); the whole move of semantics §3 goes to any layout. Exhaustively on
-// small meshes, the planner is never below the true optimum (it is a
-// valid plan) and the gap is reported.
+// extra split); the whole move of semantics §3 goes to any layout. Exhaustively
+// on small meshes, the planner is never below the true optimum (it is a valid
+// plan) and the gap is reported.
 TEST(RedistributeProperty, GapToEveryRedistributeTargetIsSmall) {
   Rng rng(777);
   int worse = 0, cases = 400 * scale();
@@ -666,11 +669,12 @@ TEST(CrossMeshProperty, PlansExecuteAcrossMeshes) {
     ASSERT_TRUE(bool(p)) << what << ": " << toString(p.takeError());
     ASSERT_LE(p->lowerBound, p->cost * (1 + 1e-12) + 1e-24) << what;
     ReferenceExecutor ea(a, shape), eb(b, shape);
-    ASSERT_EQ(errorOf(ea.runCrossMesh(from, to, *p, eb,
-                                      ReferenceExecutor::PartialInput::RandomSplit,
-                                      i)),
-              "<success>")
-        << what << "\n" << printPlanTable(a, *p, &b);
+    ASSERT_EQ(
+        errorOf(ea.runCrossMesh(
+            from, to, *p, eb, ReferenceExecutor::PartialInput::RandomSplit, i)),
+        "<success>")
+        << what << "\n"
+        << printPlanTable(a, *p, &b);
   }
 }
 
@@ -695,12 +699,14 @@ TEST(Segments, ParsePrintAndCanonicalForm) {
             "[{\"tp\"}, {}]");
   EXPECT_NE(qkv, layout(m, "[{\"tp\"}, {}]"));
   EXPECT_NE(qkv, layout(m, "[{\"tp\"} segments [8, 8, 8], {}]"));
-  EXPECT_THAT(errorOf(parseLayout(m, "[{\"tp\"} segments [4, 0], {}]")),
-              HasSubstr("dim 0 has a segment of 0 elements; segments must be >= 1"));
+  EXPECT_THAT(
+      errorOf(parseLayout(m, "[{\"tp\"} segments [4, 0], {}]")),
+      HasSubstr("dim 0 has a segment of 0 elements; segments must be >= 1"));
   EXPECT_THAT(errorOf(parseLayout(m, "[{\"tp\"} segments [], {}]")),
               HasSubstr("expected an integer"));
-  EXPECT_THAT(errorOf(verifyLayoutShape(qkv, {20, 8})),
-              HasSubstr("dim 0's segments sum to 24 but the dim has extent 20"));
+  EXPECT_THAT(
+      errorOf(verifyLayoutShape(qkv, {20, 8})),
+      HasSubstr("dim 0's segments sum to 24 but the dim has extent 20"));
   EXPECT_EQ(errorOf(verifyLayoutShape(qkv, {24, 8})), "<success>");
 }
 
@@ -759,8 +765,8 @@ TEST(Segments, FusedQkvContiguousToSegmentedIsOneExchange) {
   // Rank 0 lacks only 32 rows (256-271 and 320-335).
   EXPECT_EQ(p.steps[0].recvBytes, 96 * 64 * 2);
   // And back.
-  Plan back = planSegmented(m, {384, 64}, "[{\"tp\"} segments [256, 64, 64], {}]",
-                            "[{\"tp\"}, {}]");
+  Plan back = planSegmented(
+      m, {384, 64}, "[{\"tp\"} segments [256, 64, 64], {}]", "[{\"tp\"}, {}]");
   EXPECT_EQ(back.steps.size(), 1u);
 }
 
@@ -776,7 +782,8 @@ TEST(Segments, TpChangesOnAFactoredMeshAndGqaGather) {
   planSegmented(m, {13, 10}, "[{\"a\"} segments [7, 3, 3], {\"b\"}]",
                 "[{\"b\"}, {\"a\"} segments [6, 4]]");
   // Partial values keep their partial axis through the exchange.
-  planSegmented(m, {12, 4}, "[{\"a\"} segments [8, 4], {}], partial = sum {\"b\"}",
+  planSegmented(m, {12, 4},
+                "[{\"a\"} segments [8, 4], {}], partial = sum {\"b\"}",
                 "[{}, {\"a\"}], partial = sum {\"b\"}");
 }
 
@@ -806,9 +813,8 @@ TEST(Segments, PartialSumsAreReduceScatteredPerSegment) {
 TEST(Segments, CollectivesWorkPerSegmentAtThePlainCost) {
   Mesh m = mesh("<[\"dp\"=2, \"tp\"=4]>");
   // Gathering a fused weight is the plain all_gather of the same buffer.
-  Plan gather = planSegmented(m, {96, 64},
-                              "[{\"tp\"} segments [64, 16, 16], {}]",
-                              "[{}, {}]");
+  Plan gather = planSegmented(
+      m, {96, 64}, "[{\"tp\"} segments [64, 16, 16], {}]", "[{}, {}]");
   Plan plain = planSegmented(m, {96, 64}, "[{\"tp\"}, {}]", "[{}, {}]");
   ASSERT_EQ(gather.steps.size(), 1u);
   EXPECT_EQ(gather.steps[0].move.kind, MoveKind::AllGather);
@@ -967,9 +973,9 @@ TEST(Segments, BadSegmentedMovesSayWhy) {
                                 more, std::vector<int64_t>{8, 8})),
               HasSubstr("a segment of 5"));
   // A permute keeps segments.
-  EXPECT_THAT(errorOf(applyMove(m, qkv,
-                                Move::permute(m, qkv, layout(m, "[{\"x\"}, {}]")),
-                                std::vector<int64_t>{8, 8})),
+  EXPECT_THAT(errorOf(applyMove(
+                  m, qkv, Move::permute(m, qkv, layout(m, "[{\"x\"}, {}]")),
+                  std::vector<int64_t>{8, 8})),
               HasSubstr("a permute keeps every dim's segments"));
   PlanRequest badSum(m, {8, 8}, 4, layout(m, "[{\"x\"} segments [4, 5], {}]"),
                      layout(m, "[{}, {}]"));
@@ -1040,16 +1046,18 @@ TEST(SegmentsProperty, PlansExecuteExactly) {
           m, randomTopology(rng, m, /*ops=*/false, /*local=*/true))));
       r.costModel = &*model;
     }
-    std::string what = m.str() + " " + printLayout(m, from) + " -> " +
-                       printLayout(m, to);
+    std::string what =
+        m.str() + " " + printLayout(m, from) + " -> " + printLayout(m, to);
     llvm::Expected<Plan> p = planReshard(r);
     ASSERT_TRUE(bool(p)) << what << ": " << toString(p.takeError());
     ASSERT_LE(p->lowerBound, p->cost * (1 + 1e-12) + 1e-24) << what;
     ReferenceExecutor exec(m, shape);
-    ASSERT_EQ(errorOf(exec.run(from, to, *p,
-                               ReferenceExecutor::PartialInput::RandomSplit, i)),
-              "<success>")
-        << what << "\n" << printPlanTable(m, *p);
+    ASSERT_EQ(
+        errorOf(exec.run(from, to, *p,
+                         ReferenceExecutor::PartialInput::RandomSplit, i)),
+        "<success>")
+        << what << "\n"
+        << printPlanTable(m, *p);
     // Never dearer than the detour through a full replica.
     Layout whole = Layout::replicated(rank);
     PlanRequest in = r, out = r;
@@ -1077,10 +1085,12 @@ TEST(SegmentsProperty, PlansExecuteExactly) {
     }
     ++collectivePlans;
     ASSERT_LE(p->cost, c->cost * (1 + 1e-12)) << what;
-    ASSERT_EQ(errorOf(exec.run(from, to, *c,
-                               ReferenceExecutor::PartialInput::RandomSplit, i)),
-              "<success>")
-        << what << " (collectives)\n" << printPlanTable(m, *c);
+    ASSERT_EQ(
+        errorOf(exec.run(from, to, *c,
+                         ReferenceExecutor::PartialInput::RandomSplit, i)),
+        "<success>")
+        << what << " (collectives)\n"
+        << printPlanTable(m, *c);
   }
   std::printf("[ segments ] %d collective-only plans executed; %d of %d plans "
               "cheaper than the detour through a replica\n",

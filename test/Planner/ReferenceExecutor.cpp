@@ -294,8 +294,8 @@ ReferenceExecutor::redistribute(const DistributedTensor &tensor,
           return fail("redistribute: " + coordText(sc) + " sends to " +
                       coordText(rc) + " across partial axis " +
                       mesh.getAxis(a).name);
-    if (t.local != (mesh.rankOfIndex(t.sender) ==
-                    dstMesh.rankOfIndex(t.receiver)))
+    if (t.local !=
+        (mesh.rankOfIndex(t.sender) == dstMesh.rankOfIndex(t.receiver)))
       return fail("redistribute: a transfer is marked local wrongly");
     Placement from = placementOf(mesh, src, shape, sc);
     Placement to = placementOf(dstMesh, dst, shape, rc);
@@ -376,8 +376,7 @@ ReferenceExecutor::apply(const DistributedTensor &tensor,
       std::vector<int64_t> oc = mesh.coordinateOf(other);
       bool same = true;
       for (unsigned a = 0; a < mesh.getNumAxes(); ++a)
-        if (std::find(move.axes.begin(), move.axes.end(), a) ==
-            move.axes.end())
+        if (std::find(move.axes.begin(), move.axes.end(), a) == move.axes.end())
           same &= oc[a] == coord[a];
       if (same)
         group.push_back(other);
@@ -414,8 +413,7 @@ ReferenceExecutor::apply(const DistributedTensor &tensor,
       if (deviceBlock(mesh, src, shape, sc) !=
           deviceBlock(mesh, out.layout, shape, coord))
         return fail(moveText + ": sender " + coordText(sc) +
-                    " does not hold the block of receiver " +
-                    coordText(coord));
+                    " does not hold the block of receiver " + coordText(coord));
     }
 
     Error error = Error::success();
@@ -528,14 +526,14 @@ Error ReferenceExecutor::check(const DistributedTensor &tensor,
       std::vector<double> values;
       for (int64_t m : members)
         values.push_back(tensor.buffers[m][local]);
-      double value = layout.hasPartial() ? reduce(layout.partialKind, values)
-                                         : values[0];
+      double value =
+          layout.hasPartial() ? reduce(layout.partialKind, values) : values[0];
       if (std::fabs(value - global[g]) > 1e-9 * (1 + std::fabs(global[g])))
-        error = fail("device " + coordText(coord) + " holds " +
-                     std::to_string(value) + " for global element " +
-                     std::to_string(g) + ", expected " +
-                     std::to_string(global[g]) + " (layout " +
-                     printLayout(mesh, layout) + ")");
+        error =
+            fail("device " + coordText(coord) + " holds " +
+                 std::to_string(value) + " for global element " +
+                 std::to_string(g) + ", expected " + std::to_string(global[g]) +
+                 " (layout " + printLayout(mesh, layout) + ")");
     });
     if (error)
       return error;
@@ -549,7 +547,8 @@ Error ReferenceExecutor::run(const Layout &source, const Layout &target,
   std::vector<double> global = iota();
   DistributedTensor t = materialise(source, global, mode, seed);
   if (Error e = check(t, global))
-    return fail("materialised source is wrong: " + llvm::toString(std::move(e)));
+    return fail("materialised source is wrong: " +
+                llvm::toString(std::move(e)));
   for (size_t i = 0; i < plan.steps.size(); ++i) {
     Expected<DistributedTensor> next = apply(t, plan.steps[i].move);
     if (!next)
@@ -569,8 +568,8 @@ Error ReferenceExecutor::run(const Layout &source, const Layout &target,
   return check(t, global);
 }
 
-Error ReferenceExecutor::runCrossMesh(const Layout &source, const Layout &target,
-                                      const Plan &plan,
+Error ReferenceExecutor::runCrossMesh(const Layout &source,
+                                      const Layout &target, const Plan &plan,
                                       const ReferenceExecutor &targetExecutor,
                                       PartialInput mode, uint64_t seed) const {
   std::vector<double> global = iota();

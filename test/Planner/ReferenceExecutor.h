@@ -1,7 +1,7 @@
-//===- ReferenceExecutor.h - Simulated devices for plan checking -*- C++ -*-===//
+//===- ReferenceExecutor.h - simulated devices for plans --------*- C++ -*-===//
 //
-// Materialises every device's padded local buffer for a layout (semantics §2 and
-// §5), applies plan steps as the collectives would -- a device's new buffer
+// Materialises every device's padded local buffer for a layout (semantics §2
+// and §5), applies plan steps as the collectives would -- a device's new buffer
 // is built only from its own buffer (local moves) or from the buffers of the
 // devices in its group (the devices that differ from it only on the step's
 // axes) -- and checks the result against the global tensor. A plan that

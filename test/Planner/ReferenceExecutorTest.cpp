@@ -43,8 +43,8 @@ TEST(ReferenceExecutor, RandomSplitsStillReduceToTheValue) {
   Mesh m = mesh("<[\"x\"=3, \"y\"=2]>");
   ReferenceExecutor exec(m, {4, 3});
   for (const char *kind : {"sum", "max", "min", "avg", "prod"}) {
-    Layout l = layout(m, std::string("[{}, {\"y\"}], partial = ") + kind +
-                             " {\"x\"}");
+    Layout l =
+        layout(m, std::string("[{}, {\"y\"}], partial = ") + kind + " {\"x\"}");
     DistributedTensor t = exec.materialise(
         l, exec.iota(), ReferenceExecutor::PartialInput::RandomSplit, 3);
     EXPECT_EQ(errorOf(exec.check(t, exec.iota())), "<success>") << kind;
@@ -55,9 +55,9 @@ TEST(ReferenceExecutor, CollectivesMoveTheRightData) {
   Mesh m = mesh("<[\"x\"=2, \"y\"=3]>");
   ReferenceExecutor exec(m, {7, 6});
   std::vector<double> g = exec.iota();
-  DistributedTensor t = exec.materialise(
-      layout(m, "[{}, {\"x\"}], partial = sum {\"y\"}"), g,
-      ReferenceExecutor::PartialInput::RandomSplit, 5);
+  DistributedTensor t =
+      exec.materialise(layout(m, "[{}, {\"x\"}], partial = sum {\"y\"}"), g,
+                       ReferenceExecutor::PartialInput::RandomSplit, 5);
   for (const Move &move :
        {Move::reduceScatter({1}, 0, ReductionKind::Sum),
         Move::allToAll({1}, 0, 1), Move::allGather({0, 1}, 1),

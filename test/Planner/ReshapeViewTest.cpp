@@ -1,4 +1,4 @@
-//===- ReshapeViewTest.cpp - reshape views (semantics §2a) ---------------------===//
+//===- ReshapeViewTest.cpp - reshape views (semantics §2a) ----------------===//
 //
 // A view must give every device the same local bytes: checked element by
 // element on the block semantics (Layout.h), so a scrambled view fails by
@@ -208,13 +208,13 @@ TEST(ReshapeViewTest, ReshapesThatMoveDataAreRefusedWithAReason) {
                                     reshape({4, 2}, {{0, 1}}))),
               testing::HasSubstr("followed by a split dim"));
   // Unsplit leading dims enumerate segments: a view.
-  EXPECT_EQ(printLayout(m, cantFail(collapsedView(
-                               m, layout(m, R"([{}, {"tp"}, {}])"),
-                               reshape({3, 4, 2}, {{0, 1, 2}})))),
-            R"([{"tp"} segments [8, 8, 8]])");
-  EXPECT_THAT(errorOf(collapsedView(m, layout(m, R"([{}])"),
-                                    reshape({3, 4}, {{0}}))),
-              testing::HasSubstr("groups cover 1 of 2"));
+  EXPECT_EQ(
+      printLayout(m, cantFail(collapsedView(m, layout(m, R"([{}, {"tp"}, {}])"),
+                                            reshape({3, 4, 2}, {{0, 1, 2}})))),
+      R"([{"tp"} segments [8, 8, 8]])");
+  EXPECT_THAT(
+      errorOf(collapsedView(m, layout(m, R"([{}])"), reshape({3, 4}, {{0}}))),
+      testing::HasSubstr("groups cover 1 of 2"));
 }
 
 /// Random reshapes: every view found holds the same bytes, and the view of
@@ -242,10 +242,11 @@ TEST(ReshapeViewTest, RandomViewsHoldTheSameBytes) {
     ++found;
     ASSERT_TRUE(sameBytes(m, expanded, *collapsed, dims))
         << m.str() << " " << printLayout(m, expanded) << " on "
-        << llvm::join(llvm::map_range(expandedShape,
-                                      [](int64_t x) { return std::to_string(x); }),
-                      "x") << " -> "
-        << printLayout(m, *collapsed);
+        << llvm::join(
+               llvm::map_range(expandedShape,
+                               [](int64_t x) { return std::to_string(x); }),
+               "x")
+        << " -> " << printLayout(m, *collapsed);
     Expected<Layout> again = expandedView(m, *collapsed, dims);
     ASSERT_TRUE(bool(again)) << errorOf(std::move(again));
     ASSERT_TRUE(sameBytes(m, *again, *collapsed, dims))

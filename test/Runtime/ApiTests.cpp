@@ -169,13 +169,13 @@ TEST_F(Api, OneRankCollectivesAreCopies) {
   EXPECT_EQ(out, in);
   for (int op = DIST_RT_SUM; op <= DIST_RT_AVG; ++op) {
     out.assign(3, 0);
-    ASSERT_EQ(distRtAllReduce(g, in.data(), out.data(), 3, DIST_RT_F32, op,
-                              nullptr),
-              DIST_RT_OK);
+    ASSERT_EQ(
+        distRtAllReduce(g, in.data(), out.data(), 3, DIST_RT_F32, op, nullptr),
+        DIST_RT_OK);
     EXPECT_EQ(out, in) << op;
     out.assign(3, 0);
-    ASSERT_EQ(distRtReduceScatter(g, in.data(), out.data(), 3, DIST_RT_F32,
-                                  op, nullptr),
+    ASSERT_EQ(distRtReduceScatter(g, in.data(), out.data(), 3, DIST_RT_F32, op,
+                                  nullptr),
               DIST_RT_OK);
     EXPECT_EQ(out, in) << op;
   }
@@ -274,7 +274,8 @@ TEST_F(Api, StridedAllToAllArgumentErrors) {
   EXPECT_EQ(distRtAllToAllStrided(g, 2, shape, a, rowMajor, 6, b, tooClose, 6,
                                   DIST_RT_F32, nullptr),
             DIST_RT_ERR_INVALID_ARGUMENT);
-  expectError(DIST_RT_ERR_INVALID_ARGUMENT, "all_to_all", "recv chunks overlap");
+  expectError(DIST_RT_ERR_INVALID_ARGUMENT, "all_to_all",
+              "recv chunks overlap");
   EXPECT_EQ(distRtAllToAllStrided(g, 2, shape, a, rowMajor, 6, a + 4, rowMajor,
                                   6, DIST_RT_F32, nullptr),
             DIST_RT_ERR_INVALID_ARGUMENT);
@@ -341,8 +342,8 @@ TEST_F(Api, ExchangeOnOneRankIsLocalCopies) {
                            table, DIST_RT_I32, nullptr),
             DIST_RT_OK)
       << distRtLastErrorMessage();
-  EXPECT_EQ(out, (std::vector<int32_t>{-1, -1, -1, 1, 2, 3, 5, 6, 7, 8, 9,
-                                       10}));
+  EXPECT_EQ(out,
+            (std::vector<int32_t>{-1, -1, -1, 1, 2, 3, 5, 6, 7, 8, 9, 10}));
   // Nothing names this rank... there is only rank 0; no transfers at all.
   EXPECT_EQ(distRtExchange(2, nullptr, nullptr, nullptr, nullptr, 0, nullptr,
                            DIST_RT_I32, nullptr),
@@ -414,13 +415,13 @@ TEST_F(Api, LocalDataMovement) {
   // Slice rows 1..2, columns 2..4 of the tensor into a 2x3 buffer.
   std::vector<int16_t> slice(6);
   int64_t sizes[2] = {2, 3}, srcStrides[2] = {6, 1}, dstStrides[2] = {3, 1};
-  ASSERT_EQ(distRtCopyStrided(2, sizes, t.data() + 8, srcStrides,
-                              slice.data(), dstStrides, DIST_RT_I16, nullptr),
+  ASSERT_EQ(distRtCopyStrided(2, sizes, t.data() + 8, srcStrides, slice.data(),
+                              dstStrides, DIST_RT_I16, nullptr),
             DIST_RT_OK);
   EXPECT_EQ(slice, (std::vector<int16_t>{8, 9, 10, 14, 15, 16}));
-  ASSERT_EQ(distRtFillZero(2, sizes, t.data() + 8, srcStrides, DIST_RT_I16,
-                           nullptr),
-            DIST_RT_OK);
+  ASSERT_EQ(
+      distRtFillZero(2, sizes, t.data() + 8, srcStrides, DIST_RT_I16, nullptr),
+      DIST_RT_OK);
   EXPECT_EQ(t[7], 7);
   EXPECT_EQ(t[8], 0);
   EXPECT_EQ(t[16], 0);
@@ -469,9 +470,10 @@ TEST_F(Api, GemmMatchesReferenceLoops) {
   struct Types {
     int32_t in, out;
   };
-  const Types pairs[] = {{DIST_RT_F32, DIST_RT_F32}, {DIST_RT_F64, DIST_RT_F64},
-                         {DIST_RT_BF16, DIST_RT_F32}, {DIST_RT_BF16, DIST_RT_BF16},
-                         {DIST_RT_F16, DIST_RT_F32}, {DIST_RT_F16, DIST_RT_F16}};
+  const Types pairs[] = {
+      {DIST_RT_F32, DIST_RT_F32},  {DIST_RT_F64, DIST_RT_F64},
+      {DIST_RT_BF16, DIST_RT_F32}, {DIST_RT_BF16, DIST_RT_BF16},
+      {DIST_RT_F16, DIST_RT_F32},  {DIST_RT_F16, DIST_RT_F16}};
   auto load = [](int32_t t, const std::vector<uint8_t> &buf, int64_t i) {
     switch (t) {
     case DIST_RT_F32: {
@@ -567,18 +569,18 @@ TEST_F(Api, GemmArgumentErrors) {
                        DIST_RT_F32, DIST_RT_F32, nullptr),
             DIST_RT_ERR_INVALID_ARGUMENT);
   expectError(DIST_RT_ERR_INVALID_ARGUMENT, "gemm", "m is negative (-1)");
-  EXPECT_EQ(distRtGemm(0, 0, 2, 2, 2, a, 1, 0, b, 2, 0, c, 2, 0, 1,
-                       DIST_RT_F32, DIST_RT_F32, nullptr),
+  EXPECT_EQ(distRtGemm(0, 0, 2, 2, 2, a, 1, 0, b, 2, 0, c, 2, 0, 1, DIST_RT_F32,
+                       DIST_RT_F32, nullptr),
             DIST_RT_ERR_INVALID_ARGUMENT);
   expectError(DIST_RT_ERR_INVALID_ARGUMENT, "gemm",
               "lda = 1 is below the row length 2");
-  EXPECT_EQ(distRtGemm(2, 0, 2, 2, 2, a, 2, 0, b, 2, 0, c, 2, 0, 1,
-                       DIST_RT_F32, DIST_RT_F32, nullptr),
+  EXPECT_EQ(distRtGemm(2, 0, 2, 2, 2, a, 2, 0, b, 2, 0, c, 2, 0, 1, DIST_RT_F32,
+                       DIST_RT_F32, nullptr),
             DIST_RT_ERR_INVALID_ARGUMENT);
   expectError(DIST_RT_ERR_INVALID_ARGUMENT, "gemm",
               "transA and transB must be 0 or 1");
-  EXPECT_EQ(distRtGemm(0, 0, 2, 2, 2, a, 2, 0, b, 2, 0, c, 2, 0, 1,
-                       DIST_RT_I32, DIST_RT_I32, nullptr),
+  EXPECT_EQ(distRtGemm(0, 0, 2, 2, 2, a, 2, 0, b, 2, 0, c, 2, 0, 1, DIST_RT_I32,
+                       DIST_RT_I32, nullptr),
             DIST_RT_ERR_UNSUPPORTED);
   expectError(DIST_RT_ERR_UNSUPPORTED, "gemm", "no matrix product of i32");
   EXPECT_EQ(distRtGemm(0, 0, 2, 2, 2, nullptr, 2, 0, b, 2, 0, c, 2, 0, 1,
@@ -586,8 +588,8 @@ TEST_F(Api, GemmArgumentErrors) {
             DIST_RT_ERR_INVALID_ARGUMENT);
   expectError(DIST_RT_ERR_INVALID_ARGUMENT, "gemm", "A");
   // Nothing to compute: null buffers are fine.
-  EXPECT_EQ(distRtGemm(0, 0, 0, 2, 2, nullptr, 2, 0, nullptr, 2, 0, nullptr,
-                       2, 0, 1, DIST_RT_F32, DIST_RT_F32, nullptr),
+  EXPECT_EQ(distRtGemm(0, 0, 0, 2, 2, nullptr, 2, 0, nullptr, 2, 0, nullptr, 2,
+                       0, 1, DIST_RT_F32, DIST_RT_F32, nullptr),
             DIST_RT_OK);
 }
 

@@ -1,4 +1,4 @@
-//===- CollectivesCheck.cpp - Every collective on N ranks, element by element ===//
+//===- CollectivesCheck.cpp - every collective on N ranks -----------------===//
 //
 //   dist-mpirun -np N dist-rt-collectives-check [--backend mpi|nccl]
 //       [--strided-memory all|shared]
@@ -26,8 +26,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "dist/Runtime/DistRuntime.h"
 #include "ElementCodec.h"
+#include "dist/Runtime/DistRuntime.h"
 
 #include <mpi.h>
 
@@ -45,7 +45,7 @@
 namespace {
 
 int gRank = 0, gSize = 1;
-bool gDevice = false; // buffers live on a GPU (nccl)
+bool gDevice = false;     // buffers live on a GPU (nccl)
 bool gSharedOnly = false; // --strided-memory shared
 long gCalls = 0, gChecked = 0, gFailures = 0;
 std::string gContext;
@@ -71,7 +71,8 @@ double inputValue(int dt, int op, int r, int64_t i, int salt) {
   // does, and a mean must not be taken of the wrapped sum).
   if ((op == DIST_RT_SUM || op == DIST_RT_AVG) && isInt(dt)) {
     double scale = dt == DIST_RT_I16 ? 300 : 1;
-    return scale * (static_cast<double>((r * 37 + i * 11 + salt * 5) % 199) - 99);
+    return scale *
+           (static_cast<double>((r * 37 + i * 11 + salt * 5) % 199) - 99);
   }
   switch (op) {
   case DIST_RT_SUM:
@@ -335,8 +336,8 @@ void checkMovement(int64_t g, const std::vector<int> &members, int dt,
     recv.download();
     for (int j = 0; j < p; ++j)
       for (int64_t i = 0; i < n; ++i)
-        expectElem(recv, dt, j * n + i,
-                   inputValue(dt, op, members[j], i, salt), "all_gather");
+        expectElem(recv, dt, j * n + i, inputValue(dt, op, members[j], i, salt),
+                   "all_gather");
   } else {
     // Member r's element (j, i) — destined for member j — is
     // input(r, j*n + i); member j receives it in chunk r.
@@ -391,9 +392,8 @@ void checkStridedAllToAll(int64_t g, const std::vector<int> &members, int dt,
     encode(dt, sentinel, recv.host.data() + i * es);
   recv.upload();
   ++gCalls;
-  distRtAllToAllStrided(g, 3, geo.box, send.dev, geo.sendStrides,
-                        geo.sendChunk, recv.dev, geo.recvStrides,
-                        geo.recvChunk, dt, nullptr);
+  distRtAllToAllStrided(g, 3, geo.box, send.dev, geo.sendStrides, geo.sendChunk,
+                        recv.dev, geo.recvStrides, geo.recvChunk, dt, nullptr);
   recv.download();
   std::vector<bool> covered(geo.recvElements, false);
   for (int r = 0; r < p; ++r)
@@ -405,8 +405,7 @@ void checkStridedAllToAll(int64_t g, const std::vector<int> &members, int dt,
           int64_t to = r * geo.recvChunk + a * geo.recvStrides[0] +
                        b * geo.recvStrides[1] + k * geo.recvStrides[2];
           covered[to] = true;
-          expectElem(recv, dt, to,
-                     inputValue(dt, -1, members[r], from, salt),
+          expectElem(recv, dt, to, inputValue(dt, -1, members[r], from, salt),
                      "strided all_to_all");
         }
   for (int64_t i = 0; i < geo.recvElements; ++i)
@@ -497,8 +496,7 @@ void checkStridedAllToAlls(int64_t g, const std::vector<int> &members,
       {"send host, recv runtime", host, runtime, true},
       {"both sides host memory", host, host, false},
       // With more than one member, neither side is shared by all of them.
-      {"runtime memory on even members", runtimeOnEven, runtimeOnEven,
-       p == 1},
+      {"runtime memory on even members", runtimeOnEven, runtimeOnEven, p == 1},
   };
   for (const MemoryPlan &mem : plans) {
     if (gDevice && &mem != &plans[0])
@@ -511,8 +509,8 @@ void checkStridedAllToAlls(int64_t g, const std::vector<int> &members,
   }
 }
 
-void checkReduction(int64_t g, const std::vector<int> &members, int dt,
-                    int op, int64_t n, bool scatter, bool inPlace, int salt) {
+void checkReduction(int64_t g, const std::vector<int> &members, int dt, int op,
+                    int64_t n, bool scatter, bool inPlace, int salt) {
   const int p = static_cast<int>(members.size());
   const int me = static_cast<int>(
       std::find(members.begin(), members.end(), gRank) - members.begin());
@@ -587,8 +585,8 @@ void checkLargeReductions(int64_t g, const std::vector<int> &members,
 
 void checkGroup(const TestMesh &m, const std::vector<int64_t> &axes,
                 const std::string &backend, int &salt) {
-  int64_t g = distRtGroup(m.handle, static_cast<int64_t>(axes.size()),
-                          axes.data());
+  int64_t g =
+      distRtGroup(m.handle, static_cast<int64_t>(axes.size()), axes.data());
   std::vector<int> members = m.members(axes, gRank);
   gContext = m.str() + " axes [";
   for (size_t i = 0; i < axes.size(); ++i)
@@ -614,8 +612,7 @@ void checkGroup(const TestMesh &m, const std::vector<int64_t> &axes,
   checkMovement(g, members, DIST_RT_F32, 5, false, true, ++salt);
   checkMovement(g, members, DIST_RT_I32, 5, true, true, ++salt);
   checkReduction(g, members, DIST_RT_F64, DIST_RT_SUM, 5, true, true, ++salt);
-  checkReduction(g, members, DIST_RT_BF16, DIST_RT_AVG, 5, false, true,
-                 ++salt);
+  checkReduction(g, members, DIST_RT_BF16, DIST_RT_AVG, 5, false, true, ++salt);
   checkStridedAllToAlls(g, members, salt);
   gContext = groupContext + " large";
   checkMovement(g, members, DIST_RT_F32, 20000, false, false, ++salt);
@@ -652,11 +649,11 @@ void checkPermute(int64_t mesh, const std::vector<int64_t> &src, int dt,
   Buffer &out = inPlace ? send : recv;
   out.download();
   for (int64_t i = 0; i < n; ++i) {
-    double want = src[gRank] >= 0
-                      ? inputValue(dt, -1, static_cast<int>(src[gRank]), i,
-                                   salt)
-                      : (inPlace ? inputValue(dt, -1, gRank, i, salt)
-                                 : (dt == DIST_RT_I1 ? 1 : 42));
+    double want =
+        src[gRank] >= 0
+            ? inputValue(dt, -1, static_cast<int>(src[gRank]), i, salt)
+            : (inPlace ? inputValue(dt, -1, gRank, i, salt)
+                       : (dt == DIST_RT_I1 ? 1 : 42));
     expectElem(out, dt, i, want, "permute");
   }
 }
@@ -680,8 +677,7 @@ void checkPermutes(int64_t mesh, int &salt) {
   for (int r = 1; r < gSize; r += 2)
     partial[r] = r - 1;
   checkPermute(mesh, partial, DIST_RT_I64, 5, false, ++salt, "partial");
-  checkPermute(mesh, partial, DIST_RT_I16, 5, true, ++salt,
-               "partial in place");
+  checkPermute(mesh, partial, DIST_RT_I16, 5, true, ++salt, "partial in place");
   // Large shift.
   std::vector<int64_t> shift(gSize);
   for (int r = 0; r < gSize; ++r)
@@ -716,17 +712,15 @@ int main(int argc, char **argv) {
   // The mpi backend on device memory (DIST_RT_MPI_MEMORY=device: transfers
   // staged through the host) takes device buffers like nccl.
   const char *memory = std::getenv("DIST_RT_MPI_MEMORY");
-  gDevice = backend != "mpi" ||
-            (memory && std::string(memory) == "device");
+  gDevice = backend != "mpi" || (memory && std::string(memory) == "device");
   gRank = static_cast<int>(distRtWorldRank());
   gSize = static_cast<int>(distRtWorldSize());
   int salt = 0;
   std::vector<TestMesh> meshes = meshesFor(gSize);
   for (TestMesh &m : meshes) {
-    m.handle = distRtMeshCreate(static_cast<int64_t>(m.sizes.size()),
-                                m.sizes.data(),
-                                m.devices.empty() ? nullptr
-                                                  : m.devices.data());
+    m.handle =
+        distRtMeshCreate(static_cast<int64_t>(m.sizes.size()), m.sizes.data(),
+                         m.devices.empty() ? nullptr : m.devices.data());
     for (const std::vector<int64_t> &axes : groupsFor(m))
       checkGroup(m, axes, backend, salt);
   }

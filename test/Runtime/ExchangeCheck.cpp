@@ -37,8 +37,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "dist/Runtime/DistRuntime.h"
 #include "ElementCodec.h"
+#include "dist/Runtime/DistRuntime.h"
 
 #include <mpi.h>
 
@@ -434,8 +434,8 @@ void checkSubMeshGroup(const SubMesh &m, int &salt) {
   const bool member = me >= 0;
   std::vector<int64_t> axes = iota(0, static_cast<int64_t>(m.sizes.size()));
   gContext = m.str() + " group over all axes";
-  int64_t g = distRtGroup(m.handle, static_cast<int64_t>(axes.size()),
-                          axes.data());
+  int64_t g =
+      distRtGroup(m.handle, static_cast<int64_t>(axes.size()), axes.data());
   const int64_t p = member ? static_cast<int64_t>(m.devices.size()) : 1;
   expectEq(distRtGroupSize(g), p, "group size");
   expectEq(distRtGroupRank(g), member ? me : 0, "group rank");
@@ -458,9 +458,9 @@ void checkSubMeshGroup(const SubMesh &m, int &salt) {
   ++salt;
   resetSend();
   ++gCalls;
-  expectEq(distRtAllGather(g, send.data(), recv.data(), n, DIST_RT_I32,
-                           nullptr),
-           DIST_RT_OK, "all_gather status");
+  expectEq(
+      distRtAllGather(g, send.data(), recv.data(), n, DIST_RT_I32, nullptr),
+      DIST_RT_OK, "all_gather status");
   if (member) {
     for (int64_t k = 0; k < p; ++k)
       for (int64_t i = 0; i < n; ++i)
@@ -470,8 +470,7 @@ void checkSubMeshGroup(const SubMesh &m, int &salt) {
   }
   resetSend();
   ++gCalls;
-  expectEq(distRtAllToAll(g, send.data(), recv.data(), n, DIST_RT_I32,
-                          nullptr),
+  expectEq(distRtAllToAll(g, send.data(), recv.data(), n, DIST_RT_I32, nullptr),
            DIST_RT_OK, "all_to_all status");
   if (member) {
     for (int64_t k = 0; k < p; ++k)
@@ -526,8 +525,8 @@ void checkSubMeshGroup(const SubMesh &m, int &salt) {
 // rank up to the mesh's largest.
 void checkSubMeshPermute(const SubMesh &m, int &salt) {
   gContext = m.str() + " permute";
-  const int64_t size = *std::max_element(m.devices.begin(), m.devices.end()) +
-                       1;
+  const int64_t size =
+      *std::max_element(m.devices.begin(), m.devices.end()) + 1;
   const int64_t nd = static_cast<int64_t>(m.devices.size());
   std::vector<int64_t> src(size, -1), offsets{0}, dests;
   for (int64_t l = 0; l < nd; ++l)
@@ -608,8 +607,7 @@ int main(int argc, char **argv) {
     if (a == "--memory" && i + 1 < argc) {
       memory = argv[++i];
     } else {
-      std::fprintf(stderr, "usage: %s [--memory all|runtime|host]\n",
-                   argv[0]);
+      std::fprintf(stderr, "usage: %s [--memory all|runtime|host]\n", argv[0]);
       return 2;
     }
   }

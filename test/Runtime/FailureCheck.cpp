@@ -116,8 +116,7 @@ int returnMode() {
                            gRank == 0 ? "rank 0: exchange: ranks 0 and 1 "
                                         "disagree on the exchange"
                                       : "rank 1: exchange: ranks 1 and 0 "
-                                        "disagree on the exchange") !=
-                   nullptr,
+                                        "disagree on the exchange") != nullptr,
            "exchange mismatch not reported as MISMATCH");
   else
     expect(rc == DIST_RT_OK, "exchange on a rank it does not name");
@@ -169,8 +168,7 @@ int main(int argc, char **argv) {
     int64_t shape[1] = {4};
     int64_t table[10] = {0, 1, 0, 0, 2, 0, gSize, 0, 0, 2};
     float send[4] = {}, recv[4] = {};
-    distRtExchange(1, shape, send, shape, recv, 2, table, DIST_RT_F32,
-                   nullptr);
+    distRtExchange(1, shape, send, shape, recv, 2, table, DIST_RT_F32, nullptr);
   } else if (c == "exchange-bounds") {
     // Rank 1's send buffer is shorter than the box it sends.
     int64_t shape[1] = {4}, shortShape[1] = {2};

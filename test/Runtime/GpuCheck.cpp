@@ -109,11 +109,11 @@ void checkPack(const std::vector<int64_t> &shape, int dim, int64_t parts,
         }
   Device a(n * es), b(n * es);
   a.put(src);
-  distRtPackChunks(static_cast<int64_t>(shape.size()), shape.data(), dim,
-                   parts, a.ptr, b.ptr, dt, nullptr);
-  std::string what = "pack " + shapeStr(shape) + " dim " +
-                     std::to_string(dim) + " parts " + std::to_string(parts) +
-                     " elem " + std::to_string(es);
+  distRtPackChunks(static_cast<int64_t>(shape.size()), shape.data(), dim, parts,
+                   a.ptr, b.ptr, dt, nullptr);
+  std::string what = "pack " + shapeStr(shape) + " dim " + std::to_string(dim) +
+                     " parts " + std::to_string(parts) + " elem " +
+                     std::to_string(es);
   compare(b.get(), packed, what);
   // Unpack the reference packing back: the original must reappear.
   b.put(packed);
@@ -125,9 +125,9 @@ void checkPack(const std::vector<int64_t> &shape, int dim, int64_t parts,
 // A box of `sizes` read from a padded row-major buffer at an element offset,
 // written transposed by `perm` into a buffer pre-filled with a canary.
 void checkStrided(const std::vector<int64_t> &sizes,
-                  const std::vector<int64_t> &pad,
-                  const std::vector<int> &perm, int64_t srcOffset,
-                  int64_t dstOffset, int dt, std::mt19937 &rng) {
+                  const std::vector<int64_t> &pad, const std::vector<int> &perm,
+                  int64_t srcOffset, int64_t dstOffset, int dt,
+                  std::mt19937 &rng) {
   const size_t es = elemSize(dt);
   const int nd = static_cast<int>(sizes.size());
   std::vector<int64_t> srcStrides(nd), dstStrides(nd);
@@ -178,8 +178,8 @@ void checkStrided(const std::vector<int64_t> &sizes,
     }
     std::memset(&zeroed[so * es], 0, es);
   }
-  distRtFillZero(nd, sizes.data(), a.at(srcOffset * es), srcStrides.data(),
-                 dt, nullptr);
+  distRtFillZero(nd, sizes.data(), a.at(srcOffset * es), srcStrides.data(), dt,
+                 nullptr);
   compare(a.get(), zeroed, "fill " + shapeStr(sizes));
 }
 
@@ -205,9 +205,9 @@ int main(int argc, char **argv) {
   checkPack({8, 64, 1024}, 1, 4, DIST_RT_BF16, rng);
   checkPack({8, 8192}, 1, 2, DIST_RT_F32, rng);
   // Short runs (unit kernel): packing the last dim into narrow chunks.
-  checkPack({512, 64}, 1, 8, DIST_RT_F32, rng);   // 32-byte chunks
-  checkPack({1000, 6}, 1, 3, DIST_RT_BF16, rng);  // 4-byte chunks
-  checkPack({333, 7, 8}, 2, 8, DIST_RT_I8, rng);  // 1-byte chunks
+  checkPack({512, 64}, 1, 8, DIST_RT_F32, rng);  // 32-byte chunks
+  checkPack({1000, 6}, 1, 3, DIST_RT_BF16, rng); // 4-byte chunks
+  checkPack({333, 7, 8}, 2, 8, DIST_RT_I8, rng); // 1-byte chunks
   checkPack({3, 5, 4, 2}, 2, 4, DIST_RT_F64, rng);
   // Random shapes, dims, part counts and dtypes.
   for (int trial = 0; trial < 200; ++trial) {

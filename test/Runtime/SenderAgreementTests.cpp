@@ -100,8 +100,7 @@ TEST(SenderAgreement, PlannerAndRuntimeNameTheSameSender) {
     ASSERT_TRUE(static_cast<bool>(plannerMesh))
         << llvm::toString(plannerMesh.takeError());
     rt::MeshSpec runtimeMesh = rt::MeshSpec::create(
-        static_cast<int64_t>(m.sizes.size()), m.sizes.data(),
-        m.devices.data());
+        static_cast<int64_t>(m.sizes.size()), m.sizes.data(), m.devices.data());
 
     std::vector<int64_t> description;
     for (size_t d = 0; d < rank; ++d) {
@@ -116,15 +115,14 @@ TEST(SenderAgreement, PlannerAndRuntimeNameTheSameSender) {
         runtimeMesh, static_cast<int64_t>(rank), description.data(),
         static_cast<int64_t>(description.size()));
 
-    for (int64_t linear = 0; linear < plannerMesh->getNumDevices();
-         ++linear) {
+    for (int64_t linear = 0; linear < plannerMesh->getNumDevices(); ++linear) {
       std::vector<int64_t> receiver = plannerMesh->coordinateOf(linear);
       int64_t receiverRank = plannerMesh->rankOf(receiver);
       int64_t sender = plannerMesh->rankOf(
           planner::permuteSender(*plannerMesh, src, dst, receiver));
       ASSERT_EQ(tables.srcRank[receiverRank], sender)
-          << "mesh " << plannerMesh->str() << ", receiver rank "
-          << receiverRank << ", trial " << trial;
+          << "mesh " << plannerMesh->str() << ", receiver rank " << receiverRank
+          << ", trial " << trial;
     }
     ++checked;
   }

@@ -58,17 +58,17 @@ TEST(RangeAllocator, BestFitSplitsAndCoalesces) {
 
 TEST(RangeAllocator, RefusesWhatDoesNotFit) {
   RangeAllocator a(4096);
-  EXPECT_FALSE(a.allocate(0, 64));     // nothing to allocate
-  EXPECT_FALSE(a.allocate(64, 48));    // alignment not a power of two
-  EXPECT_FALSE(a.allocate(4097, 64));  // larger than the region
+  EXPECT_FALSE(a.allocate(0, 64));    // nothing to allocate
+  EXPECT_FALSE(a.allocate(64, 48));   // alignment not a power of two
+  EXPECT_FALSE(a.allocate(4097, 64)); // larger than the region
   auto x = a.allocate(4000, 64);
   ASSERT_TRUE(x);
-  EXPECT_FALSE(a.allocate(128, 64));   // 96 bytes left
+  EXPECT_FALSE(a.allocate(128, 64)); // 96 bytes left
   EXPECT_TRUE(a.allocate(96, 32));
-  EXPECT_FALSE(a.release(*x + 64));    // not the start of a block
+  EXPECT_FALSE(a.release(*x + 64)); // not the start of a block
   EXPECT_FALSE(a.release(123456));
   EXPECT_TRUE(a.release(*x));
-  EXPECT_FALSE(a.release(*x));         // twice
+  EXPECT_FALSE(a.release(*x)); // twice
 }
 
 TEST(RangeAllocator, AlignmentIsHonouredInsideALargerRange) {

@@ -34,21 +34,19 @@ Signature allGather(int64_t count, int64_t dtype = DIST_RT_F32) {
 
 TEST(Signature, AgreementIsSilent) {
   Signature s = allGather(4096);
-  EXPECT_EQ(errorReport([&] {
-              checkSignatures(s, {s, s}, {0, 1}, "count");
-            }),
+  EXPECT_EQ(errorReport([&] { checkSignatures(s, {s, s}, {0, 1}, "count"); }),
             "no error");
 }
 
 TEST(Signature, FirstDifferingFieldIsNamed) {
   Signature mine = allGather(4096);
   std::vector<int64_t> world{2, 5};
-  EXPECT_EQ(
-      errorReport([&] {
-        checkSignatures(mine, {mine, allGather(5000)}, world, "countPerRank");
-      }),
-      mismatch("ranks disagree on countPerRank (group of 2): 4096 on "
-               "this rank, 5000 on world rank 5"));
+  EXPECT_EQ(errorReport([&] {
+              checkSignatures(mine, {mine, allGather(5000)}, world,
+                              "countPerRank");
+            }),
+            mismatch("ranks disagree on countPerRank (group of 2): 4096 on "
+                     "this rank, 5000 on world rank 5"));
   EXPECT_EQ(errorReport([&] {
               checkSignatures(mine, {mine, allGather(4096, DIST_RT_BF16)},
                               world, "count");
@@ -61,9 +59,8 @@ TEST(Signature, FirstDifferingFieldIsNamed) {
                       DIST_RT_SUM,
                       0,
                       DIST_RT_OK};
-  EXPECT_EQ(errorReport([&] {
-              checkSignatures(mine, {reduce, mine}, world, "count");
-            }),
+  EXPECT_EQ(errorReport(
+                [&] { checkSignatures(mine, {reduce, mine}, world, "count"); }),
             mismatch("ranks disagree on the operation (group of 2): "
                      "all_gather on this rank, all_reduce on world rank 2"));
   Signature max = reduce;
@@ -88,13 +85,13 @@ TEST(Signature, AFailedMemberComesFirst) {
   Signature mine = allGather(4096);
   Signature failed = allGather(7);
   failed.failed = DIST_RT_ERR_INVALID_ARGUMENT;
-  EXPECT_EQ(
-      errorReport([&] {
-        checkSignatures(mine, {mine, allGather(9), failed}, {0, 1, 3}, "count");
-      }),
-      std::to_string(DIST_RT_ERR_INVALID_ARGUMENT) +
-          ": world rank 3 failed its checks of this call (status " +
-          std::to_string(DIST_RT_ERR_INVALID_ARGUMENT) + ")");
+  EXPECT_EQ(errorReport([&] {
+              checkSignatures(mine, {mine, allGather(9), failed}, {0, 1, 3},
+                              "count");
+            }),
+            std::to_string(DIST_RT_ERR_INVALID_ARGUMENT) +
+                ": world rank 3 failed its checks of this call (status " +
+                std::to_string(DIST_RT_ERR_INVALID_ARGUMENT) + ")");
 }
 
 TEST(Signature, ExchangePairs) {

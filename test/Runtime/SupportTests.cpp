@@ -70,8 +70,8 @@ TEST(Types, BooleanReductions) {
     if (static_cast<DType>(t) == DType::I1)
       continue;
     for (int op = 0; op < kNumRedOps; ++op) {
-      EXPECT_TRUE(supportsReduction(static_cast<DType>(t),
-                                    static_cast<RedOp>(op)));
+      EXPECT_TRUE(
+          supportsReduction(static_cast<DType>(t), static_cast<RedOp>(op)));
     }
   }
 }
@@ -113,10 +113,10 @@ TEST(Types, HalfRoundingMatchesFloat16) {
     ASSERT_EQ(floatToHalfBits(f), refBits) << std::hexfloat << f;
     ++checked;
   }
-  for (float f : {65504.f, 65519.f, 65520.f, 65536.f, 1e10f, -65520.f,
-                  5.9604645e-8f, 2.9802322e-8f, 2.9802326e-8f, 8.9406967e-8f,
-                  6.1035156e-5f, 6.1035152e-5f, INFINITY, -INFINITY, 0.f,
-                  -0.f}) {
+  for (float f :
+       {65504.f, 65519.f, 65520.f, 65536.f, 1e10f, -65520.f, 5.9604645e-8f,
+        2.9802322e-8f, 2.9802326e-8f, 8.9406967e-8f, 6.1035156e-5f,
+        6.1035152e-5f, INFINITY, -INFINITY, 0.f, -0.f}) {
     _Float16 ref = static_cast<_Float16>(f);
     uint16_t refBits;
     std::memcpy(&refBits, &ref, 2);
@@ -226,11 +226,13 @@ TEST(Mesh, RejectsInvalidMeshes) {
             std::string::npos);
   EXPECT_NE(errorText([] { mesh({2, 0}); }).find("axis 1 has size 0"),
             std::string::npos);
-  EXPECT_NE(errorText([] { mesh({2}, {0, -2}); })
-                .find("devices[1] = -2 is not a rank"),
+  EXPECT_NE(errorText([] {
+              mesh({2}, {0, -2});
+            }).find("devices[1] = -2 is not a rank"),
             std::string::npos);
-  EXPECT_NE(errorText([] { mesh({3}, {0, 1, 1}); })
-                .find("names rank 1 twice, at devices[1] and devices[2]"),
+  EXPECT_NE(errorText([] {
+              mesh({3}, {0, 1, 1});
+            }).find("names rank 1 twice, at devices[1] and devices[2]"),
             std::string::npos);
   // Ranks the job does not have: the message says what job size is needed.
   EXPECT_EQ(errorText([] {
@@ -295,8 +297,8 @@ std::vector<int64_t> referenceMembers(const std::vector<int64_t> &sizes,
     }
     return c;
   };
-  int64_t myLinear = std::find(devices.begin(), devices.end(), rank) -
-                     devices.begin();
+  int64_t myLinear =
+      std::find(devices.begin(), devices.end(), rank) - devices.begin();
   std::vector<int64_t> mine = coordsOf(myLinear);
   std::vector<std::pair<int64_t, int64_t>> found; // (group index, rank)
   for (int64_t l = 0; l < n; ++l) {
@@ -391,8 +393,9 @@ TEST(Group, MatchesReferenceOnRandomMeshes) {
 
 TEST(Group, RejectsBadAxes) {
   MeshSpec m = mesh({2, 4});
-  EXPECT_NE(errorText([&] { computeGroup(m, {2}, 0); })
-                .find("unknown mesh axis 2 (the mesh has 2 axes"),
+  EXPECT_NE(errorText([&] {
+              computeGroup(m, {2}, 0);
+            }).find("unknown mesh axis 2 (the mesh has 2 axes"),
             std::string::npos);
   EXPECT_EQ(errorCode([&] { computeGroup(m, {-1}, 0); }),
             DIST_RT_ERR_INVALID_ARGUMENT);
@@ -438,12 +441,12 @@ TEST(Permute, ValidTables) {
     EXPECT_EQ(validate(tableFrom(src, true)), "");
   }
   Table t = tableFrom({0, 0, 0, 3}, false);
-  PermuteRole r0 = permuteRole(0, t.src.data(), t.offsets.data(),
-                               t.dests.data());
+  PermuteRole r0 =
+      permuteRole(0, t.src.data(), t.offsets.data(), t.dests.data());
   EXPECT_EQ(r0.source, 0);
   EXPECT_EQ(r0.dests, (std::vector<int64_t>{1, 2}));
-  PermuteRole r2 = permuteRole(2, t.src.data(), t.offsets.data(),
-                               t.dests.data());
+  PermuteRole r2 =
+      permuteRole(2, t.src.data(), t.offsets.data(), t.dests.data());
   EXPECT_EQ(r2.source, 0);
   EXPECT_TRUE(r2.dests.empty());
 }
@@ -495,8 +498,9 @@ TEST(Permute, TablesOfSubsetMeshes) {
                 .find("rank 2 is not a device of the mesh but srcRank[2] = "
                       "2 (expected -1)"),
             std::string::npos);
-  EXPECT_NE(check(tableFrom({-1, 2, -1, 1}, false)).find("rank 2 is not a "
-                                                         "device"),
+  EXPECT_NE(check(tableFrom({-1, 2, -1, 1}, false))
+                .find("rank 2 is not a "
+                      "device"),
             std::string::npos);
 }
 
@@ -507,9 +511,9 @@ TEST(Permute, TablesOfSubsetMeshes) {
 std::string validateExchange(int64_t nd, const std::vector<int64_t> &table,
                              int64_t world) {
   return errorText([&] {
-    validateExchangeTable(nd, static_cast<int64_t>(table.size()) /
-                                  exchangeEntryWords(nd),
-                          table.data(), world);
+    validateExchangeTable(
+        nd, static_cast<int64_t>(table.size()) / exchangeEntryWords(nd),
+        table.data(), world);
   });
 }
 
@@ -524,16 +528,14 @@ TEST(Exchange, ValidatesEveryEntry) {
             "table entry 0: dstOffset[0] = -5 is negative");
   EXPECT_EQ(validateExchange(2, {0, 1, 0, 0, 0, 0, 2, -1}, 2),
             "table entry 0: size[1] = -1 is negative");
-  EXPECT_NE(validateExchange(2, {0, 1, 0, 0, 0, 0, int64_t(1) << 40,
-                                 int64_t(1) << 40},
-                             2)
+  EXPECT_NE(validateExchange(
+                2, {0, 1, 0, 0, 0, 0, int64_t(1) << 40, int64_t(1) << 40}, 2)
                 .find("overflows"),
             std::string::npos);
-  EXPECT_NE(validateExchange(-1, {}, 2).find("numDims -1"),
-            std::string::npos);
-  EXPECT_NE(errorText([] { validateExchangeTable(1, 1, nullptr, 2); })
-                .find("null"),
-            std::string::npos);
+  EXPECT_NE(validateExchange(-1, {}, 2).find("numDims -1"), std::string::npos);
+  EXPECT_NE(
+      errorText([] { validateExchangeTable(1, 1, nullptr, 2); }).find("null"),
+      std::string::npos);
   // Bounds: only the entries that name the rank, against its own shapes;
   // empty boxes never.
   std::vector<int64_t> t{0, 1, 2, 1, 3, 1, 0, 9, 9, 0};
@@ -543,10 +545,9 @@ TEST(Exchange, ValidatesEveryEntry) {
             }),
             "table entry 0: srcOffset[0] + size[0] = 2 + 3 exceeds "
             "sendShape[0] = 4");
-  EXPECT_EQ(errorText([&] {
-              checkExchangeBounds(1, 2, t.data(), 1, &three, &four);
-            }),
-            "");
+  EXPECT_EQ(
+      errorText([&] { checkExchangeBounds(1, 2, t.data(), 1, &three, &four); }),
+      "");
   EXPECT_EQ(errorText([&] {
               checkExchangeBounds(1, 2, t.data(), 1, &three, &three);
             }),
@@ -610,16 +611,16 @@ TEST(Exchange, BoxesAndTheirCopies) {
   std::vector<int32_t> t(120), packed(18, -1), back(120, 0), moved(120, 0);
   std::iota(t.begin(), t.end(), 0);
   int64_t off[3] = {1, 2, 1}, size[3] = {2, 3, 3}, to[3] = {0, 0, 3};
-  BoxCopy pack = boxPackCopy(3, shape, off, size, 4, t.data(), packed.data(),
-                             true);
+  BoxCopy pack =
+      boxPackCopy(3, shape, off, size, 4, t.data(), packed.data(), true);
   copyCpu(pack.plan, pack.src, pack.dst);
   EXPECT_EQ(packed[0], 30 + 12 + 1);
   EXPECT_EQ(packed[17], 60 + 24 + 3);
-  BoxCopy unpack = boxPackCopy(3, shape, off, size, 4, back.data(),
-                               packed.data(), false);
+  BoxCopy unpack =
+      boxPackCopy(3, shape, off, size, 4, back.data(), packed.data(), false);
   copyCpu(unpack.plan, unpack.src, unpack.dst);
-  BoxCopy c = boxCopy(3, size, shape, off, t.data(), shape, to, moved.data(),
-                      4);
+  BoxCopy c =
+      boxCopy(3, size, shape, off, t.data(), shape, to, moved.data(), 4);
   copyCpu(c.plan, c.src, c.dst);
   for (int64_t i = 0; i < 4; ++i)
     for (int64_t j = 0; j < 5; ++j)
@@ -653,7 +654,8 @@ TEST(Permute, TablesFromLayouts) {
   // (y is replicated in the source): (b, b). One sender, two receivers.
   std::vector<int64_t> move{1, 0, 1, 1};
   PermuteTables u = permuteTablesFromLayouts(m, 1, move.data(), move.size());
-  // (0,0)=3 <- (0,0)=3; (0,1)=1 <- (1,1)=2; (1,0)=0 <- (0,0)=3; (1,1)=2 <- (1,1)=2.
+  // (0,0)=3 <- (0,0)=3; (0,1)=1 <- (1,1)=2; (1,0)=0 <- (0,0)=3; (1,1)=2 <-
+  // (1,1)=2.
   EXPECT_EQ(u.srcRank, (std::vector<int64_t>{3, 2, 2, 3}));
   EXPECT_EQ(validate({u.srcRank, u.destOffsets, u.destList}), "");
 }
@@ -770,12 +772,11 @@ TEST(CopyPlan, RejectsBadDescriptors) {
   int64_t good[2] = {2, 1};
   int64_t negative[2] = {-2, 1};
   int64_t zeroDst[2] = {0, 1};
-  EXPECT_EQ(errorCode([&] {
-              makeCopyPlan(2, sizes, negative, good, 4, a, b);
-            }),
+  EXPECT_EQ(errorCode([&] { makeCopyPlan(2, sizes, negative, good, 4, a, b); }),
             DIST_RT_ERR_INVALID_ARGUMENT);
-  EXPECT_NE(errorText([&] { makeCopyPlan(2, sizes, good, zeroDst, 4, a, b); })
-                .find("destination stride of dim 0 is 0"),
+  EXPECT_NE(errorText([&] {
+              makeCopyPlan(2, sizes, good, zeroDst, 4, a, b);
+            }).find("destination stride of dim 0 is 0"),
             std::string::npos);
   EXPECT_EQ(errorCode([&] {
               makeCopyPlan(DIST_RT_MAX_COPY_DIMS + 1, sizes, good, good, 4, a,
@@ -786,8 +787,9 @@ TEST(CopyPlan, RejectsBadDescriptors) {
   EXPECT_EQ(errorCode([&] { makeCopyPlan(2, huge, good, good, 4, a, b); }),
             DIST_RT_ERR_INVALID_ARGUMENT);
   int64_t shape[2] = {6, 4};
-  EXPECT_NE(errorText([&] { makePackPlan(2, shape, 0, 4, 4, a, b, false); })
-                .find("does not split into 4"),
+  EXPECT_NE(errorText([&] {
+              makePackPlan(2, shape, 0, 4, 4, a, b, false);
+            }).find("does not split into 4"),
             std::string::npos);
   EXPECT_EQ(errorCode([&] { makePackPlan(2, shape, 2, 2, 4, a, b, false); }),
             DIST_RT_ERR_INVALID_ARGUMENT);
@@ -915,13 +917,13 @@ TEST(CopyPlan, FillZeroTouchesOnlyTheBox) {
   std::vector<int32_t> buf(6 * 5, 7);
   // Zero the padding rows 4..5 and column 4 of a 6x5 buffer holding 4x4 data.
   int64_t rowsSizes[2] = {2, 5}, rowsStrides[2] = {5, 1};
-  CopyPlan rows = makeCopyPlan(2, rowsSizes, nullptr, rowsStrides, 4, nullptr,
-                               &buf[20]);
+  CopyPlan rows =
+      makeCopyPlan(2, rowsSizes, nullptr, rowsStrides, 4, nullptr, &buf[20]);
   EXPECT_EQ(rows.numDims, 1); // two whole rows are one run
   fillZeroCpu(rows, &buf[20]);
   int64_t colSizes[1] = {4}, colStrides[1] = {5};
-  CopyPlan col = makeCopyPlan(1, colSizes, nullptr, colStrides, 4, nullptr,
-                              &buf[4]);
+  CopyPlan col =
+      makeCopyPlan(1, colSizes, nullptr, colStrides, 4, nullptr, &buf[4]);
   fillZeroCpu(col, &buf[4]);
   for (int r = 0; r < 6; ++r)
     for (int c = 0; c < 5; ++c)
@@ -943,14 +945,15 @@ TEST(CopyPlan, ExtentOfAStridedBox) {
 
 TEST(FastDivmod, MatchesDivision) {
   std::mt19937 rng(13);
-  std::vector<uint32_t> divisors{1, 2, 3, 5, 7, 10, 255, 256, 257, 641, 65535,
-                                 65536, 65537, 1000000007u, 0x7fffffffu};
+  std::vector<uint32_t> divisors{1,     2,     3,     5,           7,
+                                 10,    255,   256,   257,         641,
+                                 65535, 65536, 65537, 1000000007u, 0x7fffffffu};
   for (int i = 0; i < 200; ++i)
     divisors.push_back(1 + rng() % 0x7fffffffu);
   for (uint32_t d : divisors) {
     FastDivmod f(d);
-    std::vector<uint32_t> ns{0, 1, d - 1, d, d + 1, 0x7fffffffu,
-                             0x7fffffffu - 1};
+    std::vector<uint32_t> ns{0,     1,           d - 1,          d,
+                             d + 1, 0x7fffffffu, 0x7fffffffu - 1};
     for (int i = 0; i < 2000; ++i)
       ns.push_back(rng() % 0x80000000u);
     for (uint32_t n : ns) {
@@ -973,8 +976,8 @@ TEST(CopyPlan32, OffsetsMatchThe64BitPlan) {
       shape[d] = 1 + rng() % 9;
     int dim = rng() % nd;
     shape[dim] *= 3;
-    CopyPlan plan = makePackPlan(nd, shape.data(), dim, 3, 2, nullptr,
-                                 nullptr, rng() % 2);
+    CopyPlan plan =
+        makePackPlan(nd, shape.data(), dim, 3, 2, nullptr, nullptr, rng() % 2);
     ASSERT_TRUE(fitsIn32Bits(plan));
     CopyPlan32 p32 = toPlan32(plan);
     for (int64_t u = 0; u < plan.totalUnits; ++u) {

@@ -36,7 +36,8 @@ MLIRContext &context() {
     ctx = std::make_unique<MLIRContext>(registry);
     ctx->loadAllAvailableDialects();
     // Diagnostics are expected; only crashes count.
-    ctx->getDiagEngine().registerHandler([](Diagnostic &) { return success(); });
+    ctx->getDiagEngine().registerHandler(
+        [](Diagnostic &) { return success(); });
   }
   return *ctx;
 }
@@ -77,7 +78,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, config);
     if (module && succeeded(verify(*module))) {
       std::string printed = print(*module);
-      OwningOpRef<ModuleOp> again = parseSourceString<ModuleOp>(printed, config);
+      OwningOpRef<ModuleOp> again =
+          parseSourceString<ModuleOp>(printed, config);
       fuzzCheck(bool(again), "a verified module prints and parses back");
     }
     break;

@@ -1,4 +1,4 @@
-//===- CAPIFuzzer.cpp - The planner's C API (dist-c/Planner.h) -------------===//
+//===- CAPIFuzzer.cpp - The planner's C API (dist-c/Planner.h) ------------===//
 //
 // Input: a request, as any C caller may pass it. Every answer must be JSON:
 // an object with a string "error", or a plan whose cost is at least its

@@ -22,7 +22,10 @@ namespace {
 struct Fixture {
   Mesh mesh = *Mesh::parse(R"(<["x"=2, "y"=4]>)");
   Mesh other = *Mesh::parse(R"(<["tp"=2], devices = [8, 9]>)");
-  PlanRequest request{mesh, {64, 48}, 4, *parseLayout(mesh, R"([{"x"}, {"y"}])"),
+  PlanRequest request{mesh,
+                      {64, 48},
+                      4,
+                      *parseLayout(mesh, R"([{"x"}, {"y"}])"),
                       *parseLayout(mesh, R"([{"y"}, {"x"}])")};
   // Collectives only: the search is exact over every sequence of them, so
   // no valid plan may cost less than its answer.
@@ -44,9 +47,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (data[0] % 2 == 0) {
     entry = text.str();
   } else {
-    std::string checksum = llvm::utohexstr(
-        llvm::xxh3_64bits((fixture.key + "\n" + text).str()),
-        /*LowerCase=*/true, /*Width=*/16);
+    std::string checksum =
+        llvm::utohexstr(llvm::xxh3_64bits((fixture.key + "\n" + text).str()),
+                        /*LowerCase=*/true, /*Width=*/16);
     entry = (PlanCache::kFormat + "\nkey " + llvm::Twine(fixture.key.size()) +
              "\n" + fixture.key + "\nplan " + llvm::Twine(text.size()) + "\n" +
              text + "\nchecksum " + checksum + "\n")

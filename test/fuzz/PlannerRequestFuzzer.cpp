@@ -40,12 +40,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     targetMesh = std::move(*other);
   }
   llvm::Expected<Layout> from = parseLayout(*mesh, f[2]);
-  llvm::Expected<Layout> to = parseLayout(targetMesh ? *targetMesh : *mesh, f[3]);
+  llvm::Expected<Layout> to =
+      parseLayout(targetMesh ? *targetMesh : *mesh, f[3]);
   if (!ok(from) || !ok(to))
     return 0;
   PlanRequest request(*mesh, spec->shape, spec->elementBytes, *from, *to);
   request.targetMesh = targetMesh;
-  request.strategy = options.contains('g') ? Strategy::Greedy : Strategy::Optimal;
+  request.strategy =
+      options.contains('g') ? Strategy::Greedy : Strategy::Optimal;
   request.moves = options.contains('c') ? MoveSet::Collective : MoveSet::All;
   if (size_t at = options.find('p'); at != llvm::StringRef::npos) {
     int64_t limit = 0;

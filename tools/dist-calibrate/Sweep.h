@@ -1,5 +1,4 @@
-//===- Sweep.h - dist-calibrate's message sizes and what it measures -*- C++
-//-*-===//
+//===- Sweep.h - dist-calibrate's sizes and measurements --------*- C++ -*-===//
 //
 // The sweep of message sizes (semantics §8 `--sizes LO:HI`: LO, 4 LO, 16 LO,
 // ... up to HI) and the list of moves timed on every axis. Both the front,

@@ -30,9 +30,9 @@ int main(int argc, char **argv) {
   dist::setTopologyResolver(
       [self](const std::vector<std::pair<std::string, dist::planner::Mesh>>
                  &meshes) {
-        return dist::run::autoTopology(meshes, dist::run::ranksOf(meshes),
-                                       "mpi", self,
-                                       {"dist-opt", "topology=auto", "the module"});
+        return dist::run::autoTopology(
+            meshes, dist::run::ranksOf(meshes), "mpi", self,
+            {"dist-opt", "topology=auto", "the module"});
       });
 #endif
   dist::registerAllDistPasses();

@@ -12,8 +12,8 @@
 //       how the optimal plans' cost compares with greedy's on the same
 //       cases. The JSON form is for scripts (utils/bench.sh).
 //       --dump-plans=FILE also writes every case (mesh rank, shape x element
-//       bytes, source -> target) and its optimal plan (semantics §4 JSON after a
-//       tab), one line per case, so that a planner change can be checked to
+//       bytes, source -> target) and its optimal plan (semantics §4 JSON after
+//       a tab), one line per case, so that a planner change can be checked to
 //       leave every plan byte-identical. --min-rank=R / --max-rank=R keep
 //       the meshes of rank R and up / up to R (e.g. one rank, to profile).
 //
@@ -122,8 +122,12 @@ void runBenchmark(benchmark::State &state, Strategy strategy) {
   }
   state.SetLabel(mesh.str());
 }
-void BM_Optimal(benchmark::State &state) { runBenchmark(state, Strategy::Optimal); }
-void BM_Greedy(benchmark::State &state) { runBenchmark(state, Strategy::Greedy); }
+void BM_Optimal(benchmark::State &state) {
+  runBenchmark(state, Strategy::Optimal);
+}
+void BM_Greedy(benchmark::State &state) {
+  runBenchmark(state, Strategy::Greedy);
+}
 BENCHMARK(BM_Optimal)->DenseRange(1, 6)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_Greedy)->DenseRange(1, 6)->Unit(benchmark::kMicrosecond);
 
@@ -143,9 +147,9 @@ struct RankSummary {
   double plainMedianUs = 0, plainWorstUs = 0;
   double greedyMedianUs = 0;
   double meanStates = 0;
-  size_t greedyWorse = 0;     // cases where greedy's plan costs more
-  double meanRatio = 0;       // geometric mean of greedy / optimal cost
-  double worstRatio = 0;      // max greedy / optimal
+  size_t greedyWorse = 0; // cases where greedy's plan costs more
+  double meanRatio = 0;   // geometric mean of greedy / optimal cost
+  double worstRatio = 0;  // max greedy / optimal
   double optimalTotalCost = 0, greedyTotalCost = 0;
 };
 
@@ -199,11 +203,12 @@ std::vector<RankSummary> summarise() {
       if (!c.from.hasPartial() && !c.to.hasPartial())
         plainUs.push_back(optimalUs.back());
       if (gReportSlowUs > 0 && optimalUs.back() > gReportSlowUs)
- llvm::errs() << "slow: " << fmt(optimalUs.back()) << " us, "
+        llvm::errs() << "slow: " << fmt(optimalUs.back()) << " us, "
                      << stats.states / 5 << " states, " << stats.expanded / 5
-                     << " expanded, " << stats.generated / 5 << " edges, " << mesh.str() << " "
-                     << c.shape[0] << "x" << c.shape[1] << "x" << c.shape[2]
-                     << " from " << printLayout(mesh, c.from) << " to "
+                     << " expanded, " << stats.generated / 5 << " edges, "
+                     << mesh.str() << " " << c.shape[0] << "x" << c.shape[1]
+                     << "x" << c.shape[2] << " from "
+                     << printLayout(mesh, c.from) << " to "
                      << printLayout(mesh, c.to) << "\n";
       greedyUs.push_back(
           timeUs(requestFor(mesh, c, Strategy::Greedy), &greedy, &stats));
@@ -242,8 +247,8 @@ void printSummary(const std::vector<RankSummary> &rows) {
                  << fmt(s.optimalP90Us) << " | " << fmt(s.optimalWorstUs)
                  << " | " << s.plainCases << ", " << fmt(s.plainMedianUs)
                  << ", " << fmt(s.plainWorstUs) << " | "
-                 << fmt(s.greedyMedianUs) << " | "
-                 << fmt(s.meanStates, 0) << " | " << s.greedyWorse << " ("
+                 << fmt(s.greedyMedianUs) << " | " << fmt(s.meanStates, 0)
+                 << " | " << s.greedyWorse << " ("
                  << fmt(100.0 * s.greedyWorse / s.cases, 0) << "%) | "
                  << fmt(s.meanRatio, 3) << " | " << fmt(s.worstRatio, 2)
                  << " | " << fmt(s.optimalTotalCost * 1e3, 2) << " / "
@@ -251,10 +256,10 @@ void printSummary(const std::vector<RankSummary> &rows) {
 }
 
 std::string summaryJSON(const std::vector<RankSummary> &rows) {
-  std::string out = "{\"benchmark\": \"dist-plan-bench\", \"planner_version\": " +
-                    std::to_string(kPlannerVersion) +
-                    ", \"cases_per_rank\": " + std::to_string(gCases) +
-                    ", \"ranks\": [";
+  std::string out =
+      "{\"benchmark\": \"dist-plan-bench\", \"planner_version\": " +
+      std::to_string(kPlannerVersion) +
+      ", \"cases_per_rank\": " + std::to_string(gCases) + ", \"ranks\": [";
   for (size_t i = 0; i < rows.size(); ++i) {
     const RankSummary &s = rows[i];
     std::string mesh;
@@ -275,7 +280,8 @@ std::string summaryJSON(const std::vector<RankSummary> &rows) {
            ", \"greedy_over_optimal_geomean\": " + formatDouble(s.meanRatio) +
            ", \"greedy_over_optimal_worst\": " + formatDouble(s.worstRatio) +
            ", \"optimal_total_cost_s\": " + formatDouble(s.optimalTotalCost) +
-           ", \"greedy_total_cost_s\": " + formatDouble(s.greedyTotalCost) + "}";
+           ", \"greedy_total_cost_s\": " + formatDouble(s.greedyTotalCost) +
+           "}";
   }
   return out + "]}";
 }
@@ -307,12 +313,14 @@ int main(int argc, char **argv) {
       }
     } else if (arg.consume_front("--report-slow=")) {
       if (arg.getAsDouble(gReportSlowUs)) {
-        llvm::errs() << "dist-plan-bench: --report-slow: expected microseconds\n";
+        llvm::errs()
+            << "dist-plan-bench: --report-slow: expected microseconds\n";
         return 2;
       }
     } else if (arg.consume_front("--cases=")) {
       if (arg.getAsInteger(10, gCases) || gCases == 0) {
-        llvm::errs() << "dist-plan-bench: --cases: expected a positive integer\n";
+        llvm::errs()
+            << "dist-plan-bench: --cases: expected a positive integer\n";
         return 2;
       }
     } else {

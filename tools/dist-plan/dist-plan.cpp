@@ -1,5 +1,4 @@
-//===- dist-plan.cpp - The planner on the command line (semantics §4)
-//----------===//
+//===- dist-plan.cpp - the planner on the command line (§4) ---------------===//
 //
 //   dist-plan --mesh '<["x"=2, "y"=4]>' --shape 1024x1024xf32
 //             --from '[{"x"}, {"y"}]' --to '[{"y"}, {"x"}]'
@@ -89,8 +88,7 @@ Options parseArguments(int argc, char **argv) {
     for (const char *k : kKnown)
       known |= name == k;
     if (!known) {
-      llvm::errs() << "dist-plan: unknown argument '" << arg << "'\n"
-                   << kUsage;
+      llvm::errs() << "dist-plan: unknown argument '" << arg << "'\n" << kUsage;
       std::exit(kExitBadArgument);
     }
     std::string value;
@@ -183,8 +181,8 @@ int main(int argc, char **argv) {
     llvm::Expected<Topology> parsed =
         Topology::parseJSON((*buffer)->getBuffer());
     if (!parsed)
-      badArgument("--topology", *topologyFile + ": " +
-                                    llvm::toString(parsed.takeError()));
+      badArgument("--topology",
+                  *topologyFile + ": " + llvm::toString(parsed.takeError()));
     topology = std::move(*parsed);
   }
   if (alpha)
@@ -193,8 +191,9 @@ int main(int argc, char **argv) {
   if (beta)
     if (llvm::Error e = topology.setFromList(*beta, /*alpha=*/false))
       badArgument("--beta", llvm::toString(std::move(e)));
-  const char *topologyArg =
-      topologyFile ? "--topology" : alpha ? "--alpha" : "--beta";
+  const char *topologyArg = topologyFile ? "--topology"
+                            : alpha      ? "--alpha"
+                                         : "--beta";
   // A cross-mesh topology names the axes of both meshes: each model takes
   // its own, and a name in neither is an error.
   for (const auto &[name, params] : topology.axes)

@@ -211,7 +211,8 @@ std::string caseFunction(const std::string &op, int64_t bytes, int64_t p,
       to = op == "reduce_scatter" ? R"([{"x"}])" : R"([{}])";
     }
   }
-  std::string in = "tensor<" + shape + "xf32, #dist.sharding<@m, " + from + ">>";
+  std::string in =
+      "tensor<" + shape + "xf32, #dist.sharding<@m, " + from + ">>";
   std::string out = "tensor<" + shape + "xf32, #dist.sharding<@m, " + to + ">>";
   return "func.func @" + name + "(%a: " + in + ") -> " + out +
          " {\n  %b = dist.reshard %a : " + in + " -> " + out +
@@ -253,8 +254,7 @@ int main(int argc, char **argv) {
 
   // One module with every case, lowered and JIT-compiled once.
   std::vector<Case> cases;
-  std::string text =
-      "dist.mesh @m = <[\"x\"=" + std::to_string(p) + "]>\n";
+  std::string text = "dist.mesh @m = <[\"x\"=" + std::to_string(p) + "]>\n";
   for (const std::string &op : opt.ops) {
     for (int64_t requested : opt.sizes) {
       // Round so that every dim divides evenly: p floats, or p rows of the
@@ -294,9 +294,9 @@ int main(int argc, char **argv) {
     func.walk([&](mlir::LLVM::CallOp call) {
       std::optional<llvm::StringRef> callee = call.getCallee();
       if (callee && callee->starts_with("distRt") &&
-          !llvm::is_contained({"distRtMeshCreate", "distRtGroup",
-                               "distRtAlloc", "distRtFree",
-                               "distRtDefaultStream", "distRtSynchronize"},
+          !llvm::is_contained({"distRtMeshCreate", "distRtGroup", "distRtAlloc",
+                               "distRtFree", "distRtDefaultStream",
+                               "distRtSynchronize"},
                               *callee))
         calls.insert(callee->str());
     });
@@ -374,8 +374,7 @@ int main(int argc, char **argv) {
                             static_cast<int>(kAllToAllColumns), MPI_FLOAT,
                             &vector),
             "MPI_Type_vector");
-      check(MPI_Type_create_resized(vector, 0, chunk * sizeof(float),
-                                    &columns),
+      check(MPI_Type_create_resized(vector, 0, chunk * sizeof(float), &columns),
             "MPI_Type_create_resized");
       check(MPI_Type_commit(&columns), "MPI_Type_commit");
       MPI_Type_free(&vector);
@@ -400,8 +399,8 @@ int main(int argc, char **argv) {
 
     // Batches of about 16 MiB of traffic, so that small sizes are not timer
     // noise.
-    const int iters = static_cast<int>(
-        std::max<int64_t>(1, (int64_t(16) << 20) / c.bytes));
+    const int iters =
+        static_cast<int>(std::max<int64_t>(1, (int64_t(16) << 20) / c.bytes));
     auto sample = [&](auto &&fn) {
       MPI_Barrier(comm);
       double t0 = MPI_Wtime();
@@ -449,13 +448,13 @@ int main(int argc, char **argv) {
     if (opt.json) {
       llvm::outs() << "{\"ranks\": " << p << ", \"dtype\": \"f32\", "
                    << "\"validation\": " << (opt.validation ? "true" : "false")
-                   << ", \"reps\": " << opt.reps << ", \"opt_level\": "
-                   << opt.optLevel << ", \"results\": [";
+                   << ", \"reps\": " << opt.reps
+                   << ", \"opt_level\": " << opt.optLevel << ", \"results\": [";
       for (auto [i, c] : llvm::enumerate(cases))
         llvm::outs() << (i ? ", " : "") << "{\"op\": \"" << c.op
                      << "\", \"bytes\": " << c.bytes << ", \"calls\": \""
-                     << c.runtimeCalls << "\", \"mpi_s\": "
-                     << llvm::format("%.6e", c.mpiSeconds)
+                     << c.runtimeCalls
+                     << "\", \"mpi_s\": " << llvm::format("%.6e", c.mpiSeconds)
                      << ", \"mpi_reshard_s\": "
                      << llvm::format("%.6e", c.mpiReshardSeconds)
                      << ", \"compiled_s\": "

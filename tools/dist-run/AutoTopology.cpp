@@ -17,7 +17,8 @@
 using namespace llvm;
 
 std::string dist::run::topologyCacheDir() {
-  if (std::optional<std::string> dir = sys::Process::GetEnv("DIST_TOPOLOGY_CACHE"))
+  if (std::optional<std::string> dir =
+          sys::Process::GetEnv("DIST_TOPOLOGY_CACHE"))
     return *dir;
   SmallString<256> path;
   if (std::optional<std::string> xdg = sys::Process::GetEnv("XDG_CACHE_HOME")) {
@@ -32,9 +33,9 @@ std::string dist::run::topologyCacheDir() {
 
 /// What a calibration is valid for, as a file name: the machine (host name
 /// and cores), the backend, the ranks and the meshes.
-static std::string cacheKey(
-    const std::vector<std::pair<std::string, dist::planner::Mesh>> &meshes,
-    int numRanks, StringRef backend) {
+static std::string
+cacheKey(const std::vector<std::pair<std::string, dist::planner::Mesh>> &meshes,
+         int numRanks, StringRef backend) {
   char host[256] = "host";
   (void)gethostname(host, sizeof(host) - 1);
   std::string key;
@@ -84,9 +85,9 @@ Expected<std::string> dist::run::autoTopology(
   // is stopped, or another that calibrates at the same time, never leaves
   // (or reads) half a file.
   std::string temp = (path + ".tmp" + Twine(::getpid())).str();
-  std::vector<std::string> args = {*calibrate, "--np", std::to_string(numRanks),
-                                   "--backend", backend.str(), "--mesh",
-                                   meshes[0].second.str()};
+  std::vector<std::string> args = {
+      *calibrate,    "--np",   std::to_string(numRanks), "--backend",
+      backend.str(), "--mesh", meshes[0].second.str()};
   if (meshes.size() == 2) {
     args.push_back("--to-mesh");
     args.push_back(meshes[1].second.str());
@@ -95,7 +96,8 @@ Expected<std::string> dist::run::autoTopology(
   for (const char *arg : {"--sizes", "64KiB:16MiB", "--reps", "3", "-o"})
     args.push_back(arg);
   args.push_back(temp);
-  errs() << caller.tool << ": calibrating this machine for " << meshes[0].second.str()
+  errs() << caller.tool << ": calibrating this machine for "
+         << meshes[0].second.str()
          << (meshes.size() == 2 ? " -> " + meshes[1].second.str() : "")
          << " on " << numRanks << " ranks (once; cached in " << path << ")\n";
   SmallVector<StringRef> argRefs(args.begin(), args.end());

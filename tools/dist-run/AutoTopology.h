@@ -1,4 +1,4 @@
-//===- AutoTopology.h - `--topology auto`: this machine, calibrated once -*- C++ -*-===//
+//===- AutoTopology.h - `--topology auto` -----------------------*- C++ -*-===//
 //
 // Plans are priced by a topology (semantics §3, §3b); without a file the
 // defaults describe an NVLink node and an H100, not the machine dist-run is
@@ -36,11 +36,10 @@ struct AutoTopologyCaller {
 /// second calibrated as dist-calibrate's --to-mesh) on `numRanks` ranks of
 /// `backend`: the cached one, or a fresh calibration by the dist-calibrate
 /// next to `self` (reported on stderr), written to the cache first.
-llvm::Expected<std::string>
-autoTopology(const std::vector<std::pair<std::string, planner::Mesh>> &meshes,
-             int numRanks, llvm::StringRef backend, llvm::StringRef self,
-             AutoTopologyCaller caller = {"dist-run", "--topology auto",
-                                          "the entry"});
+llvm::Expected<std::string> autoTopology(
+    const std::vector<std::pair<std::string, planner::Mesh>> &meshes,
+    int numRanks, llvm::StringRef backend, llvm::StringRef self,
+    AutoTopologyCaller caller = {"dist-run", "--topology auto", "the entry"});
 
 /// The ranks a calibration of `meshes` needs: one more than the largest
 /// device any of them names.

@@ -168,8 +168,8 @@ JobResult dist::run::runJob(const std::vector<std::string> &args,
     argv.push_back(const_cast<char *>(arg.c_str()));
   argv.push_back(nullptr);
   pid_t pid = 0;
-  int error = posix_spawn(&pid, argv[0], &files, &attributes, argv.data(),
-                          environ);
+  int error =
+      posix_spawn(&pid, argv[0], &files, &attributes, argv.data(), environ);
   posix_spawn_file_actions_destroy(&files);
   posix_spawnattr_destroy(&attributes);
   if (error) {

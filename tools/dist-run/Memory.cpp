@@ -11,7 +11,6 @@
 #include "llvm/Support/MathExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
-
 using namespace mlir;
 using namespace dist;
 using namespace dist::run;

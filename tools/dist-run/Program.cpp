@@ -79,8 +79,7 @@ OwningOpRef<ModuleOp> parseProgram(llvm::StringRef path, MLIRContext &context) {
   std::string error;
   std::unique_ptr<llvm::MemoryBuffer> file = openInputFile(path, &error);
   if (!file) {
-    llvm::errs() << "dist-run: cannot read '" << path << "': " << error
-                 << "\n";
+    llvm::errs() << "dist-run: cannot read '" << path << "': " << error << "\n";
     return nullptr;
   }
   sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
@@ -144,10 +143,10 @@ static std::optional<ElementKind> getElementKind(Type type) {
 static llvm::Expected<TensorSignature>
 describe(func::FuncOp entry, llvm::StringRef what, unsigned index, Type type,
          SymbolTableCollection &symbols) {
-  std::string where = (what + " #" + llvm::Twine(index) + " of @" +
-                       entry.getSymName() + " has type '" +
-                       typeToString(type) + "'")
-                          .str();
+  std::string where =
+      (what + " #" + llvm::Twine(index) + " of @" + entry.getSymName() +
+       " has type '" + typeToString(type) + "'")
+          .str();
   auto tensor = dyn_cast<RankedTensorType>(type);
   auto sharding =
       tensor ? dyn_cast_or_null<ShardingAttr>(tensor.getEncoding()) : nullptr;
@@ -158,9 +157,9 @@ describe(func::FuncOp entry, llvm::StringRef what, unsigned index, Type type,
     if (auto meshName = entry->getAttrOfType<FlatSymbolRefAttr>("dist.auto"))
       if (FailureOr<MeshOp> meshOp = lookupMesh(entry, meshName, symbols);
           succeeded(meshOp))
-        sharding = getShardingAttr(
-            entry.getContext(), *meshOp,
-            planner::Layout::replicated(tensor.getRank()));
+        sharding =
+            getShardingAttr(entry.getContext(), *meshOp,
+                            planner::Layout::replicated(tensor.getRank()));
   if (!sharding)
     return makeError(where +
                      ", which is not a sharded tensor: every argument and "
@@ -184,13 +183,13 @@ describe(func::FuncOp entry, llvm::StringRef what, unsigned index, Type type,
       getPlannerLayout(sharding, *meshOp, emitError);
   if (failed(layout))
     return makeError(where + ": invalid layout");
-  return TensorSignature{meshOp->getSymName().str(),
-                         std::move(*mesh),
-                         std::move(*layout),
-                         std::vector<int64_t>(tensor.getShape().begin(),
-                                              tensor.getShape().end()),
-                         *element,
-                         typeToString(type)};
+  return TensorSignature{
+      meshOp->getSymName().str(),
+      std::move(*mesh),
+      std::move(*layout),
+      std::vector<int64_t>(tensor.getShape().begin(), tensor.getShape().end()),
+      *element,
+      typeToString(type)};
 }
 
 llvm::Expected<EntrySignature> readEntrySignature(ModuleOp module,
@@ -294,8 +293,7 @@ llvm::Error checkLoweredEntry(ModuleOp lowered,
                               const EntrySignature &signature) {
   auto func = lowered.lookupSymbol<LLVM::LLVMFuncOp>(signature.name);
   if (!func || func.isExternal())
-    return makeError("the lowered program has no llvm.func @" +
-                     signature.name);
+    return makeError("the lowered program has no llvm.func @" + signature.name);
   size_t expected = 0;
   for (const TensorSignature &sig : signature.arguments)
     expected += expandedDescriptorSize(sig.globalShape.size());
@@ -305,8 +303,8 @@ llvm::Error checkLoweredEntry(ModuleOp lowered,
   if (type.getNumParams() != expected ||
       !isa<LLVM::LLVMVoidType>(type.getReturnType()))
     return makeError(
-        "the lowered @" + signature.name + " has type " +
-        typeToString(type) + ", but the calling convention of "
+        "the lowered @" + signature.name + " has type " + typeToString(type) +
+        ", but the calling convention of "
         "dist/Conversion/Pipelines.h promises a void function of " +
         llvm::Twine(expected) +
         " values (one expanded memref descriptor per argument, then per "
@@ -322,11 +320,10 @@ llvm::Error writeBytecode(ModuleOp module, llvm::StringRef path) {
   });
 }
 
-llvm::Expected<std::unique_ptr<ExecutionEngine>>
-createExecutionEngine(ModuleOp lowered, unsigned optLevel,
-                      llvm::function_ref<llvm::orc::SymbolMap(
-                          llvm::orc::MangleAndInterner)>
-                          symbols) {
+llvm::Expected<std::unique_ptr<ExecutionEngine>> createExecutionEngine(
+    ModuleOp lowered, unsigned optLevel,
+    llvm::function_ref<llvm::orc::SymbolMap(llvm::orc::MangleAndInterner)>
+        symbols) {
   // Compile for this host's CPU and features, so that the local data
   // movement the pipeline emits as loops gets vectorised like native code.
   llvm::Expected<llvm::orc::JITTargetMachineBuilder> builder =

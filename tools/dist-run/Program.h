@@ -96,8 +96,9 @@ mlir::LogicalResult lowerToLLVM(mlir::ModuleOp module,
 mlir::LogicalResult planProgram(mlir::ModuleOp module,
                                 const DistToLLVMPipelineOptions &options,
                                 double *modelledSeconds = nullptr);
-mlir::LogicalResult lowerPlannedToLLVM(mlir::ModuleOp module,
-                                       const DistToLLVMPipelineOptions &options);
+mlir::LogicalResult
+lowerPlannedToLLVM(mlir::ModuleOp module,
+                   const DistToLLVMPipelineOptions &options);
 
 /// Checks that the lowered module has `llvm.func @name` taking the expanded
 /// descriptors the calling convention promises for `signature`, so that a
@@ -111,11 +112,10 @@ llvm::Error writeBytecode(mlir::ModuleOp module, llvm::StringRef path);
 /// JIT-compiles a lowered module. `optLevel` (0-3) drives both the LLVM IR
 /// optimisation pipeline and code generation. `symbols` (may be null) maps
 /// names to addresses that take precedence over the process's own symbols.
-llvm::Expected<std::unique_ptr<mlir::ExecutionEngine>>
-createExecutionEngine(mlir::ModuleOp lowered, unsigned optLevel,
-                      llvm::function_ref<llvm::orc::SymbolMap(
-                          llvm::orc::MangleAndInterner)>
-                          symbols = nullptr);
+llvm::Expected<std::unique_ptr<mlir::ExecutionEngine>> createExecutionEngine(
+    mlir::ModuleOp lowered, unsigned optLevel,
+    llvm::function_ref<llvm::orc::SymbolMap(llvm::orc::MangleAndInterner)>
+        symbols = nullptr);
 
 } // namespace dist::run
 

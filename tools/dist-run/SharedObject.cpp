@@ -84,24 +84,22 @@ createTargetMachine(const SharedObjectOptions &options) {
     builder.setCPU(options.cpu);
   }
   builder.setRelocationModel(llvm::Reloc::PIC_);
-  builder.setCodeGenOptLevel(options.optLevel == 0 ? llvm::CodeGenOptLevel::None
-                             : options.optLevel == 1
-                                 ? llvm::CodeGenOptLevel::Less
-                             : options.optLevel == 2
-                                 ? llvm::CodeGenOptLevel::Default
-                                 : llvm::CodeGenOptLevel::Aggressive);
+  builder.setCodeGenOptLevel(
+      options.optLevel == 0   ? llvm::CodeGenOptLevel::None
+      : options.optLevel == 1 ? llvm::CodeGenOptLevel::Less
+      : options.optLevel == 2 ? llvm::CodeGenOptLevel::Default
+                              : llvm::CodeGenOptLevel::Aggressive);
   return builder.createTargetMachine();
 }
 
 /// Runs `program` with `args`, its output into `log`; the log's text on
 /// failure.
 llvm::Error runTool(llvm::StringRef program,
-                    llvm::ArrayRef<llvm::StringRef> args,
-                    llvm::StringRef log) {
+                    llvm::ArrayRef<llvm::StringRef> args, llvm::StringRef log) {
   std::string message;
   std::optional<llvm::StringRef> redirects[] = {std::nullopt, log, log};
-  int status = llvm::sys::ExecuteAndWait(program, args, std::nullopt,
-                                         redirects, 0, 0, &message);
+  int status = llvm::sys::ExecuteAndWait(program, args, std::nullopt, redirects,
+                                         0, 0, &message);
   if (status == 0)
     return llvm::Error::success();
   std::string output;
@@ -110,7 +108,8 @@ llvm::Error runTool(llvm::StringRef program,
   std::string command;
   for (llvm::StringRef arg : args)
     command += (command.empty() ? "" : " ") + arg.str();
-  std::string why = status < 0 ? message : "exit status " + std::to_string(status);
+  std::string why =
+      status < 0 ? message : "exit status " + std::to_string(status);
   return makeError("linking the compiled program failed (" + command + ": " +
                    why + ")" + (output.empty() ? "" : ":\n" + output));
 }
@@ -120,7 +119,8 @@ llvm::Error runTool(llvm::StringRef program,
 bool isKnownCpu(llvm::StringRef cpu) {
   const llvm::Triple triple(llvm::sys::getProcessTriple());
   std::string error;
-  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);
+  const llvm::Target *target =
+      llvm::TargetRegistry::lookupTarget(triple, error);
   if (!target)
     return false;
   std::unique_ptr<llvm::MCSubtargetInfo> info(

@@ -1,4 +1,4 @@
-//===- Tensors.h - placements of a program's tensors on the ranks -*- C++ -*-===//
+//===- Tensors.h - placements of a program's tensors ------------*- C++ -*-===//
 //
 // The front's side of dist-run's inputs and outputs (common/Inputs.h): from
 // an entry's signature (mesh, layout, global shape, semantics §1-§2), where

@@ -30,8 +30,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Job.h"
 #include "AutoTopology.h"
+#include "Job.h"
 #include "Memory.h"
 #include "Program.h"
 #include "SharedObject.h"
@@ -78,7 +78,8 @@ namespace cl = llvm::cl;
 namespace {
 
 cl::OptionCategory runCategory("dist-run options");
-cl::OptionCategory planCategory("Reshard planning (as in dist-reshard-pipeline)");
+cl::OptionCategory
+    planCategory("Reshard planning (as in dist-reshard-pipeline)");
 
 cl::opt<std::string> inputFile(cl::Positional, cl::desc("FILE.mlir"),
                                cl::Required, cl::cat(runCategory));
@@ -109,18 +110,20 @@ cl::opt<dist::ComputeLowering> compute(
     cl::desc("target=cpu: the local compute other than products as fused, "
              "tiled and vectorized loop nests (the default) or as the loops "
              "linalg lowers each op to"),
-    cl::init(dist::ComputeLowering::Fused),
-    dist::computeLoweringOptionValues(), cl::cat(runCategory));
+    cl::init(dist::ComputeLowering::Fused), dist::computeLoweringOptionValues(),
+    cl::cat(runCategory));
 cl::opt<int64_t> vectorBytes(
     "vector-bytes",
     cl::desc("--compute fused: the vector width in bytes (default 64, "
              "AVX-512; LLVM splits wider vectors for narrower ISAs)"),
-    cl::init(dist::codegen::kDefaultVectorBytes), cl::value_desc("B"), cl::cat(runCategory));
+    cl::init(dist::codegen::kDefaultVectorBytes), cl::value_desc("B"),
+    cl::cat(runCategory));
 cl::opt<int64_t> rowTileElements(
     "row-tile-elements",
     cl::desc("--compute fused: about how many elements a block of rows that "
              "a softmax or a norm computes together holds (default 512)"),
-    cl::init(dist::codegen::kDefaultRowTileElements), cl::value_desc("N"), cl::cat(runCategory));
+    cl::init(dist::codegen::kDefaultRowTileElements), cl::value_desc("N"),
+    cl::cat(runCategory));
 cl::opt<int64_t> permuteTableDevices(
     "permute-table-devices",
     cl::desc("Largest mesh whose permutes carry a rank-to-rank table; on "
@@ -310,12 +313,12 @@ int runFront(const char *argv0) {
   // --timeout counts from here: compiling may take long too.
   std::optional<Deadline> deadline;
   if (timeoutSeconds > 0)
-    deadline = std::chrono::steady_clock::now() +
-               std::chrono::seconds(timeoutSeconds);
+    deadline =
+        std::chrono::steady_clock::now() + std::chrono::seconds(timeoutSeconds);
   // Usage first: nothing is compiled or started for a bad command line.
   if (numRanks < 1)
-    return usageError("--np must be at least 1 (got " +
-                      llvm::Twine(numRanks) + ")");
+    return usageError("--np must be at least 1 (got " + llvm::Twine(numRanks) +
+                      ")");
   if (backendName != "mpi" && backendName != "nccl")
     return usageError("unknown backend '" + backendName + "' (available: mpi" +
                       (haveNccl() ? ", nccl" : "") + ")");
@@ -352,12 +355,11 @@ int runFront(const char *argv0) {
     return usageError("--gpu-chip '" + gpuChip +
                       "' is not a CUDA architecture name (sm_80, sm_90, "
                       "sm_90a, ...)");
-  if (llvm::Expected<FaultSpec> parsed = FaultSpec::parse(injectFault);
-      !parsed)
+  if (llvm::Expected<FaultSpec> parsed = FaultSpec::parse(injectFault); !parsed)
     return usageError(llvm::toString(parsed.takeError()));
   else if (parsed->kind != FaultSpec::None && parsed->rank >= numRanks)
-    return usageError("--inject-fault names rank " +
-                      llvm::Twine(parsed->rank) + ", but the job has ranks 0.." +
+    return usageError("--inject-fault names rank " + llvm::Twine(parsed->rank) +
+                      ", but the job has ranks 0.." +
                       llvm::Twine(numRanks - 1));
   if (!llvm::sys::fs::exists(inputFile))
     return failure("no such file '" + inputFile + "'");
@@ -388,10 +390,10 @@ int runFront(const char *argv0) {
   // only some of the ranks: pipeline stages).
   for (const auto &[name, mesh] : signature->meshes())
     if (mesh.getMaxRank() >= numRanks)
-      return usageError("--np " + llvm::Twine(numRanks) + " is too small: mesh @" +
-                        name + " names rank " + llvm::Twine(mesh.getMaxRank()) +
-                        " (run with --np " + llvm::Twine(mesh.getMaxRank() + 1) +
-                        " or more)");
+      return usageError("--np " + llvm::Twine(numRanks) +
+                        " is too small: mesh @" + name + " names rank " +
+                        llvm::Twine(mesh.getMaxRank()) + " (run with --np " +
+                        llvm::Twine(mesh.getMaxRank() + 1) + " or more)");
   // npy:DIR: every file is checked (header, dtype, shape, size) before
   // anything is compiled or started; the workers read the data.
   std::string workerInput = inputText;
@@ -401,9 +403,8 @@ int runFront(const char *argv0) {
     input->dir = std::string(dir);
     workerInput = input->str();
     for (auto [k, sig] : llvm::enumerate(signature->arguments))
-      if (llvm::Expected<NpyInput> npy =
-              NpyInput::open(input->npyPath(k), k, sig.globalShape,
-                             sig.element, sig.typeText);
+      if (llvm::Expected<NpyInput> npy = NpyInput::open(
+              input->npyPath(k), k, sig.globalShape, sig.element, sig.typeText);
           !npy)
         return failure("bad --input: " + llvm::toString(npy.takeError()));
   }
@@ -445,8 +446,8 @@ int runFront(const char *argv0) {
   // intermediates once every tensor has its layout; either way before any
   // rank starts.
   const uint64_t limit = memoryLimit ? uint64_t(memoryLimit) : machineMemory();
-  const char *limitSource = memoryLimit ? "that --memory-limit allows"
-                                        : "of memory this machine has";
+  const char *limitSource =
+      memoryLimit ? "that --memory-limit allows" : "of memory this machine has";
   // A dist.auto entry's free tensors stand as replicated until planned: an
   // upper bound, not what the ranks will hold, so only the check after
   // planning applies to it.
@@ -462,7 +463,7 @@ int runFront(const char *argv0) {
   auto compileFailed = [&] {
     return failure("compiling @" + signature->name + " of '" + inputFile +
                    "' failed (target " +
-                       dist::stringifyRuntimeTarget(options.target) + ")");
+                   dist::stringifyRuntimeTarget(options.target) + ")");
   };
   double modelledSeconds = 0;
   if (mlir::failed(
@@ -557,8 +558,8 @@ int runFront(const char *argv0) {
     return failure(llvm::toString(std::move(error)));
   if (!compileOnly.empty()) {
     llvm::outs() << "dist-run: @" << signature->name << " compiled for "
-                 << numRanks << " ranks (" << backendName << ") into "
-                 << jobDir << "; run it with: dist-mpirun -np " << numRanks
+                 << numRanks << " ranks (" << backendName << ") into " << jobDir
+                 << "; run it with: dist-mpirun -np " << numRanks
                  << " dist-run-worker " << jobFile << "\n";
     return kSuccess;
   }
@@ -600,8 +601,7 @@ int runFront(const char *argv0) {
   }
   if (job.code == 0)
     return kSuccess;
-  return failure("the job failed (mpirun exit status " +
-                 llvm::Twine(job.code) +
+  return failure("the job failed (mpirun exit status " + llvm::Twine(job.code) +
                  "); the messages above name the failing rank");
 }
 

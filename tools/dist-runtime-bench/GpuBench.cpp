@@ -106,17 +106,15 @@ int main(int argc, char **argv) {
     const int64_t c = chunkBytes / 4;
     const int64_t rows = nF32 / (8 * c);
     std::string w = std::to_string(chunkBytes) + " B chunks";
-    cases.push_back({"pack dim 1 of [rows, 8 x " + std::to_string(c) +
-                         "] f32, " + w,
-                     [=] {
-                       int64_t shape[2] = {rows, 8 * c};
-                       distRtPackChunks(2, shape, 1, 8, src, dst, DIST_RT_F32,
-                                        nullptr);
-                     }});
+    cases.push_back(
+        {"pack dim 1 of [rows, 8 x " + std::to_string(c) + "] f32, " + w, [=] {
+           int64_t shape[2] = {rows, 8 * c};
+           distRtPackChunks(2, shape, 1, 8, src, dst, DIST_RT_F32, nullptr);
+         }});
     cases.push_back({"unpack dim 1, " + w, [=] {
                        int64_t shape[2] = {rows, 8 * c};
-                       distRtUnpackChunks(2, shape, 1, 8, src, dst,
-                                          DIST_RT_F32, nullptr);
+                       distRtUnpackChunks(2, shape, 1, 8, src, dst, DIST_RT_F32,
+                                          nullptr);
                      }});
   }
   cases.push_back({"pack last dim of [rows, 8 x 2] bf16, 4 B chunks", [&] {
@@ -134,8 +132,7 @@ int main(int argc, char **argv) {
                    }});
   cases.push_back({"fill_zero, contiguous", [&] {
                      int64_t one = 1;
-                     distRtFillZero(1, &nF32, dst, &one, DIST_RT_F32,
-                                    nullptr);
+                     distRtFillZero(1, &nF32, dst, &one, DIST_RT_F32, nullptr);
                    }});
 
   std::vector<double> times;

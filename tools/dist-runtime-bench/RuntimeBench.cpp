@@ -18,8 +18,8 @@
 // all_gather, the input of reduce_scatter, either buffer of all_to_all and
 // all_reduce. GB/s = size / time.
 //
-// The point-to-point exchange (distRtExchange, semantics §3 redistribute), on an
-// f32 tensor of N x N (--dims):
+// The point-to-point exchange (distRtExchange, semantics §3 redistribute), on
+// an f32 tensor of N x N (--dims):
 //   transpose  rows split over all p ranks -> columns split over all p
 //              ranks, measured as (a) distRtExchange with the table of that
 //              move, on runtime memory (distRtAlloc: the single-copy path
@@ -177,7 +177,6 @@ double median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-
 //===--------------------------------------------------------------------===//
 // The point-to-point exchange
 //===--------------------------------------------------------------------===//
@@ -235,8 +234,8 @@ std::vector<int64_t> transposeTable(int64_t n, const std::vector<int> &from,
   std::vector<int64_t> t;
   for (size_t s = 0; s < from.size(); ++s)
     for (size_t d = 0; d < to.size(); ++d) {
-      const int64_t entry[8] = {from[s], to[d], 0, int64_t(d) * cb,
-                                int64_t(s) * rb, 0, rb, cb};
+      const int64_t entry[8] = {from[s],         to[d], 0,  int64_t(d) * cb,
+                                int64_t(s) * rb, 0,     rb, cb};
       t.insert(t.end(), entry, entry + 8);
     }
   return t;
@@ -283,8 +282,8 @@ ExchangeResult benchTranspose(MPI_Comm comm, int64_t group, int64_t n,
   for (int r = 0; r < p; ++r)
     displs[r] = static_cast<int>(r * b * b);
   auto exchange = [&] {
-    distRtExchange(2, sendShape, send.p, recvShape, recv.p, p * p,
-                   table.data(), DIST_RT_F32, nullptr);
+    distRtExchange(2, sendShape, send.p, recvShape, recv.p, p * p, table.data(),
+                   DIST_RT_F32, nullptr);
   };
   auto exchangeHost = [&] {
     distRtExchange(2, sendShape, sendHost.p, recvShape, recvHost.p, p * p,
@@ -316,9 +315,8 @@ ExchangeResult benchTranspose(MPI_Comm comm, int64_t group, int64_t n,
       !sameEverywhere(comm, strided.p, want.p, b * n,
                       "transpose: strided all_to_all"))
     std::exit(1);
-  std::vector<double> t =
-      timeInterleaved(comm, reps, {exchange, exchangeHost, mpi,
-                                   stridedAllToAll});
+  std::vector<double> t = timeInterleaved(
+      comm, reps, {exchange, exchangeHost, mpi, stridedAllToAll});
   return {"transpose", n, t[0], t[1], t[2], t[3]};
 }
 
@@ -488,8 +486,8 @@ int main(int argc, char **argv) {
       };
       // Batches of roughly 16 MiB of traffic so that small sizes are not
       // timer noise; warm-up calls fault the pages in first.
-      const int iters = static_cast<int>(
-          std::max<int64_t>(1, (int64_t(16) << 20) / std::max<int64_t>(1, bytes)));
+      const int iters = static_cast<int>(std::max<int64_t>(
+          1, (int64_t(16) << 20) / std::max<int64_t>(1, bytes)));
       runMpi();
       runDist();
       auto sample = [&](auto &&fn) {

@@ -24,8 +24,8 @@
 //              (the order of the runtime's push)
 // and checks that every variant but raw produced the target layout.
 //
-//   mpicxx -O3 -std=c++17 utils/bench/strided_alltoall_variants.cpp -o /tmp/variants
-//   build/bin/dist-mpirun -np 8 /tmp/variants MIB [SEG_KIB]
+//   mpicxx -O3 -std=c++17 utils/bench/strided_alltoall_variants.cpp -o
+//   /tmp/variants build/bin/dist-mpirun -np 8 /tmp/variants MIB [SEG_KIB]
 // (dist-mpirun: mpirun with the options the benchmarks use.)
 //
 // On the 2-core development machine (8 ranks oversubscribed, Open MPI 4.1.4,
@@ -61,8 +61,8 @@ constexpr int kColumns = 1024;
 
 struct Exchange {
   int rank = 0, size = 1;
-  size_t rows = 0;  // local rows of the [rows, kColumns] input
-  int chunk = 0;    // kColumns / size
+  size_t rows = 0; // local rows of the [rows, kColumns] input
+  int chunk = 0;   // kColumns / size
   float *in = nullptr, *out = nullptr, *stage = nullptr;
   std::vector<pid_t> pids;
 
@@ -82,7 +82,8 @@ struct Exchange {
   void packColumnBlock(int block, size_t firstRow, size_t numRows,
                        float *dst) const {
     for (size_t r = 0; r < numRows; ++r)
-      std::memcpy(dst + r * chunk, in + (firstRow + r) * kColumns + block * chunk,
+      std::memcpy(dst + r * chunk,
+                  in + (firstRow + r) * kColumns + block * chunk,
                   chunk * sizeof(float));
   }
 };
@@ -190,7 +191,8 @@ int main(int argc, char **argv) {
   auto datatype = [&] {
     MPI_Alltoall(x.in, 1, columns, x.out, perPeer, MPI_FLOAT, MPI_COMM_WORLD);
   };
-  const size_t segRows = std::max<size_t>(1, segment / (x.chunk * sizeof(float)));
+  const size_t segRows =
+      std::max<size_t>(1, segment / (x.chunk * sizeof(float)));
   auto pipelined = [&] {
     x.packColumnBlock(x.rank, 0, x.rows, x.out + x.rank * x.rows * x.chunk);
     for (int k = 1; k < x.size; ++k) {

@@ -1,4 +1,4 @@
-//===- StridedGemm.h - the GEMM calls that compute a contraction -*- C++ -*-===//
+//===- StridedGemm.h - GEMM calls computing a contraction -------*- C++ -*-===//
 //
 // Which `linalg` contractions on buffers a row-major batched GEMM (the
 // runtime's distRtGemm: BLAS on the host, cuBLAS on a GPU) computes exactly,

@@ -4,8 +4,8 @@
 // nesting, so a file of a few hundred kilobytes of `[[[[...` overflows the
 // stack. Topology files, plan-cache entries, plan JSON and the C API's
 // requests all come from places a user (or another user of a shared
-// directory) controls; they are scanned for their nesting depth first and refused past kMaxJSONDepth with a
-// clear error instead of a crash.
+// directory) controls; they are scanned for their nesting depth first and
+// refused past kMaxJSONDepth with a clear error instead of a crash.
 //
 //===----------------------------------------------------------------------===//
 #ifndef DIST_PLANNER_BOUNDEDJSON_H

@@ -1,5 +1,4 @@
-//===- CostFit.h - Alpha and beta from measured timings (semantics §8) -*- C++
-//-*-===//
+//===- CostFit.h - alpha and beta from timings (§8) -------------*- C++ -*-===//
 //
 // dist-calibrate times each move at a sweep of message sizes and fits the
 // parameters of semantics §3/§3b to them. A move of `kind` over a group of

@@ -1,4 +1,4 @@
-//===- CostModel.h - Pricing collective steps (semantics §3) ---------*- C++ -*-===//
+//===- CostModel.h - Pricing collective steps (semantics §3) ----*- C++ -*-===//
 //
 // The planner prices each step through this interface, so that other models
 // (a measured table, a hierarchical node/rail model) can replace the default
@@ -121,9 +121,10 @@ public:
                                 int64_t bytesBefore) const = 0;
 
   /// The link a point-to-point message uses between two devices whose
-  /// coordinates differ on `axes` (semantics §3 redistribute): alpha and beta of
-  /// one message of that class. Empty `axes`: the same device.
-  virtual AxisCostParams pointToPointLink(llvm::ArrayRef<unsigned> axes) const = 0;
+  /// coordinates differ on `axes` (semantics §3 redistribute): alpha and beta
+  /// of one message of that class. Empty `axes`: the same device.
+  virtual AxisCostParams
+  pointToPointLink(llvm::ArrayRef<unsigned> axes) const = 0;
   /// The slowest link of the mesh (largest alpha, largest beta over its axes
   /// of size > 1): the default `transfer` link to another mesh (semantics §3a).
   virtual AxisCostParams slowestLink() const = 0;
@@ -201,8 +202,8 @@ public:
 
   /// True when collectiveCost depends on the set of axes only, never on the
   /// order they are listed in. The search then prices groups of axes
-  /// without knowing their order (lib/Planner/Search/PatternDatabaseHeuristic.h). False is
-  /// safe.
+  /// without knowing their order
+  /// (lib/Planner/Search/PatternDatabaseHeuristic.h). False is safe.
   virtual bool groupCostIgnoresAxisOrder() const { return false; }
 
   /// Seconds per byte a device copies within its own memory (semantics
@@ -248,8 +249,8 @@ protected:
 class AlphaBetaCostModel final : public CostModel {
 public:
   /// Fails when the topology names an axis the mesh does not have.
-  static llvm::Expected<AlphaBetaCostModel> create(const Mesh &mesh,
-                                                   const Topology &topology = {});
+  static llvm::Expected<AlphaBetaCostModel>
+  create(const Mesh &mesh, const Topology &topology = {});
 
   llvm::StringRef getName() const override { return "alpha-beta-ring"; }
   double collectiveCost(MoveKind kind, llvm::ArrayRef<unsigned> axes,

@@ -1,4 +1,4 @@
-//===- Layout.h - Sharding layouts of semantics §2 -------------------*- C++ -*-===//
+//===- Layout.h - Sharding layouts of semantics §2 --------------*- C++ -*-===//
 //
 // A layout says, for every tensor dim, which mesh axes split it (major to
 // minor), which axes hold partial values (and how they reduce), and leaves

@@ -1,4 +1,4 @@
-//===- Mesh.h - Device mesh of semantics §1 --------------------------*- C++ -*-===//
+//===- Mesh.h - Device mesh of semantics §1 ---------------------*- C++ -*-===//
 //
 // A mesh is an ordered list of named axes plus an optional device-id table.
 // A device is addressed by its coordinate (one entry per axis); its linear
@@ -38,8 +38,8 @@ public:
   /// disjoint sets). Error messages name the offending axis or value.
   static llvm::Expected<Mesh> create(std::vector<MeshAxis> axes,
                                      std::vector<int64_t> devices = {});
-  /// Parses the text of semantics §1 `<["x"=2, "y"=4], devices = [3, 2, 1, 0]>`; the
-  /// angle brackets are optional.
+  /// Parses the text of semantics §1 `<["x"=2, "y"=4], devices = [3, 2, 1,
+  /// 0]>`; the angle brackets are optional.
   static llvm::Expected<Mesh> parse(llvm::StringRef text);
   /// Prints in the syntax `parse` accepts, angle brackets included.
   std::string str() const;
@@ -84,7 +84,7 @@ public:
 private:
   Mesh() = default;
   std::vector<MeshAxis> axes;
-  std::vector<int64_t> devices;     // empty: identity
+  std::vector<int64_t> devices; // empty: identity
   /// (rank, linear index) sorted by rank; empty: identity.
   std::vector<std::pair<int64_t, int64_t>> rankToIndex;
   int64_t numDevices = 1;

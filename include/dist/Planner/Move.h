@@ -1,4 +1,4 @@
-//===- Move.h - The resharding moves of semantics §3 -----------------*- C++ -*-===//
+//===- Move.h - The resharding moves of semantics §3 ------------*- C++ -*-===//
 //
 // A move is one collective (or local) step that turns one layout into
 // another. applyMove is the single source of truth for the preconditions and
@@ -133,8 +133,8 @@ struct Move {
   bool operator!=(const Move &other) const { return !(*this == other); }
 };
 
-/// Applies the semantics §3 preconditions and effects at the level of layouts. A
-/// violated precondition is an Error whose message is a full sentence naming
+/// Applies the semantics §3 preconditions and effects at the level of layouts.
+/// A violated precondition is an Error whose message is a full sentence naming
 /// axes and dims, e.g. `all_gather: axis "x" is not the minor-most axis of
 /// dim 0`.
 ///  - all_gather / all_to_all: `axes` must be exactly the minor-most suffix
@@ -159,8 +159,8 @@ llvm::Expected<Layout> applyMove(const Mesh &mesh, const Layout &src,
 /// applyMove plus the data-availability condition that depends on extents:
 /// when a dim that is already split P ways gains (or loses) q more shards,
 /// the new blocks must nest in the old ones (see blocksNest; on a dim with
-/// segments, in every segment), and segments must sum to the extent. Otherwise the
-/// data a device needs is not inside its own buffer (slice) or its group
+/// segments, in every segment), and segments must sum to the extent. Otherwise
+/// the data a device needs is not inside its own buffer (slice) or its group
 /// (gather), and the step is not the collective semantics §3 prices. Moves on
 /// evenly divisible dims always nest.
 llvm::Expected<Layout> applyMove(const Mesh &mesh, const Layout &src,

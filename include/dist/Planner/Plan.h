@@ -29,7 +29,8 @@ std::optional<Strategy> parseStrategy(llvm::StringRef text);
 
 /// Whether a plan came from the persistent cache; "off" when none is used.
 enum class CacheStatus { Off, Hit, Miss };
-llvm::StringRef stringifyCacheStatus(CacheStatus status); // "off", "hit", "miss"
+llvm::StringRef
+stringifyCacheStatus(CacheStatus status); // "off", "hit", "miss"
 std::optional<CacheStatus> parseCacheStatus(llvm::StringRef text);
 
 struct PlanStep {

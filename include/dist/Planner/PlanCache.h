@@ -64,8 +64,8 @@ public:
   /// pairs of layouts with; infinity when there is no plan). Served from
   /// memory, then from the directory's cost table (kCostTableName: one line
   /// per request, a 128-bit hash of its key and the cost), else planned
-  /// (no plan file is written for it) and recorded. A cost read back is not replayed: a
-  /// damaged or forged line can make a layout choice worse, never a
+  /// (no plan file is written for it) and recorded. A cost read back is not
+  /// replayed: a damaged or forged line can make a layout choice worse, never a
   /// program wrong, because every reshard a program keeps is planned (and
   /// a cached plan replayed) by getOrPlan when it is lowered.
   double getOrPlanCost(const PlanRequest &request);
@@ -110,7 +110,7 @@ private:
   WarningHandler onWarning;
   bool persistent = false;
 
-  std::mutex mutex; // guards everything below
+  std::mutex mutex;               // guards everything below
   std::list<std::string> recency; // most recent first
   struct MemoryEntry {
     Plan plan;

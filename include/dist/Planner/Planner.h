@@ -1,9 +1,10 @@
 //===- Planner.h - Planning a reshard ---------------------------*- C++ -*-===//
 //
-// planReshard finds the cheapest sequence of semantics §3 moves from a source to a
-// target layout (strategy Optimal: an exact A* search) or the classic greedy
-// similarity walk (strategy Greedy, the baseline). docs/planner.md describes
-// the search, the move set it explores and why that set loses no optimum.
+// planReshard finds the cheapest sequence of semantics §3 moves from a source
+// to a target layout (strategy Optimal: an exact A* search) or the classic
+// greedy similarity walk (strategy Greedy, the baseline). docs/planner.md
+// describes the search, the move set it explores and why that set loses no
+// optimum.
 //
 //===----------------------------------------------------------------------===//
 #ifndef DIST_PLANNER_PLANNER_H
@@ -27,15 +28,15 @@ namespace dist::planner {
 /// (move set, tie-breaking, cost formulas). Persistent caches key on it.
 constexpr unsigned kPlannerVersion = 6;
 
-/// Which moves a plan may use (`dist-plan --moves`): every semantics §3 move, or
-/// the collectives only (no point-to-point `redistribute`).
+/// Which moves a plan may use (`dist-plan --moves`): every semantics §3 move,
+/// or the collectives only (no point-to-point `redistribute`).
 enum class MoveSet { All, Collective };
 llvm::StringRef stringifyMoveSet(MoveSet moves); // "all", "collective"
 std::optional<MoveSet> parseMoveSet(llvm::StringRef text);
 
 struct PlanRequest {
-  PlanRequest(Mesh mesh, std::vector<int64_t> globalShape,
-              int64_t elementBytes, Layout source, Layout target)
+  PlanRequest(Mesh mesh, std::vector<int64_t> globalShape, int64_t elementBytes,
+              Layout source, Layout target)
       : mesh(std::move(mesh)), globalShape(std::move(globalShape)),
         elementBytes(elementBytes), source(std::move(source)),
         target(std::move(target)) {}
@@ -95,16 +96,16 @@ llvm::Expected<Plan> planReshard(const PlanRequest &request,
 llvm::Error replayPlan(const PlanRequest &request, Plan &plan);
 
 /// The lower bound every plan reports (bytes a device lacks, see
-/// lib/Planner/Moves/ReportedLowerBound.h): the most bytes of its target block one
-/// device does not already hold, times the smallest beta, plus the smallest
+/// lib/Planner/Moves/ReportedLowerBound.h): the most bytes of its target block
+/// one device does not already hold, times the smallest beta, plus the smallest
 /// alpha when anything must move. The search uses a tighter admissible
 /// bound internally (lib/Planner/Search/AdmissibleHeuristic.h).
 llvm::Expected<double> planLowerBound(const PlanRequest &request);
 
 /// Text that determines the plan: planner version, strategy, move set, cost
 /// model fingerprints (per-axis parameters), meshes (sizes and devices),
-/// transfer link, shape, element bytes, source, target and the peak limit. Equal keys give equal
-/// plans, so a persistent cache can hash it.
+/// transfer link, shape, element bytes, source, target and the peak limit.
+/// Equal keys give equal plans, so a persistent cache can hash it.
 std::string planCacheKey(const PlanRequest &request);
 
 /// A tensor type written as on the command line: `1024x1024xf32`.

@@ -1,4 +1,4 @@
-//===- Redistribute.h - Point-to-point exchanges (semantics §3) ------*- C++ -*-===//
+//===- Redistribute.h - point-to-point exchanges (§3) -----------*- C++ -*-===//
 //
 // A `redistribute` step moves a tensor from one layout to another (on the
 // same mesh or onto another mesh) with point-to-point messages: every device
@@ -177,10 +177,11 @@ constexpr int64_t kMaxExchangeWork = int64_t(1) << 24;
 ///    least loaded (SenderBalancer), else the lowest index.
 /// Errors: mismatched partial axes, a partial cross-mesh source, or an
 /// exchange larger than kMaxExchangeWork.
-llvm::Expected<Exchange>
-computeExchange(const Mesh &srcMesh, const Layout &src, const Mesh &dstMesh,
-                const Layout &dst, llvm::ArrayRef<int64_t> globalShape,
-                int64_t elementBytes, bool sameMesh, const LinkCosts &links);
+llvm::Expected<Exchange> computeExchange(const Mesh &srcMesh, const Layout &src,
+                                         const Mesh &dstMesh, const Layout &dst,
+                                         llvm::ArrayRef<int64_t> globalShape,
+                                         int64_t elementBytes, bool sameMesh,
+                                         const LinkCosts &links);
 
 /// The cost and the largest receive of a same-mesh redistribute, as
 /// computeExchange prices it, without building the transfer list: the search
@@ -229,7 +230,7 @@ private:
   std::vector<int64_t> shape;
   int64_t elementBytes;
   unsigned numAxes;
-  int64_t numDevices; // 0 when tooLarge: the loops over devices do nothing
+  int64_t numDevices;    // 0 when tooLarge: the loops over devices do nothing
   bool tooLarge = false; // more than kMaxExchangeWork devices
   /// The per-device tables below are built by the first exchange priced:
   /// the bounds do not read them, and many plans price none.

@@ -1,4 +1,4 @@
-//===- ReshapeView.h - reshapes that move no data (semantics §2a) ----*- C++ -*-===//
+//===- ReshapeView.h - reshapes that move no data (§2a) ---------*- C++ -*-===//
 //
 // A reshape (tensor.expand_shape / collapse_shape) of a sharded tensor is a
 // *view* when some layout of the reshaped tensor gives every device exactly

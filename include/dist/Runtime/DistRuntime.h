@@ -1,8 +1,8 @@
 /*===- dist/Runtime/DistRuntime.h - C ABI of the dist runtime ---*- C -*-===//
  *
  * The calls that code compiled by dist makes to move data between devices
- * (semantics §1-§3): communicators over groups of mesh axes, the collectives of a
- * resharding plan, whole-buffer permutes, point-to-point box exchanges
+ * (semantics §1-§3): communicators over groups of mesh axes, the collectives of
+ * a resharding plan, whole-buffer permutes, point-to-point box exchanges
  * (redistribute, also across meshes), and the local data movement around
  * them (strided copies, all-to-all chunk packing, zero padding).
  *
@@ -114,8 +114,8 @@ enum {
   DIST_RT_ERR_BAD_HANDLE = 2,       /* unknown mesh or group handle */
   DIST_RT_ERR_MISMATCH = 3,         /* ranks disagree on a collective call */
   DIST_RT_ERR_BACKEND = 4,          /* MPI, NCCL or CUDA reported a failure */
-  DIST_RT_ERR_STATE = 5,            /* not initialised, finalised, conflicting init */
-  DIST_RT_ERR_UNSUPPORTED = 6       /* valid request the backend cannot do */
+  DIST_RT_ERR_STATE = 5,      /* not initialised, finalised, conflicting init */
+  DIST_RT_ERR_UNSUPPORTED = 6 /* valid request the backend cannot do */
 };
 
 /* Directions for distRtMemcpy; the values match cudaMemcpyKind. "Device"
@@ -214,9 +214,9 @@ DIST_RT_API int64_t distRtGroupRank(int64_t group);
 
 /* recv[j*count .. (j+1)*count) = member j's send[0 .. count).
  * In place: send == recv + g*count. */
-DIST_RT_API int32_t distRtAllGather(int64_t group, const void *send,
-                                    void *recv, int64_t countPerRank,
-                                    int32_t dtype, void *stream);
+DIST_RT_API int32_t distRtAllGather(int64_t group, const void *send, void *recv,
+                                    int64_t countPerRank, int32_t dtype,
+                                    void *stream);
 
 /* Chunk j of send (send[j*count ..]) goes to member j; chunk i of recv comes
  * from member i. Both hold p*count elements. In place: send == recv. */
@@ -245,10 +245,10 @@ DIST_RT_API int32_t distRtAllToAll(int64_t group, const void *send, void *recv,
  * datatypes. A backend with neither (NCCL) packs into and unpacks from
  * temporaries on the stream. DIST_RT_STRIDED_ALLTOALL picks a path. */
 DIST_RT_API int32_t distRtAllToAllStrided(
-    int64_t group, int64_t numDims, const int64_t *chunkShape,
-    const void *send, const int64_t *sendStrides, int64_t sendChunkStride,
-    void *recv, const int64_t *recvStrides, int64_t recvChunkStride,
-    int32_t dtype, void *stream);
+    int64_t group, int64_t numDims, const int64_t *chunkShape, const void *send,
+    const int64_t *sendStrides, int64_t sendChunkStride, void *recv,
+    const int64_t *recvStrides, int64_t recvChunkStride, int32_t dtype,
+    void *stream);
 
 /* send holds p*count elements; recv[0 .. count) = reduction over the members
  * of their chunk g. In place: send == recv (the result is in the first count
@@ -260,9 +260,9 @@ DIST_RT_API int32_t distRtReduceScatter(int64_t group, const void *send,
 
 /* recv[0 .. count) = reduction over the members of send[0 .. count).
  * In place: send == recv. */
-DIST_RT_API int32_t distRtAllReduce(int64_t group, const void *send,
-                                    void *recv, int64_t count, int32_t dtype,
-                                    int32_t redop, void *stream);
+DIST_RT_API int32_t distRtAllReduce(int64_t group, const void *send, void *recv,
+                                    int64_t count, int32_t dtype, int32_t redop,
+                                    void *stream);
 
 /* Whole-buffer permute over the world ranks of `mesh` (semantics §3 permute).
  * The tables are the same on every rank and indexed by world rank, with one
@@ -298,18 +298,19 @@ DIST_RT_API int32_t distRtPermuteByLayouts(int64_t mesh, const void *send,
                                            const int64_t *dimAxes,
                                            int64_t dimAxesSize, void *stream);
 
-/* Point-to-point exchange of boxes between world ranks (semantics §3 redistribute,
- * within one mesh or from one mesh to another). `table` is identical on every
- * rank and lists numTransfers transfers of 2 + 3*numDims int64 each:
- *   srcRank, dstRank,                  world ranks
- *   srcOffset[numDims]                 element coordinates of the box in the sender's `send`
- *   dstOffset[numDims]                 element coordinates of the box in the receiver's `recv`
- *   size[numDims]                      extents of the box (>= 0; an empty box moves nothing)
- * `send` is a row-major contiguous tensor of sendShape, `recv` one of recvShape (numDims <=
- * DIST_RT_MAX_COPY_DIMS). A transfer with srcRank == dstRank is a local copy on that rank. Every
- * rank walks the whole table and does the transfers that name it; a rank named by none returns
- * at once (ranks outside both meshes of a cross-mesh reshard). Elements of recv that no transfer
- * writes are left untouched. send and recv must not overlap.
+/* Point-to-point exchange of boxes between world ranks (semantics §3
+ * redistribute, within one mesh or from one mesh to another). `table` is
+ * identical on every rank and lists numTransfers transfers of 2 + 3*numDims
+ * int64 each: srcRank, dstRank,                  world ranks srcOffset[numDims]
+ * element coordinates of the box in the sender's `send` dstOffset[numDims]
+ * element coordinates of the box in the receiver's `recv` size[numDims] extents
+ * of the box (>= 0; an empty box moves nothing) `send` is a row-major
+ * contiguous tensor of sendShape, `recv` one of recvShape (numDims <=
+ * DIST_RT_MAX_COPY_DIMS). A transfer with srcRank == dstRank is a local copy on
+ * that rank. Every rank walks the whole table and does the transfers that name
+ * it; a rank named by none returns at once (ranks outside both meshes of a
+ * cross-mesh reshard). Elements of recv that no transfer writes are left
+ * untouched. send and recv must not overlap.
  *
  * Checks: every rank checks the whole table alike (ranks in [0, worldSize),
  * offsets and sizes >= 0, numDims range), so a bad table fails on every rank
@@ -328,9 +329,11 @@ DIST_RT_API int32_t distRtPermuteByLayouts(int64_t mesh, const void *send,
  * element). "nccl": the boxes are packed on the stream, sent and received in
  * one ncclGroupStart/End on the world communicator, and unpacked on the
  * stream. DIST_RT_EXCHANGE=auto|datatype|pack picks the mpi path. */
-DIST_RT_API int32_t distRtExchange(int64_t numDims, const int64_t *sendShape, const void *send,
-                                   const int64_t *recvShape, void *recv, int64_t numTransfers,
-                                   const int64_t *table, int32_t dtype, void *stream);
+DIST_RT_API int32_t distRtExchange(int64_t numDims, const int64_t *sendShape,
+                                   const void *send, const int64_t *recvShape,
+                                   void *recv, int64_t numTransfers,
+                                   const int64_t *table, int32_t dtype,
+                                   void *stream);
 
 /* distRtExchange for a table whose every transfer is a local copy (srcRank ==
  * dstRank): the redistribute steps that move nothing between ranks (replicated
@@ -394,10 +397,10 @@ DIST_RT_API int32_t distRtUnpackChunks(int64_t numDims, const int64_t *shape,
  * an f16/bf16 (the same) or f32 output; products are accumulated in f32 (f64
  * for f64). C must not overlap A or B. */
 DIST_RT_API int32_t distRtGemm(int32_t transA, int32_t transB, int64_t m,
-                               int64_t n, int64_t k, const void *a,
-                               int64_t lda, int64_t strideA, const void *b,
-                               int64_t ldb, int64_t strideB, void *c,
-                               int64_t ldc, int64_t strideC, int64_t batch,
+                               int64_t n, int64_t k, const void *a, int64_t lda,
+                               int64_t strideA, const void *b, int64_t ldb,
+                               int64_t strideB, void *c, int64_t ldc,
+                               int64_t strideC, int64_t batch,
                                int32_t inputDType, int32_t outputDType,
                                void *stream);
 

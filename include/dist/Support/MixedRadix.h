@@ -50,8 +50,7 @@ int64_t compose(size_t count, DigitAt digit, RadixAt radix) {
 /// The inverse of compose: calls setDigit(i, digit) for i = count-1 down to
 /// 0. Radices must be >= 1.
 template <typename RadixAt, typename SetDigit>
-void decompose(int64_t number, size_t count, RadixAt radix,
-               SetDigit setDigit) {
+void decompose(int64_t number, size_t count, RadixAt radix, SetDigit setDigit) {
   for (size_t i = count; i-- > 0;) {
     int64_t r = radix(i);
     setDigit(i, number % r);

@@ -41,8 +41,8 @@ struct ExpFromExponentBits : OpRewritePattern<math::ExpOp> {
       return failure();
     Location loc = op.getLoc();
     auto constant = [&](float value) -> Value {
-      return arith::ConstantOp::create(
-          rewriter, loc, DenseElementsAttr::get(type, value));
+      return arith::ConstantOp::create(rewriter, loc,
+                                       DenseElementsAttr::get(type, value));
     };
     // select(x pred bound, x, bound): one vmaxps/vminps on x86, and a NaN
     // x stays NaN (the unordered predicates hold for it).
@@ -98,22 +98,16 @@ struct DistApproximateVectorMathPass
     if (vectorMath.empty())
       return;
     RewritePatternSet patterns(&getContext());
-    populateMathPolynomialApproximationPatterns(
-        patterns, [](StringRef name) {
-          return llvm::is_contained(
-              {math::ExpOp::getOperationName(),
-               math::ExpM1Op::getOperationName(),
-               math::LogOp::getOperationName(),
-               math::Log1pOp::getOperationName(),
-               math::Log2Op::getOperationName(),
-               math::TanhOp::getOperationName(),
-               math::ErfOp::getOperationName(),
-               math::AtanOp::getOperationName(),
-               math::Atan2Op::getOperationName(),
-               math::SinOp::getOperationName(),
-               math::CosOp::getOperationName()},
-              name);
-        });
+    populateMathPolynomialApproximationPatterns(patterns, [](StringRef name) {
+      return llvm::is_contained(
+          {math::ExpOp::getOperationName(), math::ExpM1Op::getOperationName(),
+           math::LogOp::getOperationName(), math::Log1pOp::getOperationName(),
+           math::Log2Op::getOperationName(), math::TanhOp::getOperationName(),
+           math::ErfOp::getOperationName(), math::AtanOp::getOperationName(),
+           math::Atan2Op::getOperationName(), math::SinOp::getOperationName(),
+           math::CosOp::getOperationName()},
+          name);
+    });
     // Preferred to upstream's exp for f32 vectors.
     patterns.add<ExpFromExponentBits>(&getContext(), /*benefit=*/2);
     // The ops the rewrites create are vector arithmetic: only the listed

@@ -89,8 +89,8 @@ SmallVector<OpFoldResult> rowTileSizes(linalg::LinalgOp op, OpBuilder &b,
     return {};
   // Several rows per tile when rows are short.
   int64_t extent = extents[innermostTiled];
-  for (int64_t rows = std::min(extent, tileElements / std::max<int64_t>(
-                                                         rowElements, 1));
+  for (int64_t rows =
+           std::min(extent, tileElements / std::max<int64_t>(rowElements, 1));
        rows > 1; --rows)
     if (extent % rows == 0) {
       sizes[innermostTiled] = rows;

@@ -50,7 +50,8 @@ struct InnerReductionAsTree : OpRewritePattern<vector::MultiDimReductionOp> {
     const int64_t rank = type.getRank();
     // Scalable vectors have no static halves; a masked reduction keeps its
     // mask's meaning; 2 lanes are one combine already.
-    if (type.isScalable() || op.getReductionDims() != ArrayRef<int64_t>{rank - 1} ||
+    if (type.isScalable() ||
+        op.getReductionDims() != ArrayRef<int64_t>{rank - 1} ||
         type.getShape().back() <= 2 || op->getParentOfType<vector::MaskOp>())
       return failure();
     Location loc = op.getLoc();

@@ -47,9 +47,8 @@ std::optional<int64_t> vectorElementBytes(linalg::LinalgOp op) {
   // Tiling needs maps of loops alone: an operand read at a constant index
   // (a keepdim reduction's `(d0, d1, d2) -> (d0, d1, 0)`, GPT-2's layer
   // norm as torch-mlir writes it) keeps scalar loops.
-  if (!llvm::all_of(op.getIndexingMapsArray(), [](AffineMap map) {
-        return map.isProjectedPermutation();
-      }))
+  if (!llvm::all_of(op.getIndexingMapsArray(),
+                    [](AffineMap map) { return map.isProjectedPermutation(); }))
     return std::nullopt;
   int64_t bytes = 0;
   for (Value operand : op->getOperands()) {
@@ -65,7 +64,8 @@ std::optional<int64_t> vectorElementBytes(linalg::LinalgOp op) {
   // products; the rest keep scalar loops.
   for (Operation &inner : op.getBlock()->getOperations())
     if ((!isa<arith::ArithDialect, math::MathDialect>(inner.getDialect()) &&
-         !isa<linalg::IndexOp, linalg::YieldOp, affine::AffineApplyOp>(inner)) ||
+         !isa<linalg::IndexOp, linalg::YieldOp, affine::AffineApplyOp>(
+             inner)) ||
         isa<math::FPowIOp, math::IPowIOp>(inner))
       return std::nullopt;
   return bytes;
@@ -169,8 +169,8 @@ void tileForVectors(RewriterBase &rewriter, linalg::LinalgOp op,
       outer[i] = 1;
   if (llvm::any_of(outer, [](int64_t s) { return s != 0; })) {
     rows.clear();
-    if (failed(tile(rewriter, op, outer, /*partialReduction=*/false, rows,
-                    loops)))
+    if (failed(
+            tile(rewriter, op, outer, /*partialReduction=*/false, rows, loops)))
       return;
   }
 
@@ -229,9 +229,9 @@ void expandIndexOffsets(RewriterBase &rewriter, linalg::LinalgOp op) {
       [&](affine::AffineApplyOp apply) { applies.push_back(apply); });
   for (affine::AffineApplyOp apply : applies) {
     rewriter.setInsertionPoint(apply);
-    std::optional<SmallVector<Value, 8>> expanded = affine::expandAffineMap(
-        rewriter, apply.getLoc(), apply.getAffineMap(),
-        llvm::to_vector<8>(apply.getOperands()));
+    std::optional<SmallVector<Value, 8>> expanded =
+        affine::expandAffineMap(rewriter, apply.getLoc(), apply.getAffineMap(),
+                                llvm::to_vector<8>(apply.getOperands()));
     if (expanded)
       rewriter.replaceOp(apply, *expanded);
   }

@@ -177,8 +177,8 @@ digitsOf(ArrayRef<int64_t> extents, ArrayRef<SmallVector<IndexForm>> forms,
     llvm::sort(loopPlaces);
     loopPlaces.erase(llvm::unique(loopPlaces), loopPlaces.end());
     for (auto [i, place] : llvm::enumerate(loopPlaces)) {
-      int64_t next = i + 1 < loopPlaces.size() ? loopPlaces[i + 1]
-                                               : extents[loop];
+      int64_t next =
+          i + 1 < loopPlaces.size() ? loopPlaces[i + 1] : extents[loop];
       if (next % place != 0) {
         whyNot = "loop d" + std::to_string(loop) + " is divided by " +
                  std::to_string(place) + ", which does not divide " +
@@ -192,8 +192,7 @@ digitsOf(ArrayRef<int64_t> extents, ArrayRef<SmallVector<IndexForm>> forms,
 }
 
 /// The coefficient of each digit of the atom's loop in the atom's value.
-SmallVector<int64_t> atomCoefficients(const Atom &atom,
-                                      ArrayRef<Digit> digits,
+SmallVector<int64_t> atomCoefficients(const Atom &atom, ArrayRef<Digit> digits,
                                       int64_t extent) {
   SmallVector<int64_t> coefficients(digits.size(), 0);
   bool whole = atom.kind == AtomKind::Loop || atom.divisor == 1 ||
@@ -247,8 +246,8 @@ FailureOr<Addressing> addressingOf(Value memref, ArrayRef<IndexForm> forms,
   for (auto [dim, form] : llvm::enumerate(forms)) {
     addressing.offset += strides[dim] * form.constant;
     for (auto [atom, coefficient] : form.terms) {
-      SmallVector<int64_t> perDigit = atomCoefficients(
-          atom, digits[atom.loop], extents[atom.loop]);
+      SmallVector<int64_t> perDigit =
+          atomCoefficients(atom, digits[atom.loop], extents[atom.loop]);
       for (auto [digit, c] : llvm::zip(digits[atom.loop], perDigit)) {
         auto it = position.find({digit.loop, digit.place});
         if (it != position.end())
@@ -446,9 +445,8 @@ LogicalResult addressOperands(linalg::LinalgOp op,
         virtualLoops.push_back(digit);
   for (OpOperand &operand : op->getOpOperands()) {
     unsigned number = operand.getOperandNumber();
-    FailureOr<Addressing> addressing =
-        addressingOf(operand.get(), forms[number], *digits, virtualLoops,
-                     extents, whyNot);
+    FailureOr<Addressing> addressing = addressingOf(
+        operand.get(), forms[number], *digits, virtualLoops, extents, whyNot);
     if (failed(addressing))
       return failure();
     operands.push_back(std::move(*addressing));
@@ -497,7 +495,8 @@ FailureOr<StridedGemm> dist::codegen::matchStridedGemm(linalg::LinalgOp op,
     whyNot = "no loop is summed over both inputs";
     return failure();
   }
-  Run batch = collapseRole(batchLoops, {C, A, B}, operands, virtualLoops, outer);
+  Run batch =
+      collapseRole(batchLoops, {C, A, B}, operands, virtualLoops, outer);
   Run m = collapseRole(mLoops, {C, A}, operands, virtualLoops, outer);
   Run n = collapseRole(nLoops, {C, B}, operands, virtualLoops, outer);
   Run k = collapseRole(kLoops, {A, B}, operands, virtualLoops, outer);
@@ -549,9 +548,9 @@ FailureOr<StridedGemm> dist::codegen::matchStridedGemm(linalg::LinalgOp op,
     return operands[C].stride[x] > operands[C].stride[y];
   });
   for (unsigned v : outer)
-    gemm.outer.push_back(GemmOuterLoop{
-        virtualLoops[v].extent, operands[left].stride[v],
-        operands[right].stride[v], operands[C].stride[v]});
+    gemm.outer.push_back(
+        GemmOuterLoop{virtualLoops[v].extent, operands[left].stride[v],
+                      operands[right].stride[v], operands[C].stride[v]});
   auto elementType = [](Value memref) {
     return cast<MemRefType>(memref.getType()).getElementType();
   };

@@ -66,7 +66,8 @@ LogicalResult lowerLinalg(ModuleOp module) {
   IRRewriter rewriter(module.getContext());
   for (linalg::LinalgOp op : ops) {
     if (!op.hasPureBufferSemantics())
-      return op->emitOpError("must be bufferized before convert-compute-to-gpu");
+      return op->emitOpError(
+          "must be bufferized before convert-compute-to-gpu");
     rewriter.setInsertionPoint(op);
     if (op.getNumParallelLoops() == 0 && !insideParallelLoop(op)) {
       Location loc = op.getLoc();

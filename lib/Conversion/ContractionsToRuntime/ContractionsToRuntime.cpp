@@ -54,29 +54,28 @@ void buildOuterLoops(OpBuilder &builder, Location loc, const StridedGemm &gemm,
   Offsets offsets{constant(builder, gemm.offsetA),
                   constant(builder, gemm.offsetB),
                   constant(builder, gemm.offsetC)};
-  std::function<void(OpBuilder &, unsigned, Offsets)> nest =
-      [&](OpBuilder &b, unsigned depth, Offsets at) {
-        if (depth == gemm.outer.size())
-          return body(b, at);
-        const codegen::GemmOuterLoop &loop = gemm.outer[depth];
-        scf::ForOp::create(
-            b, loc, constant(b, 0), constant(b, loop.extent), constant(b, 1),
-            ValueRange{},
-            [&](OpBuilder &inner, Location, Value iv, ValueRange) {
-              auto move = [&](Value offset, int64_t stride) -> Value {
-                if (stride == 0)
-                  return offset;
-                Value step =
-                    arith::MulIOp::create(inner, loc, iv, constant(inner, stride));
-                return arith::AddIOp::create(inner, loc, offset, step);
-              };
-              nest(inner,
-                   depth + 1,
-                   Offsets{move(at.a, loop.strideA), move(at.b, loop.strideB),
-                           move(at.c, loop.strideC)});
-              scf::YieldOp::create(inner, loc);
-            });
-      };
+  std::function<void(OpBuilder &, unsigned, Offsets)> nest = [&](OpBuilder &b,
+                                                                 unsigned depth,
+                                                                 Offsets at) {
+    if (depth == gemm.outer.size())
+      return body(b, at);
+    const codegen::GemmOuterLoop &loop = gemm.outer[depth];
+    scf::ForOp::create(
+        b, loc, constant(b, 0), constant(b, loop.extent), constant(b, 1),
+        ValueRange{}, [&](OpBuilder &inner, Location, Value iv, ValueRange) {
+          auto move = [&](Value offset, int64_t stride) -> Value {
+            if (stride == 0)
+              return offset;
+            Value step =
+                arith::MulIOp::create(inner, loc, iv, constant(inner, stride));
+            return arith::AddIOp::create(inner, loc, offset, step);
+          };
+          nest(inner, depth + 1,
+               Offsets{move(at.a, loop.strideA), move(at.b, loop.strideB),
+                       move(at.c, loop.strideC)});
+          scf::YieldOp::create(inner, loc);
+        });
+  };
   nest(builder, 0, offsets);
 }
 

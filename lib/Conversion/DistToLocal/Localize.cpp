@@ -191,10 +191,9 @@ struct LocalizePattern : OpConversionPattern<GlobalOp> {
         segmentsAlong(s.source, s.result, dim);
     if (!segments)
       return input;
-    return packSegments(b, loc, input, dim,
-                        segmentBlocks(*s.mesh, s.source, dim, *segments),
-                        segmentBlocks(*s.mesh, s.result, dim, *segments),
-                        s.groupSize);
+    return packSegments(
+        b, loc, input, dim, segmentBlocks(*s.mesh, s.source, dim, *segments),
+        segmentBlocks(*s.mesh, s.result, dim, *segments), s.groupSize);
   }
 
   const MeshTable &meshes;
@@ -312,8 +311,8 @@ static LogicalResult checkTableSize(Operation *op, const planner::Mesh &mesh) {
   if (mesh.getNumDevices() <= dist::kMaxTableDevices)
     return success();
   return op->emitOpError()
-         << "cannot be lowered: a redistribute on mesh " << mesh.str()
-         << " of " << mesh.getNumDevices()
+         << "cannot be lowered: a redistribute on mesh " << mesh.str() << " of "
+         << mesh.getNumDevices()
          << " devices; dist lowers redistributes on meshes of at most 2^20 ("
          << dist::kMaxTableDevices
          << ") devices, as their tables hold an entry per device";
@@ -428,15 +427,14 @@ struct DistLocalizePass
     MLIRContext *context = &getContext();
     RewritePatternSet patterns(context);
     ConversionTarget target(*context);
-    patterns.add<
-        LocalizeAllGatherOp, LocalizeAllToAllOp, LocalizePermuteOp,
-        LocalizeRedistributeOp,
-        LocalizeSameAttributes<AllSliceOp, LocalAllSliceOp>,
-        LocalizeSameAttributes<ReduceScatterOp, LocalReduceScatterOp>,
-        LocalizeSameAttributes<AllReduceOp, LocalAllReduceOp>,
-        LocalizeSameAttributes<ReplicateToPartialOp,
-                               LocalReplicateToPartialOp>>(converter, context,
-                                                           meshes);
+    patterns.add<LocalizeAllGatherOp, LocalizeAllToAllOp, LocalizePermuteOp,
+                 LocalizeRedistributeOp,
+                 LocalizeSameAttributes<AllSliceOp, LocalAllSliceOp>,
+                 LocalizeSameAttributes<ReduceScatterOp, LocalReduceScatterOp>,
+                 LocalizeSameAttributes<AllReduceOp, LocalAllReduceOp>,
+                 LocalizeSameAttributes<ReplicateToPartialOp,
+                                        LocalReplicateToPartialOp>>(
+        converter, context, meshes);
     populateComputeLocalizationPatterns(converter, localizeContext, patterns,
                                         target);
     populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns,
@@ -531,9 +529,11 @@ struct DistLocalizePass
       auto collective = dyn_cast<CollectiveOpInterface>(op);
       if (collective &&
           collective.getMoveKind() == planner::MoveKind::Redistribute) {
-        for (Type type : {op->getOperand(0).getType(), op->getResult(0).getType()})
+        for (Type type :
+             {op->getOperand(0).getType(), op->getResult(0).getType()})
           if (ShardingAttr sharding = getSharding(type))
-            if (const MeshInfo *info = meshes.lookup(sharding.getMesh().getValue()))
+            if (const MeshInfo *info =
+                    meshes.lookup(sharding.getMesh().getValue()))
               if (failed(checkTableSize(op, info->mesh))) {
                 ok = false;
                 return;

@@ -40,9 +40,10 @@ struct LocalizePartitionable : ConversionPattern {
 
 } // namespace
 
-void dist::populateComputeLocalizationPatterns(
-    const TypeConverter &converter, const LocalizeContext &context,
-    RewritePatternSet &patterns, ConversionTarget &target) {
+void dist::populateComputeLocalizationPatterns(const TypeConverter &converter,
+                                               const LocalizeContext &context,
+                                               RewritePatternSet &patterns,
+                                               ConversionTarget &target) {
   patterns.add<LocalizePartitionable>(converter, context,
                                       patterns.getContext());
   scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,

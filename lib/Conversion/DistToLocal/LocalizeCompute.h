@@ -1,4 +1,4 @@
-//===- LocalizeCompute.h - the per-device form of partitioned compute -*- C++ -*-===//
+//===- LocalizeCompute.h - per-device partitioned compute -------*- C++ -*-===//
 //
 // After dist-partition every compute op works on sharded tensors, with every
 // operand laid out so that the op runs on each device's block. Its

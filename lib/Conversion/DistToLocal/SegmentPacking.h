@@ -1,7 +1,7 @@
 //===- SegmentPacking.h - collectives on interleaved dims -------*- C++ -*-===//
 //
-// On a dim with segments (semantics §2) a device's buffer holds its block of each
-// segment in turn. A collective over q devices works segment by segment,
+// On a dim with segments (semantics §2) a device's buffer holds its block of
+// each segment in turn. A collective over q devices works segment by segment,
 // which is the plain collective on a buffer *packed* into q chunks, chunk j
 // holding piece j of every segment:
 //
@@ -33,9 +33,9 @@ namespace dist {
 
 /// The segments of `dim` on either side of a move (the source's, else the
 /// result's), if it has any.
-std::optional<std::vector<int64_t>>
-segmentsAlong(const planner::Layout &source, const planner::Layout &result,
-              unsigned dim);
+std::optional<std::vector<int64_t>> segmentsAlong(const planner::Layout &source,
+                                                  const planner::Layout &result,
+                                                  unsigned dim);
 
 /// Per segment, the rows of one device's block under `layout` (ceil(n_i /
 /// P_d); the whole segment when the dim has no axes).

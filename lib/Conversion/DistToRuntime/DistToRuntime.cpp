@@ -39,7 +39,9 @@ namespace {
 
 MemRefType memrefType(Value value) { return cast<MemRefType>(value.getType()); }
 
-int64_t numElements(Value memref) { return memrefType(memref).getNumElements(); }
+int64_t numElements(Value memref) {
+  return memrefType(memref).getNumElements();
+}
 
 /// True when concatenating `q` buffers of `shape` along `dim` lays them out
 /// exactly like stacking them: every dim before `dim` has size 1.
@@ -95,8 +97,11 @@ public:
     View to = view(b, loc, dst);
     Value rank = calls.i64(b, loc, to.sizes.size());
     if (isZero(value)) {
-      Value args[] = {rank, table(b, loc, to.sizes), to.pointer,
-                      table(b, loc, to.strides), calls.i32(b, loc, dtype),
+      Value args[] = {rank,
+                      table(b, loc, to.sizes),
+                      to.pointer,
+                      table(b, loc, to.strides),
+                      calls.i32(b, loc, dtype),
                       stream};
       calls.call(b, loc, "distRtFillZero", b.getI32Type(), args);
       return;
@@ -109,8 +114,7 @@ public:
     int64_t bytes = (value.getType().getIntOrFloatBitWidth() + 7) / 8;
     Value copyArgs[] = {calls.bufferPtr(b, loc, scalar),
                         calls.bufferPtr(b, loc, host), calls.i64(b, loc, bytes),
-                        calls.i32(b, loc, DIST_RT_COPY_HOST_TO_DEVICE),
-                        stream};
+                        calls.i32(b, loc, DIST_RT_COPY_HOST_TO_DEVICE), stream};
     calls.call(b, loc, "distRtMemcpy", b.getI32Type(), copyArgs);
     SmallVector<Value> zeros(to.sizes.size(),
                              arith::ConstantIndexOp::create(b, loc, 0));
@@ -149,8 +153,8 @@ private:
 
   /// A host i64 array holding `values`, read by the runtime during the call.
   Value table(OpBuilder &b, Location loc, ArrayRef<Value> values) {
-    auto type = MemRefType::get({static_cast<int64_t>(values.size())},
-                                b.getI64Type());
+    auto type =
+        MemRefType::get({static_cast<int64_t>(values.size())}, b.getI64Type());
     Value array = memref::AllocaOp::create(b, loc, type);
     for (auto [i, value] : llvm::enumerate(values)) {
       Value index = arith::ConstantIndexOp::create(b, loc, i);
@@ -180,7 +184,8 @@ void copyAlong(DataMover &mover, OpBuilder &b, Location loc, Value src,
   srcOffsets[dim] = srcOffset;
   dstOffsets[dim] = dstOffset;
   sizes[dim] = rows;
-  Value from = memref::SubViewOp::create(b, loc, src, srcOffsets, sizes, strides);
+  Value from =
+      memref::SubViewOp::create(b, loc, src, srcOffsets, sizes, strides);
   Value to = memref::SubViewOp::create(b, loc, dst, dstOffsets, sizes, strides);
   mover.copy(b, loc, from, to);
 }
@@ -217,12 +222,12 @@ void forEachChunk(OpBuilder &b, Location loc, int64_t count,
   Value lb = arith::ConstantIndexOp::create(b, loc, 0);
   Value ub = arith::ConstantIndexOp::create(b, loc, count);
   Value step = arith::ConstantIndexOp::create(b, loc, 1);
-  scf::ForOp::create(b, loc, lb, ub, step, ValueRange{},
-                     [&](OpBuilder &nested, Location nestedLoc, Value j,
-                         ValueRange) {
-                       body(nested, j);
-                       scf::YieldOp::create(nested, nestedLoc);
-                     });
+  scf::ForOp::create(
+      b, loc, lb, ub, step, ValueRange{},
+      [&](OpBuilder &nested, Location nestedLoc, Value j, ValueRange) {
+        body(nested, j);
+        scf::YieldOp::create(nested, nestedLoc);
+      });
 }
 
 Value times(OpBuilder &b, Location loc, Value index, int64_t factor) {
@@ -290,8 +295,7 @@ Value allocChunks(OpBuilder &b, Location loc, int64_t q,
                   ArrayRef<int64_t> shape, Type elementType) {
   SmallVector<int64_t> chunked{q};
   chunked.append(shape.begin(), shape.end());
-  return memref::AllocOp::create(b, loc,
-                                 MemRefType::get(chunked, elementType));
+  return memref::AllocOp::create(b, loc, MemRefType::get(chunked, elementType));
 }
 
 int64_t groupSize(MeshOp mesh, ArrayRef<int64_t> axes) {
@@ -921,7 +925,7 @@ struct ConvertDistToRuntimePass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-bool device = target == RuntimeTarget::Gpu;
+    bool device = target == RuntimeTarget::Gpu;
     bool leftovers = false;
     module.walk([&](Operation *op) {
       if (needsBufferization(op)) {

@@ -83,14 +83,15 @@ Value RuntimeCalls::i32(OpBuilder &b, Location loc, int32_t value) {
 }
 
 Value RuntimeCalls::nullPtr(OpBuilder &b, Location loc) {
-  return LLVM::ZeroOp::create(b, loc, LLVM::LLVMPointerType::get(b.getContext()));
+  return LLVM::ZeroOp::create(b, loc,
+                              LLVM::LLVMPointerType::get(b.getContext()));
 }
 
 Value RuntimeCalls::constArray(OpBuilder &b, Location loc,
                                ArrayRef<int64_t> values) {
   std::vector<int64_t> key(values.begin(), values.end());
-  auto type = MemRefType::get({static_cast<int64_t>(values.size())},
-                              b.getI64Type());
+  auto type =
+      MemRefType::get({static_cast<int64_t>(values.size())}, b.getI64Type());
   std::string &name = arrays[key];
   if (name.empty()) {
     name = uniqueName("__dist_table_");
@@ -176,8 +177,8 @@ Value RuntimeCalls::groupIndex(OpBuilder &b, Location loc, Value mesh,
   for (int64_t axis : axes) {
     Value args[] = {mesh, i64(b, loc, axis)};
     Value coord = call(b, loc, "distRtMeshCoord", b.getI64Type(), args)[0];
-    Value size = arith::ConstantIndexOp::create(
-        b, loc, meshOp.getAxisSizes()[axis]);
+    Value size =
+        arith::ConstantIndexOp::create(b, loc, meshOp.getAxisSizes()[axis]);
     index = arith::MulIOp::create(b, loc, index, size);
     index = arith::AddIOp::create(
         b, loc, index,

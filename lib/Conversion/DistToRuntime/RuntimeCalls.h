@@ -30,8 +30,7 @@ public:
   explicit RuntimeCalls(mlir::ModuleOp module) : module(module) {}
 
   /// Declares (once) `func.func private @name(...)` at the module's top.
-  mlir::func::FuncOp declare(llvm::StringRef name,
-                             mlir::FunctionType type);
+  mlir::func::FuncOp declare(llvm::StringRef name, mlir::FunctionType type);
   /// Calls @name, declaring it with the argument types and `results`.
   mlir::ValueRange call(mlir::OpBuilder &b, mlir::Location loc,
                         llvm::StringRef name, mlir::TypeRange results,

@@ -49,8 +49,7 @@ FailureOr<RankedTensorType> annotatedType(shard::ShardOp annotation,
   auto emitError = [&] { return sharding.emitError(); };
   ShardingAttr layout = ShardingAttr::getChecked(
       emitError, context, sharding.getGridAttr(), ArrayRef(dims),
-      ReductionKind::sum,
-      ArrayRef<StringAttr>());
+      ReductionKind::sum, ArrayRef<StringAttr>());
   if (!layout)
     return failure();
   auto emitAtAnnotation = [&] { return annotation.emitError(); };
@@ -135,4 +134,3 @@ void dist::elementwiseToLinalg(ArrayRef<func::FuncOp> functions) {
   for (func::FuncOp function : functions)
     walkAndApplyPatterns(function, frozen);
 }
-

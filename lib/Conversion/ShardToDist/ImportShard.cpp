@@ -127,8 +127,7 @@ LogicalResult updateSignature(func::FuncOp function, ModuleOp module) {
   });
   if (walk.wasInterrupted())
     return failure();
-  FunctionType type =
-      FunctionType::get(function.getContext(), inputs, results);
+  FunctionType type = FunctionType::get(function.getContext(), inputs, results);
   if (type == function.getFunctionType())
     return success();
   if (!SymbolTable::symbolKnownUseEmpty(function, module))

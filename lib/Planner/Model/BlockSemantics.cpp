@@ -37,8 +37,7 @@ llvm::Error dist::planner::verifyShape(llvm::ArrayRef<int64_t> globalShape,
       return fail("tensor dim " + llvm::Twine(d) + " has negative extent " +
                   llvm::Twine(globalShape[d]));
     // MulOverflow catches a product past 63 bits, the comparison the rest.
-    if (llvm::MulOverflow(total, std::max<int64_t>(globalShape[d], 1),
-                          total) ||
+    if (llvm::MulOverflow(total, std::max<int64_t>(globalShape[d], 1), total) ||
         total > kMaxTensorBytes)
       return tooLarge();
   }

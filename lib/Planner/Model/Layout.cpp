@@ -200,8 +200,8 @@ Expected<Layout> dist::planner::parseLayout(const Mesh &mesh,
     std::optional<unsigned> index = mesh.findAxis(name);
     if (!index)
       return createStringError(inconvertibleErrorCode(),
-                               "invalid layout '" + body + "': " +
-                                   detail::quoteName(name) +
+                               "invalid layout '" + body +
+                                   "': " + detail::quoteName(name) +
                                    " is not an axis of mesh " + mesh.str() +
                                    " (column " + llvm::Twine(at + 1) + ")");
     axis = *index;

@@ -1,8 +1,8 @@
-//===- Mesh.cpp - Device mesh of semantics §1 ----------------------------------===//
+//===- Mesh.cpp - Device mesh of semantics §1 -----------------------------===//
 
 #include "dist/Planner/Mesh.h"
-#include "dist/Support/MixedRadix.h"
 #include "Model/Syntax.h"
+#include "dist/Support/MixedRadix.h"
 
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/JSON.h"
@@ -51,9 +51,8 @@ Expected<Mesh> Mesh::create(std::vector<MeshAxis> axes,
       return fail("mesh axis " + detail::quoteName(axis.name) +
                   " appears more than once");
     if (axis.size < 1)
-      return fail("mesh axis " + detail::quoteName(axis.name) +
-                  " has size " + llvm::Twine(axis.size) +
-                  "; sizes must be at least 1");
+      return fail("mesh axis " + detail::quoteName(axis.name) + " has size " +
+                  llvm::Twine(axis.size) + "; sizes must be at least 1");
     if (llvm::MulOverflow(numDevices, axis.size, numDevices) ||
         numDevices > kMaxMeshDevices)
       return fail("mesh has more than 2^31 devices (at axis " +

@@ -1,4 +1,4 @@
-//===- ReshapeView.cpp - reshapes that move no data (semantics §2a) -----------===//
+//===- ReshapeView.cpp - reshapes that move no data (semantics §2a) -------===//
 
 #include "dist/Planner/ReshapeView.h"
 #include "dist/Support/MixedRadix.h"
@@ -257,7 +257,8 @@ Expected<Layout> dist::planner::collapsedView(const Mesh &mesh,
       ++first;
     if (first == group.size())
       continue;
-    int64_t count = productOf(llvm::ArrayRef<int64_t>(extents).take_front(first));
+    int64_t count =
+        productOf(llvm::ArrayRef<int64_t>(extents).take_front(first));
     Expected<AxisList> axes =
         joinRun(mesh, AxisLists(dimAxes.begin() + first, dimAxes.end()),
                 llvm::ArrayRef<int64_t>(extents).drop_front(first));

@@ -1,4 +1,4 @@
-//===- Syntax.h - Tiny cursor for the textual forms of semantics §1-2 ------*- C++ -*-===//
+//===- Syntax.h - a cursor for the textual forms of §1-2 -------*- C++ -*-===//
 //
 // The mesh and layout syntaxes of semantics §1-§2 are small enough that a
 // hand-written cursor is clearer than a grammar tool. Every failure becomes an
@@ -116,10 +116,10 @@ public:
     return error("unexpected trailing text");
   }
   llvm::Error error(const llvm::Twine &msg) const {
-    return llvm::createStringError(
-        llvm::inconvertibleErrorCode(),
-        "invalid " + what + " '" + text + "': " + msg + " at column " +
-            llvm::Twine(pos + 1));
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "invalid " + what + " '" + text +
+                                       "': " + msg + " at column " +
+                                       llvm::Twine(pos + 1));
   }
   size_t position() const { return pos; }
 

@@ -1,4 +1,4 @@
-//===- BlockCoverage.h - How much of its target block a device holds -*- C++ -*-===//
+//===- BlockCoverage.h - how much of its target a device holds --*- C++ -*-===//
 //
 // Both lower bounds that hold for every plan (the reported one,
 // ReportedLowerBound.cpp, and the exchange's planBound, Redistribute.cpp)
@@ -50,8 +50,8 @@ public:
   LayoutBlocks(const Mesh &mesh, const Layout &layout,
                llvm::ArrayRef<int64_t> shape, bool ideal = true)
       : shape(shape), dimOfAxis(mesh.getNumAxes(), shape.size()),
-        weight(mesh.getNumAxes(), 0), block(shape.size()),
-        parts(shape.size()), edgeAt(shape.size()) {
+        weight(mesh.getNumAxes(), 0), block(shape.size()), parts(shape.size()),
+        edgeAt(shape.size()) {
     const size_t rank = shape.size();
     int64_t totalParts = 0;
     for (unsigned d = 0; d < rank; ++d) {

@@ -1,8 +1,8 @@
 //===- CostModel.cpp - The ring alpha-beta model and topology files -------===//
 
-#include "dist/Planner/BoundedJSON.h"
 #include "dist/Planner/CostModel.h"
 #include "Model/Syntax.h"
+#include "dist/Planner/BoundedJSON.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
@@ -90,7 +90,8 @@ static Error readParams(const llvm::json::Value &value, llvm::StringRef where,
                         std::map<MoveKind, MoveCostOverride> *ops) {
   const llvm::json::Object *object = value.getAsObject();
   if (!object)
-    return fail("topology: " + where + " must be an object with \"alpha\" "
+    return fail("topology: " + where +
+                " must be an object with \"alpha\" "
                 "and/or \"beta\"");
   for (const auto &[key, field] : *object) {
     if (key == "alpha") {
@@ -223,8 +224,7 @@ static Error readLocal(const llvm::json::Value &value, double &beta) {
 Expected<Topology> Topology::parseJSON(llvm::StringRef text) {
   Expected<llvm::json::Value> root = parseBoundedJSON(text);
   if (!root)
-    return fail("topology: invalid JSON: " +
-                llvm::toString(root.takeError()));
+    return fail("topology: invalid JSON: " + llvm::toString(root.takeError()));
   const llvm::json::Object *object = root->getAsObject();
   if (!object)
     return fail("topology: the top level must be an object with \"axes\"");

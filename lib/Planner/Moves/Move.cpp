@@ -1,8 +1,8 @@
-//===- Move.cpp - Preconditions and effects of the moves (semantics §3) --------===//
+//===- Move.cpp - Preconditions and effects of the moves (semantics §3) ---===//
 
 #include "dist/Planner/Move.h"
-#include "dist/Support/MixedRadix.h"
 #include "Model/Syntax.h"
+#include "dist/Support/MixedRadix.h"
 
 #include "llvm/ADT/STLExtras.h"
 
@@ -122,9 +122,9 @@ AxisList dist::planner::permuteAxes(const Mesh &mesh, const Layout &src,
     for (unsigned axis : src.dimAxes[d]) {
       if (axis >= mesh.getNumAxes() || mesh.getAxisSize(axis) == 1)
         continue;
-      bool kept = d < dst.dimAxes.size() &&
-                  strideIn(mesh, dst.dimAxes[d], axis) ==
-                      strideIn(mesh, src.dimAxes[d], axis);
+      bool kept =
+          d < dst.dimAxes.size() && strideIn(mesh, dst.dimAxes[d], axis) ==
+                                        strideIn(mesh, src.dimAxes[d], axis);
       if (!kept)
         result.push_back(axis);
     }
@@ -133,10 +133,10 @@ AxisList dist::planner::permuteAxes(const Mesh &mesh, const Layout &src,
   return result;
 }
 
-std::vector<int64_t> dist::planner::permuteSender(const Mesh &mesh,
-                                                  const Layout &src,
-                                                  const Layout &dst,
-                                                  llvm::ArrayRef<int64_t> receiver) {
+std::vector<int64_t>
+dist::planner::permuteSender(const Mesh &mesh, const Layout &src,
+                             const Layout &dst,
+                             llvm::ArrayRef<int64_t> receiver) {
   std::vector<int64_t> sender(receiver.begin(), receiver.end());
   // An invalid layout (an axis the mesh or the coordinate lacks) has no
   // sensible sender: the receiver keeps its own buffer.
@@ -191,8 +191,7 @@ struct MoveChecker {
   Error checkDim(int64_t dim, size_t rank, llvm::StringRef field) const {
     if (dim < 0 || dim >= int64_t(rank))
       return fail(field + " " + llvm::Twine(dim) +
-                  " is out of range for a tensor of rank " +
-                  llvm::Twine(rank));
+                  " is out of range for a tensor of rank " + llvm::Twine(rank));
     return Error::success();
   }
 
@@ -216,8 +215,7 @@ struct MoveChecker {
   Error checkSuffix(llvm::ArrayRef<unsigned> dimAxes, int64_t dim) const {
     size_t k = move.axes.size();
     bool ok = k <= dimAxes.size() &&
-              std::equal(move.axes.begin(), move.axes.end(),
-                         dimAxes.end() - k);
+              std::equal(move.axes.begin(), move.axes.end(), dimAxes.end() - k);
     if (ok)
       return Error::success();
     if (k == 1) {
@@ -227,8 +225,8 @@ struct MoveChecker {
                     llvm::Twine(dim));
       return fail("axis " + name(move.axes[0]) +
                   " is not the minor-most axis of dim " + llvm::Twine(dim) +
-                  " (dim " + llvm::Twine(dim) + " is split by " +
-                  set(dimAxes) + ")");
+                  " (dim " + llvm::Twine(dim) + " is split by " + set(dimAxes) +
+                  ")");
     }
     return fail("axes " + set(move.axes) +
                 " are not the minor-most axes of dim " + llvm::Twine(dim) +
@@ -261,11 +259,10 @@ struct MoveChecker {
 } // namespace
 
 static void removeAxes(AxisList &from, llvm::ArrayRef<unsigned> axes) {
-  from.erase(std::remove_if(from.begin(), from.end(),
-                            [&](unsigned a) {
-                              return llvm::is_contained(axes, a);
-                            }),
-             from.end());
+  from.erase(
+      std::remove_if(from.begin(), from.end(),
+                     [&](unsigned a) { return llvm::is_contained(axes, a); }),
+      from.end());
 }
 
 Expected<Layout> dist::planner::applyMove(const Mesh &mesh, const Layout &src,
@@ -363,8 +360,7 @@ Expected<Layout> dist::planner::applyMove(const Mesh &mesh, const Layout &src,
     if (Error e = check.checkReplicated(src))
       return std::move(e);
     if (src.hasPartial() && move.reduction != src.partialKind)
-      return check.fail("reduction " +
-                        stringifyReductionKind(move.reduction) +
+      return check.fail("reduction " + stringifyReductionKind(move.reduction) +
                         " does not match the existing partial kind " +
                         stringifyReductionKind(src.partialKind) +
                         " of the operand");
@@ -521,8 +517,7 @@ static int64_t packedSplitBytes(const Mesh &mesh, const Layout &src,
   return count;
 }
 
-int64_t dist::planner::collectiveInputBytes(const Mesh &mesh,
-                                            const Layout &src,
+int64_t dist::planner::collectiveInputBytes(const Mesh &mesh, const Layout &src,
                                             const Layout &after,
                                             const Move &move,
                                             llvm::ArrayRef<int64_t> shape,

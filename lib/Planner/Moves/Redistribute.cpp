@@ -1,4 +1,4 @@
-//===- Redistribute.cpp - Point-to-point exchanges (semantics §3) --------------===//
+//===- Redistribute.cpp - Point-to-point exchanges (semantics §3) ---------===//
 //
 // For every receiver, its target block is cut at the source's block
 // boundaries; each piece lies in exactly one source block, whose index per
@@ -299,8 +299,8 @@ assignExchange(const Mesh &srcMesh, const Layout &src, const Mesh &dstMesh,
       AxisCostParams bestLink;
       for (int64_t c = 0; c < numCandidates; ++c) {
         forEachFreeOffset(srcMesh, freeAxes, c, [&](unsigned axis, int64_t k) {
-          scoord[axis] = sameMesh ? (rcoord[axis] + k) % srcMesh.getAxisSize(axis)
-                                  : k;
+          scoord[axis] =
+              sameMesh ? (rcoord[axis] + k) % srcMesh.getAxisSize(axis) : k;
         });
         int64_t candidate = srcMesh.linearIndexOf(scoord);
         if (srcMesh.rankOfIndex(candidate) == receiverRank ||
@@ -404,16 +404,17 @@ Expected<Exchange> dist::planner::computeExchange(
   return balanced;
 }
 
-std::vector<int64_t> dist::planner::exchangeTable(
-    const Exchange &exchange, const Mesh &srcMesh, const Layout &src,
-    const Mesh &dstMesh, const Layout &dst, llvm::ArrayRef<int64_t> shape) {
+std::vector<int64_t>
+dist::planner::exchangeTable(const Exchange &exchange, const Mesh &srcMesh,
+                             const Layout &src, const Mesh &dstMesh,
+                             const Layout &dst, llvm::ArrayRef<int64_t> shape) {
   const size_t rank = shape.size();
   // Where a global index sits in a device's local buffer along a dim: in
   // the run (segment block) that holds it.
   auto localOf = [&](const Mesh &mesh, const Layout &layout,
                      llvm::ArrayRef<int64_t> coord, unsigned d, int64_t g) {
-    for (const BlockPiece &run : blockPieces(mesh, layout, shape, d,
-                                             shardIndex(mesh, layout, d, coord)))
+    for (const BlockPiece &run : blockPieces(
+             mesh, layout, shape, d, shardIndex(mesh, layout, d, coord)))
       if (g >= run.global.begin && g < run.global.end)
         return run.localOffset + (g - run.global.begin);
     return int64_t(-1); // not held: computeExchange never asks

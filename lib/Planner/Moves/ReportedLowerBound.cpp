@@ -1,4 +1,4 @@
-//===- ReportedLowerBound.cpp - The lower bound a plan reports -----------------===//
+//===- ReportedLowerBound.cpp - The lower bound a plan reports ------------===//
 //
 // The `lower_bound` of a plan is defined simply, so that anyone can
 // recompute it: for each device, the bytes of its target block it does not
@@ -41,11 +41,12 @@ using namespace dist::planner;
 /// target, or has size 1 (a "reduction" over one device is the value).
 static bool partialsAreFinal(const Mesh &mesh, const Layout &source,
                              const Layout &target) {
-  return std::all_of(
-      source.partialAxes.begin(), source.partialAxes.end(), [&](unsigned a) {
-        return mesh.getAxisSize(a) == 1 ||
-               (target.isPartial(a) && target.partialKind == source.partialKind);
-      });
+  return std::all_of(source.partialAxes.begin(), source.partialAxes.end(),
+                     [&](unsigned a) {
+                       return mesh.getAxisSize(a) == 1 ||
+                              (target.isPartial(a) &&
+                               target.partialKind == source.partialKind);
+                     });
 }
 
 /// True when every dim divides evenly into both layouts' shards: then the
@@ -111,13 +112,14 @@ static double segmentedMissing(const Mesh &mesh, const Layout &source,
   llvm::SmallVector<IdealRange, 4> wantIdeal, haveIdeal;
   for (int64_t device = 0; device < mesh.getNumDevices(); ++device) {
     std::vector<int64_t> coord = mesh.coordinateOf(device);
-    // Ideal blocks (for the collectives' padded pricing) and blocks of semantics §2
-    // (for redistribute, which moves exactly the elements a device lacks);
-    // each device counts the smaller of the two.
+    // Ideal blocks (for the collectives' padded pricing) and blocks of
+    // semantics §2 (for redistribute, which moves exactly the elements a device
+    // lacks); each device counts the smaller of the two.
     double wanted = 1, held = final ? 1 : 0;
     double wantedExact = 1, heldExact = final ? 1 : 0;
     for (unsigned d = 0; d < shape.size(); ++d) {
-      // blocks of semantics §2: the runs (one per segment of an interleaved dim).
+      // blocks of semantics §2: the runs (one per segment of an interleaved
+      // dim).
       std::vector<BlockPiece> want = blockPieces(
           mesh, target, shape, d, shardIndex(mesh, target, d, coord));
       std::vector<BlockPiece> have = blockPieces(
@@ -178,11 +180,10 @@ double dist::planner::detail::reportedLowerBound(const Mesh &mesh,
   } else
     worst = segmentedMissing(mesh, source, target, shape, final);
   // Below a hundredth of an element is rounding, not data.
-  double perDevice =
-      worst < 1e-2 ? 0
-                   : worst * static_cast<double>(elementBytes) *
-                             model.minSecondsPerByte() +
-                         model.minLatency();
+  double perDevice = worst < 1e-2 ? 0
+                                  : worst * static_cast<double>(elementBytes) *
+                                            model.minSecondsPerByte() +
+                                        model.minLatency();
   // Partial axes whose values are not final must be reduced by collectives
   // over groups containing them, each paying at least its axis's latency
   // bound (CostModel's contract) on top of the bytes received.
@@ -192,10 +193,9 @@ double dist::planner::detail::reportedLowerBound(const Mesh &mesh,
         !(target.isPartial(a) && target.partialKind == source.partialKind))
       reduction += model.axisLatencyBound(a);
   if (reduction > 0)
-    perDevice = std::max(perDevice, reduction + worst *
-                                                    static_cast<double>(
-                                                        elementBytes) *
-                                                    model.minSecondsPerByte());
+    perDevice = std::max(perDevice,
+                         reduction + worst * static_cast<double>(elementBytes) *
+                                         model.minSecondsPerByte());
   return std::max(perDevice, crossingBound(mesh, source, target, shape,
                                            elementBytes, model));
 }
@@ -376,9 +376,9 @@ double dist::planner::detail::crossingBound(const Mesh &mesh,
       }
       if (crossing < 1e-2)
         continue;
-      best = std::max(best, model.minLatency() +
-                                beta * crossing * double(elementBytes) /
-                                    perHyperplane);
+      best = std::max(best, model.minLatency() + beta * crossing *
+                                                     double(elementBytes) /
+                                                     perHyperplane);
     }
   }
   return best;

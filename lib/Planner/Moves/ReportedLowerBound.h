@@ -1,4 +1,4 @@
-//===- ReportedLowerBound.h - The lower bound a plan reports ---------*- C++ -*-===//
+//===- ReportedLowerBound.h - The lower bound a plan reports ----*- C++ -*-===//
 
 #ifndef DIST_LIB_PLANNER_MOVES_REPORTEDLOWERBOUND_H
 #define DIST_LIB_PLANNER_MOVES_REPORTEDLOWERBOUND_H

@@ -1,4 +1,4 @@
-//===- AdmissibleHeuristic.cpp - Admissible cost bound -----------------------------===//
+//===- AdmissibleHeuristic.cpp - Admissible cost bound --------------------===//
 
 #include "Search/AdmissibleHeuristic.h"
 #include "dist/Support/MixedRadix.h"
@@ -16,9 +16,8 @@ LowerBound::LowerBound(const Mesh &mesh, llvm::ArrayRef<int64_t> shape,
                        int64_t elementBytes, const CostModel &model,
                        const PackedLayout &target)
     : numAxes(mesh.getNumAxes()), numDevices(mesh.getNumDevices()),
-      rank(shape.size()),
-      shape(shape.begin(), shape.end()), elementBytes(elementBytes),
-      minLatency(model.minLatency()),
+      rank(shape.size()), shape(shape.begin(), shape.end()),
+      elementBytes(elementBytes), minLatency(model.minLatency()),
       minSecondsPerByte(model.minSecondsPerByte()), target(target) {
   bool anyKappa = false;
   for (unsigned a = 0; a < kMaxMeshAxes; ++a) {
@@ -260,15 +259,14 @@ LowerBound::Latency LowerBound::latencies(const PackedLayout &layout,
   viewOf(layout, numAxes, v);
   uint8_t reduce = mustReduce(layout, v);
   Latency result = latencyOf(v, reduce, run);
-  result.classBandwidth = minSecondsPerByte * double(elementBytes) *
-                          classNeededElements(v, reduce);
+  result.classBandwidth =
+      minSecondsPerByte * double(elementBytes) * classNeededElements(v, reduce);
   if (layout == target)
     result.full = 0;
   return result;
 }
 
-double LowerBound::classNeededElements(const DimView &v,
-                                       uint8_t reduce) const {
+double LowerBound::classNeededElements(const DimView &v, uint8_t reduce) const {
   if (reduce)
     return reducedElements(reduce);
   // Per dim, a device's current block and its target block overlap in at
@@ -457,8 +455,8 @@ double LowerBound::operator()(const PackedLayout &layout,
     double allExcess = 0;
     for (unsigned d = 0; d < rank; ++d)
       if (jumps >> d & 1) {
-        fat[count] = total * double(jumpQ[d]) / double(numDevices) - held -
-                     1e-9 * total;
+        fat[count] =
+            total * double(jumpQ[d]) / double(numDevices) - held - 1e-9 * total;
         excess[count] = jumpExcess[d];
         allExcess += excess[count++];
       }

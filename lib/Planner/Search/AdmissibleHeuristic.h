@@ -1,4 +1,4 @@
-//===- AdmissibleHeuristic.h - Admissible cost bound (plan report and A*) -*- C++ -*-===//
+//===- AdmissibleHeuristic.h - admissible cost bound ------------*- C++ -*-===//
 //
 // A lower bound on the cost of any plan from a layout L to the target T, in
 // two additive parts (every collective pays a latency term and a bandwidth
@@ -77,9 +77,9 @@
 // receiver, hence at least the average over all devices. This is exactly
 // the ring reduce_scatter and all_reduce bandwidth terms.
 // Blocks are measured on the ideal, unpadded tensor (block s of P is
-// [s N / P, (s + 1) N / P)): the formulas of semantics §3 price the padded buffer,
-// never less than the ideal data a step delivers, so the bound holds for
-// uneven extents too.
+// [s N / P, (s + 1) N / P)): the formulas of semantics §3 price the padded
+// buffer, never less than the ideal data a step delivers, so the bound holds
+// for uneven extents too.
 //
 //===----------------------------------------------------------------------===//
 #ifndef DIST_LIB_PLANNER_SEARCH_ADMISSIBLEHEURISTIC_H

@@ -1,9 +1,9 @@
 //===- CrossMesh.cpp - Planning a reshard onto another mesh ---------------===//
 //
-// A cross-mesh plan (semantics §3a) is: moves on the source mesh from the source
-// to some layout S, one redistribute from S onto the target mesh giving some
-// layout X, then moves on the target mesh from X to the target. S and X are
-// never partial (a partial tensor cannot leave its mesh: its contributions
+// A cross-mesh plan (semantics §3a) is: moves on the source mesh from the
+// source to some layout S, one redistribute from S onto the target mesh giving
+// some layout X, then moves on the target mesh from X to the target. S and X
+// are never partial (a partial tensor cannot leave its mesh: its contributions
 // are summed on the ranks that hold them), so the search is over pairs of
 // non-partial layouts:
 //
@@ -149,7 +149,8 @@ llvm::Expected<std::vector<Move>> dist::planner::detail::searchCrossMesh(
   // The plan is built from plans of the two halves: each one a search.
   auto plan = [&](const Mesh &mesh, const CostModel &model, const Layout &from,
                   const Layout &to, Side &side) -> bool {
-    side.bytes = localBytes(mesh, to, request.globalShape, request.elementBytes);
+    side.bytes =
+        localBytes(mesh, to, request.globalShape, request.elementBytes);
     if (from == to)
       return true;
     PlanRequest sub = subRequest(request, mesh, model, from, to);
@@ -199,10 +200,10 @@ llvm::Expected<std::vector<Move>> dist::planner::detail::searchCrossMesh(
         length += double(run.global.size());
       elements *= length;
     }
-    return elements == 0 ? 0.0
-                         : transfer.alpha + elements *
-                                                double(request.elementBytes) *
-                                                transfer.beta;
+    return elements == 0
+               ? 0.0
+               : transfer.alpha +
+                     elements * double(request.elementBytes) * transfer.beta;
   };
 
   struct Pair {
@@ -221,8 +222,9 @@ llvm::Expected<std::vector<Move>> dist::planner::detail::searchCrossMesh(
         continue;
       pairs.push_back({before[s].cost + after[x].cost + floors[x], s, x});
     }
-  std::stable_sort(pairs.begin(), pairs.end(),
-                   [](const Pair &a, const Pair &b) { return a.floor < b.floor; });
+  std::stable_sort(
+      pairs.begin(), pairs.end(),
+      [](const Pair &a, const Pair &b) { return a.floor < b.floor; });
 
   double bestCost = std::numeric_limits<double>::infinity();
   size_t bestSteps = ~size_t(0);
@@ -254,12 +256,12 @@ llvm::Expected<std::vector<Move>> dist::planner::detail::searchCrossMesh(
         "no plan moves " + printLayout(srcMesh, source) + " on mesh " +
             srcMesh.str() + " to " + printLayout(dstMesh, target) +
             " on mesh " + dstMesh.str() +
-            (request.maxPeakBytes
-                 ? " within max_peak_bytes = " +
-                       std::to_string(*request.maxPeakBytes)
-                 : std::string()));
+            (request.maxPeakBytes ? " within max_peak_bytes = " +
+                                        std::to_string(*request.maxPeakBytes)
+                                  : std::string()));
   std::vector<Move> moves = before[best->s].moves;
-  moves.push_back(Move::redistribute(after[best->x].layout, /*crossMesh=*/true));
+  moves.push_back(
+      Move::redistribute(after[best->x].layout, /*crossMesh=*/true));
   for (const Move &m : after[best->x].moves)
     moves.push_back(m);
   return moves;

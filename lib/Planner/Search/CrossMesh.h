@@ -14,11 +14,12 @@ AxisCostParams transferParamsOf(const PlanRequest &request,
                                 const CostModel &dstModel);
 
 /// The moves of the cheapest plan "moves on the source mesh, one
-/// redistribute onto the target mesh, moves on the target mesh" (semantics §3a).
-/// The request is verified and cross-mesh.
-llvm::Expected<std::vector<Move>>
-searchCrossMesh(const PlanRequest &request, const CostModel &srcModel,
-                const CostModel &dstModel, SearchStats *stats);
+/// redistribute onto the target mesh, moves on the target mesh" (semantics
+/// §3a). The request is verified and cross-mesh.
+llvm::Expected<std::vector<Move>> searchCrossMesh(const PlanRequest &request,
+                                                  const CostModel &srcModel,
+                                                  const CostModel &dstModel,
+                                                  SearchStats *stats);
 
 /// No cross-mesh plan costs less: every byte of the tensor that no rank of
 /// the target mesh holds already must cross the transfer link, and at best

@@ -49,8 +49,8 @@ static int similarity(const PackedLayout &cur, const PackedLayout &target,
       score += have == kReplicatedSlot ? 2 : 0;
     } else if (want == kPartialSlot) {
       score += have == kPartialSlot && cur.kind == target.kind ? 2
-               : have == kReplicatedSlot                        ? 1
-                                                                : 0;
+               : have == kReplicatedSlot                       ? 1
+                                                               : 0;
     } else {
       bool placed = have == want && slotPos(want) < prefix[slotDim(want)];
       score += placed ? 2 : have == kReplicatedSlot ? 1 : 0;
@@ -60,8 +60,7 @@ static int similarity(const PackedLayout &cur, const PackedLayout &target,
 }
 
 /// The route through the replicated layout, as Layout-level moves.
-static std::vector<Move> replicatedRoute(const Layout &from,
-                                         const Layout &to) {
+static std::vector<Move> replicatedRoute(const Layout &from, const Layout &to) {
   std::vector<Move> moves;
   if (from.hasPartial())
     moves.push_back(Move::allReduce(from.partialAxes, from.partialKind));
@@ -76,10 +75,8 @@ static std::vector<Move> replicatedRoute(const Layout &from,
   return moves;
 }
 
-llvm::Expected<std::vector<Move>>
-dist::planner::detail::searchGreedy(const PlanRequest &request,
-                                    const CostModel &model,
-                                    SearchStats *stats) {
+llvm::Expected<std::vector<Move>> dist::planner::detail::searchGreedy(
+    const PlanRequest &request, const CostModel &model, SearchStats *stats) {
   const Mesh &mesh = request.mesh;
   unsigned numAxes = mesh.getNumAxes(), rank = request.globalShape.size();
   PackedLayout target = packLayout(request.target);
@@ -107,21 +104,21 @@ dist::planner::detail::searchGreedy(const PlanRequest &request,
     bool found = false;
     Edge best;
     int bestScore = 0;
-    space.forEachEdge(cur, bytes, /*sliceRuns=*/false, /*permutes=*/true,
-                      OrderMark(),
-                      [&](const Edge &edge) {
-      if (stats)
-        ++stats->generated;
-      if (visitedSlots.count(visitKey(edge.next.layout)))
-        return;
-      int score = similarity(edge.next.layout, target, numAxes, rank, tv);
-      if (!found || score > bestScore ||
-          (score == bestScore && costLess(edge.cost, best.cost))) {
-        found = true;
-        best = edge;
-        bestScore = score;
-      }
-    });
+    space.forEachEdge(
+        cur, bytes, /*sliceRuns=*/false, /*permutes=*/true, OrderMark(),
+        [&](const Edge &edge) {
+          if (stats)
+            ++stats->generated;
+          if (visitedSlots.count(visitKey(edge.next.layout)))
+            return;
+          int score = similarity(edge.next.layout, target, numAxes, rank, tv);
+          if (!found || score > bestScore ||
+              (score == bestScore && costLess(edge.cost, best.cost))) {
+            found = true;
+            best = edge;
+            bestScore = score;
+          }
+        });
     if (!found ||
         bestScore <= similarity(cur.layout, target, numAxes, rank, tv))
       break;

@@ -17,8 +17,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Search/PatternDatabaseHeuristic.h"
 #include "Search/AdmissibleHeuristic.h"
+#include "Search/PatternDatabaseHeuristic.h"
 #include "Search/Search.h"
 #include "Search/SearchSpace.h"
 
@@ -37,7 +37,6 @@
 
 using namespace dist::planner;
 using namespace dist::planner::detail;
-
 
 static std::atomic<size_t> abstractBoundAfter{kAbstractBoundAfter};
 static std::atomic<bool> abstractBoundAlways{false};
@@ -396,10 +395,8 @@ ScratchMemory &threadScratchMemory() {
 }
 } // namespace
 
-llvm::Expected<std::vector<Move>>
-dist::planner::detail::searchOptimal(const PlanRequest &request,
-                                     const CostModel &model,
-                                     SearchStats *stats) {
+llvm::Expected<std::vector<Move>> dist::planner::detail::searchOptimal(
+    const PlanRequest &request, const CostModel &model, SearchStats *stats) {
   return searchOptimalWithin(request, model, stats, kMaxSearchStates,
                              std::numeric_limits<uint64_t>::max());
 }
@@ -505,8 +502,8 @@ llvm::Expected<std::vector<Move>> dist::planner::detail::searchOptimalWithin(
     // (extending it to the target adds no step).
     uint32_t stepBound =
         n.steps + (n.state.layout == target || n.state.run.open ? 0 : 1);
-    open.push({n.g + std::min(n.h, n.hCap), stepBound, seq++, id, n.version,
-               0});
+    open.push(
+        {n.g + std::min(n.h, n.hCap), stepBound, seq++, id, n.version, 0});
   };
   // Permutes are many (every layout with the same shard counts) and rarely
   // on the best path, so they are generated only when an entry that bounds
@@ -563,7 +560,8 @@ llvm::Expected<std::vector<Move>> dist::planner::detail::searchOptimalWithin(
   root.relabel = symmetry.canonicalize(root.state.layout);
   root.bytes = space.bytesOf(source);
   {
-    LowerBound::Latency lat = bound.latencies(root.state.layout, root.state.run);
+    LowerBound::Latency lat =
+        bound.latencies(root.state.layout, root.state.run);
     root.h = lat.full + lat.classBandwidth;
     root.classLatency = lat.classOnly;
     root.classBandwidth = lat.classBandwidth;
@@ -706,8 +704,7 @@ llvm::Expected<std::vector<Move>> dist::planner::detail::searchOptimalWithin(
     // (OrderMark) widens what the state generates to what both allow, so
     // that an order pruned as a duplicate always has its sorted twin.
     bool widened = false;
-    if (!better && ordered && costEqual(g2, known.g) &&
-        steps2 == known.steps) {
+    if (!better && ordered && costEqual(g2, known.g) && steps2 == known.steps) {
       Node &child = nodes[known.node];
       OrderMark meet = OrderMark::meet(child.order, edge.order);
       if (!(meet == child.order)) {
@@ -871,8 +868,8 @@ llvm::Expected<std::vector<Move>> dist::planner::detail::searchOptimalWithin(
       if (rootBound < 0)
         rootBound = bound(from.layout, from.run);
       if (abstractAlways || e.f > rootBound * kAbstractWeakness) {
-        abstract.emplace(mesh, request.globalShape, request.elementBytes,
-                         model, from.layout, target, request.maxPeakBytes);
+        abstract.emplace(mesh, request.globalShape, request.elementBytes, model,
+                         from.layout, target, request.maxPeakBytes);
         abstractPossible = false;
         // Worth its lookups only when it sees more than the closed form
         // at the source (where it is exact: the table is filled up to
@@ -964,8 +961,8 @@ llvm::Expected<std::vector<Move>> dist::planner::detail::searchOptimalWithin(
     return llvm::createStringError(
         llvm::inconvertibleErrorCode(),
         "target layout " + printLayout(mesh, request.target) +
-            " is unreachable from " + printLayout(mesh, request.source) +
-            ": " + why);
+            " is unreachable from " + printLayout(mesh, request.source) + ": " +
+            why);
   }
 
   // Walk back to the source, then turn packed moves into Moves in the

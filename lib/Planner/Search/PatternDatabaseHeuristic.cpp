@@ -1,4 +1,4 @@
-//===- PatternDatabaseHeuristic.cpp - Exact distances in an abstracted layout space --===//
+//===- PatternDatabaseHeuristic.cpp - exact distances, abstracted ---------===//
 
 #include "Search/PatternDatabaseHeuristic.h"
 
@@ -43,8 +43,9 @@ AbstractBound::AbstractBound(const Mesh &mesh, llvm::ArrayRef<int64_t> shape,
                              const PackedLayout &source,
                              const PackedLayout &target,
                              std::optional<int64_t> maxPeak)
-    : model(model), maxPeak(maxPeak), numAxes(mesh.getNumAxes()), rank(shape.size()), base(2 + rank),
-      shape(shape.begin(), shape.end()), elementBytes(elementBytes) {
+    : model(model), maxPeak(maxPeak), numAxes(mesh.getNumAxes()),
+      rank(shape.size()), base(2 + rank), shape(shape.begin(), shape.end()),
+      elementBytes(elementBytes) {
   for (unsigned a = 0; a < kMaxMeshAxes; ++a) {
     axisSize[a] = a < numAxes ? mesh.getAxisSize(a) : 1;
     sizeOneAxes |= a < numAxes && axisSize[a] == 1;
@@ -317,8 +318,7 @@ void AbstractBound::settle() {
     for (unsigned d = 0; d < rank; ++d)
       for (unsigned s = dimMask[d]; s; s = (s - 1) & dimMask[d]) {
         size_t xCodes = yCodes + shift(s, -long(kDim0 + d));
-        if (nest(d, dimMask[d] & ~s, s) &&
-            peakOk(bytesOfCodes[xCodes], yBytes))
+        if (nest(d, dimMask[d] & ~s, s) && peakOk(bytesOfCodes[xCodes], yBytes))
           relax(ky, xCodes, 0.0);
       }
     // An axis that may join a partial group on uneven blocks

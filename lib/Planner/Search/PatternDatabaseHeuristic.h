@@ -1,4 +1,4 @@
-//===- PatternDatabaseHeuristic.h - Exact distances in an abstracted layout space -*- C++ -*-===//
+//===- PatternDatabaseHeuristic.h - abstracted exact distances --*- C++ -*-===//
 //
 // A second admissible heuristic for the optimal search, in the style of a
 // pattern database: every layout is mapped to an *abstract state* that
@@ -160,7 +160,7 @@ private:
   using Item = std::pair<double, uint32_t>;
   std::vector<Item> queue; // a min-heap
   std::vector<uint8_t> classDone;
-  size_t from = 0; // the source's index
+  size_t from = 0;                  // the source's index
   std::vector<long> maskPower;      // per axis mask: sum of base^a
   std::vector<int64_t> maskProduct; // per axis mask: product of sizes
   std::vector<uint8_t> nestMemo;

@@ -17,9 +17,7 @@ namespace dist::planner::detail {
 inline double costTolerance(double a, double b) {
   return 1e-12 * std::max(std::fabs(a), std::fabs(b)) + 1e-24;
 }
-inline bool costLess(double a, double b) {
-  return a < b - costTolerance(a, b);
-}
+inline bool costLess(double a, double b) { return a < b - costTolerance(a, b); }
 inline bool costEqual(double a, double b) {
   return std::fabs(a - b) <= costTolerance(a, b);
 }
@@ -54,9 +52,9 @@ void setAbstractBoundPolicy(size_t expansions, bool keepAlways);
 
 /// Both return the moves from request.source to request.target; the caller
 /// replays them to fill in the plan. The request is already verified.
-llvm::Expected<std::vector<Move>>
-searchOptimal(const PlanRequest &request, const CostModel &model,
-              SearchStats *stats);
+llvm::Expected<std::vector<Move>> searchOptimal(const PlanRequest &request,
+                                                const CostModel &model,
+                                                SearchStats *stats);
 /// searchOptimal pricing its exchanges with `exchange` (for `model`, the
 /// request's shape and element size), which then remembers them for the
 /// replay of the plan.
@@ -69,9 +67,9 @@ llvm::Expected<std::vector<Move>>
 searchOptimalWithin(const PlanRequest &request, const CostModel &model,
                     SearchStats *stats, size_t maxStates, uint64_t maxEdges,
                     ExchangeCostEvaluator *exchange = nullptr);
-llvm::Expected<std::vector<Move>>
-searchGreedy(const PlanRequest &request, const CostModel &model,
-             SearchStats *stats);
+llvm::Expected<std::vector<Move>> searchGreedy(const PlanRequest &request,
+                                               const CostModel &model,
+                                               SearchStats *stats);
 using SearchFunction = llvm::Expected<std::vector<Move>> (*)(
     const PlanRequest &request, const CostModel &model, SearchStats *stats);
 
@@ -97,8 +95,7 @@ constexpr uint64_t kUnitAxesRecheckMoves = 1000000;
 /// canonical.
 llvm::Expected<std::vector<Move>>
 searchSegmented(const PlanRequest &request, const CostModel &model,
-                const Layout &source, const Layout &target,
-                SearchStats *stats);
+                const Layout &source, const Layout &target, SearchStats *stats);
 
 } // namespace dist::planner::detail
 

@@ -2,8 +2,8 @@
 //
 // The searches visit thousands of layouts per request, so they work on a
 // packed form (one byte per mesh axis) instead of `Layout`, and generate the
-// moves of semantics §3 directly on it. Every plan they return is replayed through
-// the public applyMove, so this file can only make the search slower or
+// moves of semantics §3 directly on it. Every plan they return is replayed
+// through the public applyMove, so this file can only make the search slower or
 // incomplete, never make a plan wrong.
 //
 //===----------------------------------------------------------------------===//
@@ -133,7 +133,8 @@ struct StateKey {
 inline StateKey keyOf(const SearchState &s) {
   uint32_t extra = s.layout.kind;
   if (s.run.open)
-    extra |= 1u << 8 | uint32_t(s.run.dim) << 9 | uint32_t(s.run.startLen) << 14;
+    extra |=
+        1u << 8 | uint32_t(s.run.dim) << 9 | uint32_t(s.run.startLen) << 14;
   if (s.pointToPointClosed)
     extra |= 1u << 31;
   return {s.layout.slotBits(), extra};
@@ -179,8 +180,7 @@ class SearchSpace {
 public:
   SearchSpace(const Mesh &mesh, llvm::ArrayRef<int64_t> shape,
               int64_t elementBytes, const CostModel &model,
-              std::optional<int64_t> maxPeakBytes,
-              const PackedLayout &target);
+              std::optional<int64_t> maxPeakBytes, const PackedLayout &target);
 
   unsigned getNumAxes() const { return numAxes; }
   unsigned getRank() const { return rank; }
@@ -208,10 +208,11 @@ public:
   /// replicate_to_partial of their kind (one step fewer at the same cost).
   /// Exact without a peak limit and without size-1 axes: the step is free,
   /// and nothing before it needs the axis partial rather than replicated
-  /// (see docs/planner.md), so it can always be postponed to the end. (A size-1 axis made partial early can ride along a reduce_scatter
-  /// and save a step, so meshes with size-1 axes keep every position.)
-  /// With priced local copies the argument needs a slice to cost no more
-  /// than sending its bytes (CostModel::localCopiesNeverDearerThanSending).
+  /// (see docs/planner.md), so it can always be postponed to the end. (A size-1
+  /// axis made partial early can ride along a reduce_scatter and save a step,
+  /// so meshes with size-1 axes keep every position.) With priced local copies
+  /// the argument needs a slice to cost no more than sending its bytes
+  /// (CostModel::localCopiesNeverDearerThanSending).
   void setFinalReplicateToPartialOnly(bool value) {
     finalReplicateToPartialOnly = value && !sizeOneMask && slicesNoDearer;
   }

@@ -6,8 +6,8 @@
 // few and small (a fused weight on a TP mesh).
 //
 // The search is Dijkstra over layouts (ties: fewer steps) with every
-// collective of semantics §3 that applies, segment by segment on segmented dims:
-// all_gather / all_to_all of any minor-most run of a dim's axes,
+// collective of semantics §3 that applies, segment by segment on segmented
+// dims: all_gather / all_to_all of any minor-most run of a dim's axes,
 // all_slice / reduce_scatter of any ordered set of replicated / partial
 // axes, all_reduce of any set of partial axes, replicate_to_partial of the
 // target's partial axes; a split onto a dim without axes may give it the
@@ -38,10 +38,10 @@
 #include <queue>
 
 using namespace dist::planner;
-using llvm::Error;
-using llvm::Expected;
 using dist::planner::detail::costEqual;
 using dist::planner::detail::costLess;
+using llvm::Error;
+using llvm::Expected;
 
 namespace {
 
@@ -56,8 +56,9 @@ Error fail(const llvm::Twine &why) {
 }
 
 /// Every ordered selection of one to kMaxStepAxes of `axes`.
-void orderedSubsets(const std::vector<unsigned> &axes,
-                    const std::function<void(const std::vector<unsigned> &)> &f) {
+void orderedSubsets(
+    const std::vector<unsigned> &axes,
+    const std::function<void(const std::vector<unsigned> &)> &f) {
   std::vector<unsigned> current;
   std::vector<bool> used(axes.size(), false);
   std::function<void()> visit = [&] {
@@ -143,8 +144,13 @@ int64_t SegmentedSearch::intern(const Layout &layout) {
   std::string key = printLayout(mesh, layout);
   auto [it, inserted] = index.try_emplace(key, int64_t(nodes.size()));
   if (inserted) {
-    Node node{layout, localBytes(mesh, layout, shape, request.elementBytes),
-              std::numeric_limits<double>::infinity(), 0, 0, -1, Move()};
+    Node node{layout,
+              localBytes(mesh, layout, shape, request.elementBytes),
+              std::numeric_limits<double>::infinity(),
+              0,
+              0,
+              -1,
+              Move()};
     nodes.push_back(std::move(node));
   }
   return it->second;
@@ -179,8 +185,7 @@ void SegmentedSearch::relax(int64_t from, Move move) {
   int64_t to = intern(*next);
   Node &source = nodes[from];
   Node &dest = nodes[to];
-  if (request.maxPeakBytes &&
-      source.bytes + dest.bytes > *request.maxPeakBytes)
+  if (request.maxPeakBytes && source.bytes + dest.bytes > *request.maxPeakBytes)
     return;
   double total = source.cost + cost;
   unsigned steps = source.steps + 1;
@@ -189,11 +194,10 @@ void SegmentedSearch::relax(int64_t from, Move move) {
   unsigned exchanges =
       source.exchanges + (move.kind == MoveKind::Redistribute ? 1 : 0);
   bool reached = !std::isinf(dest.cost);
-  if (dest.closed ||
-      (reached && (costLess(dest.cost, total) ||
-                   (costEqual(dest.cost, total) &&
-                    std::tie(dest.steps, dest.exchanges) <=
-                        std::tie(steps, exchanges)))))
+  if (dest.closed || (reached && (costLess(dest.cost, total) ||
+                                  (costEqual(dest.cost, total) &&
+                                   std::tie(dest.steps, dest.exchanges) <=
+                                       std::tie(steps, exchanges)))))
     return;
   dest.cost = total;
   dest.steps = steps;
@@ -310,9 +314,8 @@ bool better(const Candidate &a, const Candidate &b) {
   if (a.moves.size() != b.moves.size())
     return a.moves.size() < b.moves.size();
   auto exchanges = [](const std::vector<Move> &moves) {
-    return llvm::count_if(moves, [](const Move &m) {
-      return m.kind == MoveKind::Redistribute;
-    });
+    return llvm::count_if(
+        moves, [](const Move &m) { return m.kind == MoveKind::Redistribute; });
   };
   return exchanges(a.moves) < exchanges(b.moves);
 }
@@ -346,7 +349,8 @@ std::optional<Candidate> directPlan(const PlanRequest &request,
               .run(stats))
     consider(request, std::move(*searched), best);
   const Layout &source = request.source, &target = request.target;
-  if (request.moves == MoveSet::All && source.partialAxes == target.partialAxes &&
+  if (request.moves == MoveSet::All &&
+      source.partialAxes == target.partialAxes &&
       (!source.hasPartial() || source.partialKind == target.partialKind)) {
     Layout to = target;
     to.partialKind = source.partialKind;
@@ -444,12 +448,9 @@ private:
 
 } // namespace
 
-Expected<std::vector<Move>>
-dist::planner::detail::searchSegmented(const PlanRequest &request,
-                                       const CostModel &model,
-                                       const Layout &source,
-                                       const Layout &target,
-                                       SearchStats *stats) {
+Expected<std::vector<Move>> dist::planner::detail::searchSegmented(
+    const PlanRequest &request, const CostModel &model, const Layout &source,
+    const Layout &target, SearchStats *stats) {
   if (source == target)
     return std::vector<Move>();
   std::optional<Candidate> best =
@@ -457,8 +458,7 @@ dist::planner::detail::searchSegmented(const PlanRequest &request,
   if (!best)
     return fail("no plan from " + printLayout(request.mesh, source) + " to " +
                 printLayout(request.mesh, target) +
-                (request.moves == MoveSet::Collective
-                     ? " with collectives only"
-                     : std::string()));
+                (request.moves == MoveSet::Collective ? " with collectives only"
+                                                      : std::string()));
   return std::move(best->moves);
 }

@@ -50,7 +50,8 @@ public:
                         int64_t bytesBefore) const override {
     return full.collectiveCost(kind, map(axes), bytesBefore);
   }
-  AxisCostParams pointToPointLink(llvm::ArrayRef<unsigned> axes) const override {
+  AxisCostParams
+  pointToPointLink(llvm::ArrayRef<unsigned> axes) const override {
     return full.pointToPointLink(map(axes));
   }
   AxisCostParams slowestLink() const override { return full.slowestLink(); }
@@ -103,8 +104,8 @@ private:
 
 /// Axis renaming between the mesh and the mesh without its size-1 axes.
 struct AxisMap {
-  std::vector<unsigned> toFull;   // reduced axis -> mesh axis
-  std::vector<int> toReduced;     // mesh axis -> reduced axis, -1: size 1
+  std::vector<unsigned> toFull; // reduced axis -> mesh axis
+  std::vector<int> toReduced;   // mesh axis -> reduced axis, -1: size 1
 
   Layout project(const Layout &layout) const {
     Layout out = layout;
@@ -268,19 +269,17 @@ static std::optional<Layout> undo(const Move &move, const Layout &after,
 
 /// Folds the steps that touch only size-1 axes into a neighbour of the
 /// plan where one step does both for no more cost: a step of the
-/// neighbour's kind or another (on the cost model of semantics §3 the group's size does
-/// not change, nor its slowest link unless a size-1 axis has a slower one),
-/// or a neighbouring redistribute. So plans keep few steps.
-static std::vector<Move> foldUnitSteps(const Mesh &mesh,
-                                       const CostModel &model,
+/// neighbour's kind or another (on the cost model of semantics §3 the group's
+/// size does not change, nor its slowest link unless a size-1 axis has a slower
+/// one), or a neighbouring redistribute. So plans keep few steps.
+static std::vector<Move> foldUnitSteps(const Mesh &mesh, const CostModel &model,
                                        const PlanRequest &request,
                                        std::vector<Move> moves,
                                        const Layout &source) {
   auto onlyUnitAxes = [&](const Move &m) {
     return m.kind != MoveKind::Redistribute &&
-           llvm::all_of(m.axes, [&](unsigned a) {
-             return mesh.getAxisSize(a) == 1;
-           });
+           llvm::all_of(m.axes,
+                        [&](unsigned a) { return mesh.getAxisSize(a) == 1; });
   };
   auto bytesOf = [&](const Layout &layout) {
     return localBytes(mesh, layout, request.globalShape, request.elementBytes);
@@ -313,7 +312,8 @@ static std::vector<Move> foldUnitSteps(const Mesh &mesh,
     changed = false;
     std::vector<Layout> before{source};
     for (const Move &m : moves) {
-      Expected<Layout> next = applyMove(mesh, before.back(), m, request.globalShape);
+      Expected<Layout> next =
+          applyMove(mesh, before.back(), m, request.globalShape);
       if (!next) {
         llvm::consumeError(next.takeError());
         return moves; // the caller's replay reports it
@@ -474,8 +474,8 @@ static std::optional<Move> rideAlong(const Mesh &mesh, const CostModel &model,
       layout.canonicalize();
       return layout;
     };
-    for (const Layout &to : {withUnitPartials(preferred),
-                             withUnitPartials(move.permuteTarget)}) {
+    for (const Layout &to :
+         {withUnitPartials(preferred), withUnitPartials(move.permuteTarget)}) {
       if (to == cur)
         continue;
       candidates.push_back(move.kind == MoveKind::Permute
@@ -549,8 +549,8 @@ dist::planner::detail::searchWithoutUnitAxes(const PlanRequest &request,
   const int64_t bytes =
       localBytes(mesh, source, request.globalShape, request.elementBytes);
   // Size-1 partial axes may have to be reduced on their own (a group of one
-  // device: free in the cost model of semantics §3); a model that charges for that plans
-  // on the full mesh.
+  // device: free in the cost model of semantics §3); a model that charges for
+  // that plans on the full mesh.
   std::vector<unsigned> allUnits;
   for (unsigned a = 0; a < mesh.getNumAxes(); ++a)
     if (map.toReduced[a] < 0)
@@ -565,15 +565,15 @@ dist::planner::detail::searchWithoutUnitAxes(const PlanRequest &request,
   std::vector<Move> reducedMoves;
   std::optional<Mesh> reducedMesh;
   if (!kept.empty() && reducedSource != reducedTarget) {
-    Expected<Mesh> created = Mesh::create(
-        kept, std::vector<int64_t>(mesh.getDevices().begin(),
-                                   mesh.getDevices().end()));
+    Expected<Mesh> created =
+        Mesh::create(kept, std::vector<int64_t>(mesh.getDevices().begin(),
+                                                mesh.getDevices().end()));
     if (!created)
       return Expected<std::vector<Move>>(created.takeError());
     reducedMesh = std::move(*created);
     ReducedCostModel reducedModel(*reducedMesh, model, map.toFull);
-    PlanRequest reduced(*reducedMesh, request.globalShape,
-                        request.elementBytes, reducedSource, reducedTarget);
+    PlanRequest reduced(*reducedMesh, request.globalShape, request.elementBytes,
+                        reducedSource, reducedTarget);
     reduced.strategy = request.strategy;
     reduced.costModel = &reducedModel;
     reduced.maxPeakBytes = request.maxPeakBytes;
@@ -582,10 +582,10 @@ dist::planner::detail::searchWithoutUnitAxes(const PlanRequest &request,
     if (!inner) {
       // Name the request the user made, not the reduced one.
       std::string why = llvm::toString(inner.takeError());
-      return Expected<std::vector<Move>>(llvm::createStringError(
-          llvm::inconvertibleErrorCode(),
-          why + " (planned on " + reducedMesh->str() +
-              ", the mesh without its size-1 axes)"));
+      return Expected<std::vector<Move>>(
+          llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                  why + " (planned on " + reducedMesh->str() +
+                                      ", the mesh without its size-1 axes)"));
     }
     reducedMoves = std::move(*inner);
   }
@@ -597,15 +597,16 @@ dist::planner::detail::searchWithoutUnitAxes(const PlanRequest &request,
   Layout cur = source;
   Layout reducedCur = reducedSource;
   for (size_t i = 0; i < reducedMoves.size(); ++i) {
-    Expected<Layout> reducedNext =
-        applyMove(*reducedMesh, reducedCur, reducedMoves[i], request.globalShape);
+    Expected<Layout> reducedNext = applyMove(
+        *reducedMesh, reducedCur, reducedMoves[i], request.globalShape);
     if (!reducedNext)
       return Expected<std::vector<Move>>(reducedNext.takeError());
     Move lifted = map.lift(reducedMoves[i]);
     const Layout &preferred =
         i + 1 == reducedMoves.size() ? target : map.lift(*reducedNext);
-    std::optional<Move> step = rideAlong(mesh, model, request.globalShape, lifted, cur,
-                                         *reducedNext, map, bytes, preferred);
+    std::optional<Move> step =
+        rideAlong(mesh, model, request.globalShape, lifted, cur, *reducedNext,
+                  map, bytes, preferred);
     if (!step) {
       // Reduce the size-1 partial axes and drop the size-1 axes from the
       // dims: then the reduced plan's step applies as it is.
@@ -669,9 +670,8 @@ dist::planner::detail::searchWithoutUnitAxes(const PlanRequest &request,
   // search settles. (Past the limit the plan is still the cheapest, maybe a
   // free step longer than need be.)
   if (exact && moves.size() > reducedMoves.size()) {
-    Expected<std::vector<Move>> full =
-        searchOptimalWithin(request, model, stats, kUnitAxesRecheckStates,
-                            kUnitAxesRecheckMoves);
+    Expected<std::vector<Move>> full = searchOptimalWithin(
+        request, model, stats, kUnitAxesRecheckStates, kUnitAxesRecheckMoves);
     if (full)
       return full;
     llvm::consumeError(full.takeError());

@@ -6,11 +6,11 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Support/xxhash.h"
-#include "llvm/Support/FormatVariadic.h"
-#include "llvm/Support/MemoryBuffer.h"
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -111,9 +111,8 @@ static std::string checksumOf(StringRef key, StringRef json) {
 static bool isEntryName(StringRef name) {
   if (!name.consume_back(".plan") || name.size() != 16)
     return false;
-  return llvm::all_of(name, [](char c) {
-    return llvm::isDigit(c) || (c >= 'a' && c <= 'f');
-  });
+  return llvm::all_of(
+      name, [](char c) { return llvm::isDigit(c) || (c >= 'a' && c <= 'f'); });
 }
 
 /// Whether the file at `path` is a regular file that starts like an entry
@@ -134,11 +133,11 @@ static bool startsLikeAnEntry(const std::string &path) {
 }
 
 /// Calls `visit(path, status)` for every file of `dir` named like an entry.
-static void forEachEntry(
-    llvm::StringRef dir,
-    llvm::function_ref<void(const std::string &,
-                            const llvm::sys::fs::basic_file_status &)>
-        visit) {
+static void
+forEachEntry(llvm::StringRef dir,
+             llvm::function_ref<void(const std::string &,
+                                     const llvm::sys::fs::basic_file_status &)>
+                 visit) {
   std::error_code ec;
   for (llvm::sys::fs::directory_iterator it(dir, ec), end; !ec && it != end;
        it.increment(ec)) {
@@ -224,11 +223,12 @@ PlanCache::PlanCache(Options opts, WarningHandler handler)
   }
   persistent = true;
   // One scan up front gives the size estimate later inserts maintain.
-  forEachEntry(options.directory,
-               [&](const std::string &, const llvm::sys::fs::basic_file_status &status) {
-                 ++diskEntries;
-                 diskBytes += status.getSize();
-               });
+  forEachEntry(
+      options.directory,
+      [&](const std::string &, const llvm::sys::fs::basic_file_status &status) {
+        ++diskEntries;
+        diskBytes += status.getSize();
+      });
 }
 
 void PlanCache::warn(const llvm::Twine &message,
@@ -278,8 +278,8 @@ std::optional<Plan> PlanCache::lookupDisk(const std::string &key,
   Expected<EntryFile> file = readEntryFile(path);
   if (!file) {
     warn("plan cache: cannot read '" + path +
-         "': " + printable(llvm::toString(file.takeError())) +
-         "; recomputing the plan",
+             "': " + printable(llvm::toString(file.takeError())) +
+             "; recomputing the plan",
          handler);
     return std::nullopt;
   }
@@ -289,9 +289,8 @@ std::optional<Plan> PlanCache::lookupDisk(const std::string &key,
       parseCacheEntry(file->contents, key, request.mesh,
                       request.targetMesh ? &*request.targetMesh : nullptr);
   if (!plan) {
-    warn("plan cache: ignoring entry '" + path +
-         "': " + printable(llvm::toString(plan.takeError())) +
-         "; recomputing it",
+    warn("plan cache: ignoring entry '" + path + "': " +
+             printable(llvm::toString(plan.takeError())) + "; recomputing it",
          handler);
     return std::nullopt;
   }
@@ -299,8 +298,8 @@ std::optional<Plan> PlanCache::lookupDisk(const std::string &key,
   // recomputes every derived number.
   if (Error e = replayPlan(request, *plan)) {
     warn("plan cache: ignoring entry '" + path + "': its plan does not " +
-         "replay (" + printable(llvm::toString(std::move(e))) +
-         "); recomputing it",
+             "replay (" + printable(llvm::toString(std::move(e))) +
+             "); recomputing it",
          handler);
     return std::nullopt;
   }
@@ -331,16 +330,15 @@ std::optional<Plan> PlanCache::lookupDisk(const std::string &key,
 
 void PlanCache::storeDisk(const std::string &key, const PlanRequest &request,
                           const Plan &plan, const WarningHandler &handler) {
-  std::string contents = serializeCacheEntry(
-      key, request.mesh, plan,
-      request.targetMesh ? &*request.targetMesh : nullptr);
+  std::string contents =
+      serializeCacheEntry(key, request.mesh, plan,
+                          request.targetMesh ? &*request.targetMesh : nullptr);
   std::string path = entryPath(key);
   llvm::SmallString<256> model(options.directory);
   llvm::sys::path::append(model, ".tmp-%%%%%%%%%%%%.plan.part");
   int fd = -1;
   llvm::SmallString<256> temporary;
-  std::error_code ec =
-      llvm::sys::fs::createUniqueFile(model, fd, temporary);
+  std::error_code ec = llvm::sys::fs::createUniqueFile(model, fd, temporary);
   if (!ec) {
     llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
     os << contents;
@@ -359,7 +357,7 @@ void PlanCache::storeDisk(const std::string &key, const PlanRequest &request,
     std::lock_guard<std::mutex> lock(mutex);
     if (persistent)
       warn("plan cache: cannot write to '" + options.directory +
-           "': " + ec.message() + "; keeping plans in memory only",
+               "': " + ec.message() + "; keeping plans in memory only",
            handler);
     persistent = false;
     return;
@@ -458,7 +456,8 @@ Expected<Plan> PlanCache::getOrPlan(const PlanRequest &request,
 //===----------------------------------------------------------------------===//
 
 static std::string costKeyHash(llvm::StringRef key) {
-  llvm::XXH128_hash_t hash = llvm::xxh3_128bits(llvm::arrayRefFromStringRef(key));
+  llvm::XXH128_hash_t hash =
+      llvm::xxh3_128bits(llvm::arrayRefFromStringRef(key));
   return llvm::formatv("{0:x-16}{1:x-16}", hash.high64, hash.low64).str();
 }
 
@@ -565,7 +564,8 @@ void PlanCache::flushCosts() {
   llvm::sys::path::append(path, kCostTableName);
   // One append of whole lines: concurrent writers interleave lines, and a
   // torn one is skipped when read.
-  int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+  int fd =
+      ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
   if (fd < 0) {
     warn("plan cache: cannot write the cost table '" + path +
          "': " + std::strerror(errno));

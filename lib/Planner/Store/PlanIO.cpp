@@ -1,9 +1,9 @@
-//===- PlanIO.cpp - semantics §4 JSON and the text table -----------------------===//
+//===- PlanIO.cpp - semantics §4 JSON and the text table ------------------===//
 
+#include "Model/Syntax.h"
 #include "dist/Planner/BoundedJSON.h"
 #include "dist/Planner/CostModel.h"
 #include "dist/Planner/Plan.h"
-#include "Model/Syntax.h"
 
 #include "llvm/Support/Format.h"
 #include "llvm/Support/JSON.h"
@@ -79,7 +79,7 @@ static void writeString(std::string &out, llvm::StringRef text) {
 }
 
 std::string dist::planner::planToJSON(const Mesh &sourceMesh, const Plan &plan,
-                                     const Mesh *targetMesh) {
+                                      const Mesh *targetMesh) {
   std::string out = "{\"strategy\": ";
   writeString(out, stringifyStrategy(plan.strategy));
   out += ", \"cost\": " + formatDouble(plan.cost);
@@ -194,11 +194,13 @@ struct Reader {
       return fail(where + " needs an array \"axes\"");
     for (const llvm::json::Value &axis : *axes) {
       std::optional<llvm::StringRef> name = axis.getAsString();
-      std::optional<unsigned> index = name ? mesh.findAxis(*name) : std::nullopt;
+      std::optional<unsigned> index =
+          name ? mesh.findAxis(*name) : std::nullopt;
       if (!index)
-        return fail(where + ": axis " +
-                    (name ? detail::quoteName(*name) : std::string("(non-string)")) +
-                    " is not in mesh " + mesh.str());
+        return fail(
+            where + ": axis " +
+            (name ? detail::quoteName(*name) : std::string("(non-string)")) +
+            " is not in mesh " + mesh.str());
       move.axes.push_back(*index);
     }
     if (moveHasDim(move.kind))
@@ -325,8 +327,7 @@ Expected<Plan> dist::planner::planFromJSON(const Mesh &mesh,
     return std::move(e);
   if (Error e = reader.number(**obj, "cost", "the plan", plan.cost))
     return std::move(e);
-  if (Error e =
-          reader.integer(**obj, "peak_bytes", "the plan", plan.peakBytes))
+  if (Error e = reader.integer(**obj, "peak_bytes", "the plan", plan.peakBytes))
     return std::move(e);
   if (Error e =
           reader.number(**obj, "lower_bound", "the plan", plan.lowerBound))
@@ -372,9 +373,9 @@ Expected<Plan> dist::planner::planMovesFromJSON(
 //===----------------------------------------------------------------------===//
 
 std::string dist::planner::printPlanTable(const Mesh &sourceMesh,
-                                         const Plan &plan,
-                                         const Mesh *targetMesh,
-                                         llvm::StringRef title) {
+                                          const Plan &plan,
+                                          const Mesh *targetMesh,
+                                          llvm::StringRef title) {
   std::string text;
   llvm::raw_string_ostream os(text);
   const Mesh *current = &sourceMesh;
@@ -414,10 +415,10 @@ std::string dist::planner::printPlanTable(const Mesh &sourceMesh,
     }
     char cost[32];
     snprintf(cost, sizeof(cost), "%.3f", step.cost * 1e6);
-    rows.push_back({{std::to_string(i + 1), op, axesOf(step.move),
-                     dimsOf(step.move), std::to_string(step.bytesBefore),
-                     std::to_string(step.recvBytes), cost,
-                     printLayout(*current, step.layout)}});
+    rows.push_back(
+        {{std::to_string(i + 1), op, axesOf(step.move), dimsOf(step.move),
+          std::to_string(step.bytesBefore), std::to_string(step.recvBytes),
+          cost, printLayout(*current, step.layout)}});
   }
   size_t width[kColumns] = {};
   for (const Row &row : rows)
@@ -431,21 +432,18 @@ std::string dist::planner::printPlanTable(const Mesh &sourceMesh,
       bool right = c == 0 || c == 4 || c == 5 || c == 6;
       std::string pad(width[c] - cell.size(), ' ');
       line += c ? "  " : "";
-      line += right ? pad + cell
-                    : (c == kColumns - 1 ? cell : cell + pad);
+      line += right ? pad + cell : (c == kColumns - 1 ? cell : cell + pad);
     }
     os << line << "\n";
   }
   char summary[256];
-  snprintf(summary, sizeof(summary),
-           "%s plan: %zu step%s, cost %.3f us, peak %lld bytes per device, "
-           "lower bound %.3f us\n",
-           (title.empty() ? stringifyStrategy(plan.strategy) : title)
-               .str()
-               .c_str(),
-           plan.steps.size(),
-           plan.steps.size() == 1 ? "" : "s", plan.cost * 1e6,
-           static_cast<long long>(plan.peakBytes), plan.lowerBound * 1e6);
+  snprintf(
+      summary, sizeof(summary),
+      "%s plan: %zu step%s, cost %.3f us, peak %lld bytes per device, "
+      "lower bound %.3f us\n",
+      (title.empty() ? stringifyStrategy(plan.strategy) : title).str().c_str(),
+      plan.steps.size(), plan.steps.size() == 1 ? "" : "s", plan.cost * 1e6,
+      static_cast<long long>(plan.peakBytes), plan.lowerBound * 1e6);
   os << summary;
   if (plan.cache != CacheStatus::Off)
     os << "cache: " << stringifyCacheStatus(plan.cache) << "\n";

@@ -139,8 +139,8 @@ void storeFloat(ElementKind kind, double value, void *dst) {
     // large random inputs cheap to build.
     float narrow = static_cast<float>(value);
     if (static_cast<double>(narrow) == value || std::isnan(value)) {
-      uint16_t bits = kind == ElementKind::BF16 ? floatToBf16(narrow)
-                                                : floatToHalf(narrow);
+      uint16_t bits =
+          kind == ElementKind::BF16 ? floatToBf16(narrow) : floatToHalf(narrow);
       std::memcpy(dst, &bits, 2);
       return;
     }

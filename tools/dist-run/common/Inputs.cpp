@@ -56,8 +56,8 @@ uint64_t splitMix64(uint64_t seed, uint64_t n) {
   return z ^ (z >> 31);
 }
 
-void storeGlobalElement(const InputSpec &input, ElementKind kind,
-                        int64_t index, void *dst) {
+void storeGlobalElement(const InputSpec &input, ElementKind kind, int64_t index,
+                        void *dst) {
   assert(input.kind != InputSpec::Npy &&
          "npy inputs come element by element from an NpyInput");
   if (input.kind == InputSpec::Iota) {

@@ -56,8 +56,8 @@ uint64_t splitMix64(uint64_t seed, uint64_t n);
 
 /// Writes the element of an iota or random:SEED global input with linear
 /// index `index` into `dst` (elementBytes(kind) bytes).
-void storeGlobalElement(const InputSpec &input, ElementKind kind,
-                        int64_t index, void *dst);
+void storeGlobalElement(const InputSpec &input, ElementKind kind, int64_t index,
+                        void *dst);
 
 /// Fills `buffer` (the placement's local elements) with the local padded
 /// shard of a global tensor of `globalShape`: padding zero, a rank outside

@@ -52,10 +52,11 @@ public:
 
   llvm::Expected<JobFile> read() {
     JobFile job;
-    if (lines.empty() || lines[0] != (kMagic + " " + llvm::Twine(kVersion)).str())
+    if (lines.empty() ||
+        lines[0] != (kMagic + " " + llvm::Twine(kVersion)).str())
       return fail(0, "not a dist-run job file of version " +
-                         llvm::Twine(kVersion) + " (expected '" + kMagic +
-                         " " + llvm::Twine(kVersion) + "' first)");
+                         llvm::Twine(kVersion) + " (expected '" + kMagic + " " +
+                         llvm::Twine(kVersion) + "' first)");
     bool ended = false;
     for (line = 1; line < lines.size() && !ended; ++line) {
       auto [key, rest] = lines[line].split(' ');
@@ -71,8 +72,7 @@ public:
         if (rest != "cpu" && rest != "gpu")
           return fail(line, "'target' must be cpu or gpu");
         job.target = rest.str();
-      }
-      else if (key == "ranks") {
+      } else if (key == "ranks") {
         if (rest.getAsInteger(10, job.numRanks) || job.numRanks < 1)
           return fail(line, "'ranks' needs a positive integer");
       } else if (key == "input")
@@ -87,13 +87,12 @@ public:
       } else if (key == "modelled") {
         if (rest.getAsDouble(job.modelledSeconds) || job.modelledSeconds < 0)
           return fail(line, "'modelled' needs a non-negative number");
-      }
-      else if (key == "argument" || key == "result") {
+      } else if (key == "argument" || key == "result") {
         if (job.numRanks < 1)
           return fail(line, "a tensor before 'ranks'");
         auto &tensors = key == "argument" ? job.arguments : job.results;
-        llvm::Expected<TensorJob> tensor = readTensor(rest, tensors.size(),
-                                                      job.numRanks);
+        llvm::Expected<TensorJob> tensor =
+            readTensor(rest, tensors.size(), job.numRanks);
         if (!tensor)
           return tensor.takeError();
         tensors.push_back(std::move(*tensor));
@@ -175,7 +174,8 @@ private:
     auto [key, rest] = text.split(' ');
     int64_t r = 0, holds = 0;
     if (key != "rank" || !takeInt(rest, r) || r != expectedRank)
-      return fail(line, "expected 'rank " + llvm::Twine(expectedRank) + " ...'");
+      return fail(line,
+                  "expected 'rank " + llvm::Twine(expectedRank) + " ...'");
     if (!takeInt(rest, holds) || (holds != 0 && holds != 1))
       return fail(line, "HOLDS must be 0 or 1");
     placement.holds = holds;

@@ -26,7 +26,8 @@
 //   reps R                        (optional) timed calls after a warm-up
 //   modelled SECONDS              (optional) the program's modelled cost
 //   argument|result K ELEMENT RANK D0 .. D(RANK-1) TYPE-TEXT
-//   rank R HOLDS IDENTITY L0 .. L(RANK-1) then per dim: NRUNS (LOCAL GLOBAL COUNT)*
+//   rank R HOLDS IDENTITY L0 .. L(RANK-1) then per dim: NRUNS (LOCAL GLOBAL
+//   COUNT)*
 //                                 one per rank after each tensor, in rank
 //                                 order; IDENTITY is an integer or '-'
 //   end

@@ -1,4 +1,4 @@
-//===- Npy.cpp - NumPy .npy files in and out -------------------------------===//
+//===- Npy.cpp - NumPy .npy files in and out ------------------------------===//
 
 #include "Npy.h"
 #include "OutputFile.h"
@@ -53,8 +53,7 @@ llvm::Error writeNpy(llvm::StringRef path, llvm::ArrayRef<int64_t> shape,
   if (shape.size() == 1)
     dims += ",";
   std::string header = "{'descr': '" + npyDescr(element).str() +
-                       "', 'fortran_order': False, 'shape': (" + dims +
-                       "), }";
+                       "', 'fortran_order': False, 'shape': (" + dims + "), }";
   // Magic (6) + version (2) + length (2) + header, padded with spaces and a
   // final newline to a multiple of 64 bytes so that the data is aligned.
   size_t total = 10 + header.size() + 1;
@@ -376,8 +375,7 @@ llvm::Expected<NpyInput> NpyInput::open(llvm::StringRef path, size_t argument,
                 "(save np.ascontiguousarray(a))");
   if (llvm::ArrayRef<int64_t>(header->shape) != globalShape)
     return fail("shape " + formatShape(header->shape) + ", expected " +
-                formatShape(globalShape) + ", the global shape of " +
-                typeText);
+                formatShape(globalShape) + ", the global shape of " + typeText);
   if (source == Source::Float && !isFloat(element))
     return fail("float dtype '" + descr + "' cannot feed an " +
                 elementName(element) +

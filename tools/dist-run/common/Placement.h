@@ -1,4 +1,4 @@
-//===- Placement.h - where a rank's shard sits in the global tensor -*- C++ -*-===//
+//===- Placement.h - where a rank's shard sits ------------------*- C++ -*-===//
 //
 // One rank's local padded buffer of a tensor (semantics §2), described by
 // what the worker needs to fill it and to clean its padding: per dim, runs

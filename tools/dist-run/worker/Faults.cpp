@@ -70,8 +70,7 @@ template <typename Fn> Fn *real(Fn *, const char *name) {
   return reinterpret_cast<Fn *>(symbol);
 }
 
-#define DIST_REAL(name)                                                        \
-  static auto *const forward = real(&name, #name)
+#define DIST_REAL(name) static auto *const forward = real(&name, #name)
 
 } // namespace
 
@@ -109,8 +108,8 @@ int32_t distRtAllReduce(int64_t group, const void *send, void *recv,
                  dtype, redop, stream);
 }
 
-int32_t distRtPermute(int64_t mesh, const void *send, void *recv,
-                      int64_t count, int32_t dtype, const int64_t *srcRank,
+int32_t distRtPermute(int64_t mesh, const void *send, void *recv, int64_t count,
+                      int32_t dtype, const int64_t *srcRank,
                       const int64_t *destOffsets, const int64_t *destList,
                       void *stream) {
   DIST_REAL(distRtPermute);

@@ -1,4 +1,4 @@
-//===- dist-run-worker.cpp - one rank of a dist-run job ---------------------===//
+//===- dist-run-worker.cpp - one rank of a dist-run job -------------------===//
 //
 //   dist-mpirun -np N dist-run-worker JOB [--dump DIR] [--input SPEC]
 //
@@ -209,13 +209,13 @@ int run(const Options &options) {
   // device the runtime picked for this rank.
   void *library = dlopen(job->library.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!library)
-    failRank(rank, "cannot load the compiled program: " +
-                       llvm::Twine(dlerror()));
+    failRank(rank,
+             "cannot load the compiled program: " + llvm::Twine(dlerror()));
   using Packed = void (*)(void **);
   auto function = reinterpret_cast<Packed>(dlsym(library, job->symbol.c_str()));
   if (!function)
-    failRank(rank, "the compiled program has no '" + job->symbol +
-                       "' (@" + job->entry + "'s packed wrapper)");
+    failRank(rank, "the compiled program has no '" + job->symbol + "' (@" +
+                       job->entry + "'s packed wrapper)");
 
   PackedCall call;
   for (auto [buffer, tensor] : llvm::zip_equal(arguments, job->arguments))
@@ -299,9 +299,8 @@ int run(const Options &options) {
                           : (perCall[half - 1] + perCall[half]) / 2;
       llvm::outs() << "dist-run: per call: median "
                    << llvm::format("%.3f", median * 1e3) << " ms, min "
-                   << llvm::format("%.3f", perCall.front() * 1e3)
-                   << " ms over " << perCall.size()
-                   << " calls (slowest rank); modelled "
+                   << llvm::format("%.3f", perCall.front() * 1e3) << " ms over "
+                   << perCall.size() << " calls (slowest rank); modelled "
                    << llvm::format("%.3f", job->modelledSeconds * 1e3)
                    << " ms\n";
     }

@@ -15,8 +15,8 @@
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallSet.h"
-#include "llvm/ADT/TypeSwitch.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/MathExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -205,11 +205,11 @@ DimShardingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 // ShardingAttr
 //===----------------------------------------------------------------------===//
 
-LogicalResult
-ShardingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                     FlatSymbolRefAttr mesh, ArrayRef<DimShardingAttr> dims,
-                     ReductionKind partialKind,
-                     ArrayRef<StringAttr> partialAxes) {
+LogicalResult ShardingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                   FlatSymbolRefAttr mesh,
+                                   ArrayRef<DimShardingAttr> dims,
+                                   ReductionKind partialKind,
+                                   ArrayRef<StringAttr> partialAxes) {
   (void)partialKind; // Every enumerant is valid; the parser rejects others.
   if (!mesh)
     return emitError() << "sharding requires a mesh symbol";
@@ -237,9 +237,9 @@ ShardingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   return success();
 }
 
-LogicalResult
-ShardingAttr::verifyEncoding(ArrayRef<int64_t> shape, Type elementType,
-                             function_ref<InFlightDiagnostic()> emitError) const {
+LogicalResult ShardingAttr::verifyEncoding(
+    ArrayRef<int64_t> shape, Type elementType,
+    function_ref<InFlightDiagnostic()> emitError) const {
   if (shape.size() != getDims().size())
     return emitError() << "sharding has " << getDims().size()
                        << " dim entries but the tensor has rank "

@@ -21,8 +21,9 @@ void DistDialect::initialize() {
       >();
 }
 
-planner::PlanCache &DistDialect::getPlanCache(
-    StringRef directory, const planner::PlanCache::WarningHandler &onWarning) {
+planner::PlanCache &
+DistDialect::getPlanCache(StringRef directory,
+                          const planner::PlanCache::WarningHandler &onWarning) {
   std::lock_guard<std::mutex> lock(planCachesMutex);
   std::unique_ptr<planner::PlanCache> &cache = planCaches[directory];
   if (!cache) {

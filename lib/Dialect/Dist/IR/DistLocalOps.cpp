@@ -75,8 +75,8 @@ static LogicalResult verifyDim(Operation *op, int64_t dim,
                                StringRef name = "dim") {
   int64_t rank = outputType(op).getRank();
   if (dim >= rank)
-    return op->emitOpError() << name << " " << dim
-                             << " is out of range for rank " << rank;
+    return op->emitOpError()
+           << name << " " << dim << " is out of range for rank " << rank;
   return success();
 }
 
@@ -85,7 +85,8 @@ static LogicalResult verifyOtherDimsEqual(Operation *op,
                                           ArrayRef<int64_t> changed) {
   ShapedType in = inputType(op), out = outputType(op);
   for (int64_t d = 0; d < in.getRank(); ++d)
-    if (!llvm::is_contained(changed, d) && in.getDimSize(d) != out.getDimSize(d))
+    if (!llvm::is_contained(changed, d) &&
+        in.getDimSize(d) != out.getDimSize(d))
       return op->emitOpError("dim ")
              << d << " changes size from " << in.getDimSize(d) << " to "
              << out.getDimSize(d) << " but this op does not touch it";
@@ -117,8 +118,8 @@ static LogicalResult verifyGroupSupplies(Operation *op, int64_t q, int64_t dim,
   int64_t out = outputType(op).getDimSize(dim);
   if (out > q * in)
     return op->emitOpError("result dim ")
-           << dim << " has " << out << " entries but the group of " << q
-           << " " << verb << " only " << q * in;
+           << dim << " has " << out << " entries but the group of " << q << " "
+           << verb << " only " << q * in;
   return success();
 }
 
@@ -259,8 +260,7 @@ static LogicalResult verifyRedistributeTable(Operation *op,
   for (size_t t = 0; t * width < table.size(); ++t) {
     ArrayRef<int64_t> entry = table.slice(t * width, width);
     if (entry[0] < 0 || entry[1] < 0)
-      return op->emitOpError("transfer ")
-             << t << " names a negative rank";
+      return op->emitOpError("transfer ") << t << " names a negative rank";
     for (int64_t d = 0; d < rank; ++d) {
       int64_t from = entry[2 + d], to = entry[2 + rank + d],
               size = entry[2 + 2 * rank + d];
@@ -329,7 +329,8 @@ SmallVector<int64_t> CollectiveOpInterface::getAxisIndices(MeshOp mesh) {
   return indices;
 }
 
-LogicalResult LocalShardIndexOp::verifySymbolUses(SymbolTableCollection &table) {
+LogicalResult
+LocalShardIndexOp::verifySymbolUses(SymbolTableCollection &table) {
   return verifyGroup(*this, getMeshAttr(), getAxes(), table);
 }
 
@@ -348,8 +349,8 @@ static LogicalResult verifySegmentPacking(OpTy op, bool packs) {
   ShapedType in = inputType(raw), out = outputType(raw);
   int64_t dim = op.getDim();
   if (dim >= in.getRank())
-    return op.emitOpError("dim ") << dim << " is out of range for rank "
-                                  << in.getRank();
+    return op.emitOpError("dim ")
+           << dim << " is out of range for rank " << in.getRank();
   for (int64_t d = 0; d < in.getRank(); ++d)
     if (d != dim && in.getDimSize(d) != out.getDimSize(d))
       return op.emitOpError("result dim ")
@@ -366,9 +367,8 @@ static LogicalResult verifySegmentPacking(OpTy op, bool packs) {
     if (block < 0 || piece < 0)
       return op.emitOpError("block and piece sizes must be >= 0");
     if (block > piece * parts)
-      return op.emitOpError("a block of ")
-             << block << " rows does not fit in " << parts << " pieces of "
-             << piece;
+      return op.emitOpError("a block of ") << block << " rows does not fit in "
+                                           << parts << " pieces of " << piece;
     blockRows += block;
     pieceRows += piece;
   }

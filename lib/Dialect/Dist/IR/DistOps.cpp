@@ -71,12 +71,12 @@ static void printMeshShape(OpAsmPrinter &printer, MeshOp, ArrayAttr axisNames,
                            DenseI64ArrayAttr axisSizes,
                            DenseI64ArrayAttr devices) {
   printer << "<[";
-  llvm::interleaveComma(
-      llvm::zip(axisNames.getAsValueRange<StringAttr>(), axisSizes.asArrayRef()),
-      printer, [&](auto axis) {
-        printer.printString(std::get<0>(axis));
-        printer << "=" << std::get<1>(axis);
-      });
+  llvm::interleaveComma(llvm::zip(axisNames.getAsValueRange<StringAttr>(),
+                                  axisSizes.asArrayRef()),
+                        printer, [&](auto axis) {
+                          printer.printString(std::get<0>(axis));
+                          printer << "=" << std::get<1>(axis);
+                        });
   printer << "]";
   if (devices) {
     printer << ", devices = [";
@@ -155,8 +155,8 @@ static unsigned typoDistance(StringRef a, StringRef b) {
   for (size_t i = 1; i <= a.size(); ++i)
     for (size_t j = 1; j <= b.size(); ++j) {
       unsigned cost = a[i - 1] == b[j - 1] ? 0 : 1;
-      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1,
-                          d[i - 1][j - 1] + cost});
+      d[i][j] =
+          std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
       if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
         d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
     }
@@ -177,8 +177,8 @@ std::string MeshOp::describeMissingAxis(StringRef name) {
     }
   }
   // One edit off ("pt" for "tp"), or two in a longer name.
-  if (!closest.empty() && ((best == 1 && name.size() >= 2) ||
-                           (best == 2 && name.size() >= 5)))
+  if (!closest.empty() &&
+      ((best == 1 && name.size() >= 2) || (best == 2 && name.size() >= 5)))
     text += "; did you mean \"" + closest.str() + "\"?";
   return text + ")";
 }
@@ -196,7 +196,8 @@ std::optional<unsigned> MeshOp::findAxis(StringRef name) {
 //===----------------------------------------------------------------------===//
 
 static ShardingAttr getSharding(Value value) {
-  return cast<ShardingAttr>(cast<RankedTensorType>(value.getType()).getEncoding());
+  return cast<ShardingAttr>(
+      cast<RankedTensorType>(value.getType()).getEncoding());
 }
 
 /// Same global tensor (shape, element type) on the same mesh.
@@ -251,8 +252,8 @@ static FailureOr<ResolvedMove> resolve(Operation *op, Value input, Value result,
     return failure();
   ResolvedMove resolved{std::move(*shardings), {}};
   if (axes) {
-    FailureOr<SmallVector<unsigned>> indices = getAxisIndices(
-        axes, resolved.mesh, [&] { return op->emitOpError(); });
+    FailureOr<SmallVector<unsigned>> indices =
+        getAxisIndices(axes, resolved.mesh, [&] { return op->emitOpError(); });
     if (failed(indices))
       return failure();
     resolved.axes = std::move(*indices);

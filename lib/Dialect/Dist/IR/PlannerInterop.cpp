@@ -17,7 +17,8 @@ FailureOr<MeshOp> dist::lookupMesh(Operation *user, FlatSymbolRefAttr meshName,
 }
 
 FailureOr<planner::Mesh>
-dist::getPlannerMesh(MeshOp mesh, function_ref<InFlightDiagnostic()> emitError) {
+dist::getPlannerMesh(MeshOp mesh,
+                     function_ref<InFlightDiagnostic()> emitError) {
   std::vector<planner::MeshAxis> axes;
   for (auto [name, size] :
        llvm::zip_equal(mesh.getAxisNames().getAsValueRange<StringAttr>(),
@@ -97,8 +98,7 @@ dist::resolveShardings(Operation *user, ShardingAttr source,
   auto emitError = [&] { return user->emitOpError(); };
   if (source.getMesh() != target.getMesh() && !allowCrossMesh)
     return user->emitOpError("operand is on mesh ")
-           << source.getMesh() << " but result is on mesh "
-           << target.getMesh();
+           << source.getMesh() << " but result is on mesh " << target.getMesh();
   FailureOr<MeshOp> mesh = lookupMesh(user, source.getMesh(), symbolTable);
   if (failed(mesh))
     return failure();
@@ -124,9 +124,9 @@ dist::resolveShardings(Operation *user, ShardingAttr source,
       getPlannerLayout(target, targetMesh, emitError);
   if (failed(dst))
     return failure();
-  return ResolvedShardings{*mesh,       std::move(*plannerMesh),
+  return ResolvedShardings{*mesh,           std::move(*plannerMesh),
                            std::move(*src), std::move(*dst),
-                           targetMesh,  std::move(targetPlannerMesh)};
+                           targetMesh,      std::move(targetPlannerMesh)};
 }
 
 ShardingAttr dist::getShardingAttr(MLIRContext *context, MeshOp mesh,
@@ -144,8 +144,9 @@ ShardingAttr dist::getShardingAttr(MLIRContext *context, MeshOp mesh,
   }
   SmallVector<StringAttr> partial =
       llvm::map_to_vector(layout.partialAxes, axisName);
-  return ShardingAttr::get(context, FlatSymbolRefAttr::get(mesh.getSymNameAttr()),
-                           dims, toDialect(layout.partialKind), partial);
+  return ShardingAttr::get(context,
+                           FlatSymbolRefAttr::get(mesh.getSymNameAttr()), dims,
+                           toDialect(layout.partialKind), partial);
 }
 
 ReductionKind dist::toDialect(planner::ReductionKind kind) {

@@ -50,9 +50,10 @@ struct LocalOpInterface
   }
   bool bufferizesToAllocation(Operation *, Value) const { return true; }
 
-  FailureOr<BufferLikeType>
-  getBufferType(Operation *, Value value, const BufferizationOptions &,
-                const BufferizationState &, SmallVector<Value> &) const {
+  FailureOr<BufferLikeType> getBufferType(Operation *, Value value,
+                                          const BufferizationOptions &,
+                                          const BufferizationState &,
+                                          SmallVector<Value> &) const {
     return cast<BufferLikeType>(contiguousBufferType(value));
   }
 
@@ -70,11 +71,12 @@ struct LocalOpInterface
       Value copy = memref::AllocOp::create(
           rewriter, loc, contiguousBufferType(local.getInput()));
       if (failed(options.createMemCpy(rewriter, loc, in, copy)))
-        return op->emitOpError("cannot copy its input into a contiguous buffer");
+        return op->emitOpError(
+            "cannot copy its input into a contiguous buffer");
       in = copy;
     }
-    Value out = memref::AllocOp::create(rewriter, loc,
-                                        contiguousBufferType(local.getResult()));
+    Value out = memref::AllocOp::create(
+        rewriter, loc, contiguousBufferType(local.getResult()));
     // The buffer op has exactly the local op's attributes.
     OperationState bufferState(loc, BufferOp::getOperationName());
     bufferState.addOperands({in, out});

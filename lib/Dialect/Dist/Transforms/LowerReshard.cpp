@@ -7,11 +7,11 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ReshardCostModels.h"
 #include "dist/Dialect/Dist/IR/DistOps.h"
 #include "dist/Dialect/Dist/IR/PlannerInterop.h"
 #include "dist/Dialect/Dist/Transforms/Passes.h"
 #include "dist/Dialect/Dist/Transforms/Remarks.h"
-#include "ReshardCostModels.h"
 #include "dist/Planner/CostModel.h"
 #include "dist/Planner/PlanCache.h"
 #include "dist/Planner/Planner.h"
@@ -94,7 +94,7 @@ LogicalResult DistLowerReshardPass::initialize(MLIRContext *context) {
   if (maxPeakBytes < 0)
     return emitError() << "dist-lower-reshard: max-peak-bytes must be >= 0";
   return costModels.initialize("dist-lower-reshard", topology, alpha, beta,
-                                emitError);
+                               emitError);
 }
 
 Operation *DistLowerReshardPass::createStep(OpBuilder &builder, Location loc,
@@ -134,11 +134,9 @@ Operation *DistLowerReshardPass::createStep(OpBuilder &builder, Location loc,
   return nullptr;
 }
 
-LogicalResult
-DistLowerReshardPass::lowerReshard(ReshardOp reshard,
-                                   SymbolTableCollection &symbolTable,
-                                   planner::PlanCache &cache,
-                                   Counters &counters) {
+LogicalResult DistLowerReshardPass::lowerReshard(
+    ReshardOp reshard, SymbolTableCollection &symbolTable,
+    planner::PlanCache &cache, Counters &counters) {
   ++counters.reshards;
   RankedTensorType sourceType = reshard.getInput().getType();
   RankedTensorType targetType = reshard.getType();
@@ -187,10 +185,8 @@ DistLowerReshardPass::lowerReshard(ReshardOp reshard,
     request.maxPeakBytes = maxPeakBytes;
 
   Location loc = reshard.getLoc();
-  llvm::Expected<planner::Plan> plan =
-      cache.getOrPlan(request, [&](StringRef warning) {
-        mlir::emitWarning(loc) << warning;
-      });
+  llvm::Expected<planner::Plan> plan = cache.getOrPlan(
+      request, [&](StringRef warning) { mlir::emitWarning(loc) << warning; });
   if (!plan)
     return reshard.emitOpError("cannot be lowered: ")
            << llvm::toString(plan.takeError());
@@ -255,7 +251,10 @@ DistLowerReshardPass::lowerReshard(ReshardOp reshard,
       for (Operation *created : llvm::reverse(emitted))
         created->erase();
       return reshard.emitOpError("internal error: planned step ")
-             << index << " (" << planner::printMove(stepMesh == mesh ? plannerMesh : targetPlannerMesh, step.move)
+             << index << " ("
+             << planner::printMove(stepMesh == mesh ? plannerMesh
+                                                    : targetPlannerMesh,
+                                   step.move)
              << ") does not verify";
     }
     current = op->getResult(0);
@@ -298,10 +297,11 @@ void DistLowerReshardPass::runOnOperation() {
   numCollectives += counters.collectives;
   totalCostNs += static_cast<uint64_t>(std::llround(counters.cost * 1e9));
   if (remarks || clRemarks)
-    emitSummaryRemark(root) << "dist-lower-reshard: "
-        << counters.reshards << " reshards lowered, " << counters.hits
-        << " cache hits, " << counters.misses << " cache misses, "
-        << counters.collectives << " collectives emitted, modelled cost "
+    emitSummaryRemark(root)
+        << "dist-lower-reshard: " << counters.reshards << " reshards lowered, "
+        << counters.hits << " cache hits, " << counters.misses
+        << " cache misses, " << counters.collectives
+        << " collectives emitted, modelled cost "
         << llvm::formatv("{0:e3}", counters.cost) << " s";
   if (failedAny)
     signalPassFailure();

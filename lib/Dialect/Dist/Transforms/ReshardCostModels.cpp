@@ -26,8 +26,7 @@ parseAxisValues(StringRef passName, ArrayRef<std::string> items,
     double value = 0;
     if (axis.empty() || number.empty() || number.getAsDouble(value) ||
         !std::isfinite(value) || value < 0)
-      return emitError() << passName << ": bad " << option << " entry '"
-                         << item
+      return emitError() << passName << ": bad " << option << " entry '" << item
                          << "' (expected AXIS=VALUE with a finite VALUE >= 0)";
     values[axis.str()] = value;
   }
@@ -52,8 +51,9 @@ LogicalResult ReshardCostModels::initialize(
   return loadFile(topologyFile, emitError);
 }
 
-LogicalResult ReshardCostModels::loadFile(
-    StringRef topologyFile, function_ref<InFlightDiagnostic()> emitError) {
+LogicalResult
+ReshardCostModels::loadFile(StringRef topologyFile,
+                            function_ref<InFlightDiagnostic()> emitError) {
   llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> file =
       llvm::MemoryBuffer::getFile(topologyFile);
   if (!file)

@@ -1,12 +1,12 @@
-//===- ReshardCostModels.h - cost options -> per-mesh cost models -*- C++ -*-===//
+//===- ReshardCostModels.h - per-mesh cost models ---------------*- C++ -*-===//
 //
 // The passes that price reshards (dist-lower-reshard plans them,
 // dist-partition chooses layouts by their cost) read the same options in the
-// same order of precedence: the defaults of semantics §3, the topology file's default,
-// the mesh's own `cost`, the file's entry for the axis, then the per-axis
-// alpha/beta overrides. This class parses those options once and builds
-// (and keeps) one cost model per mesh, so the two passes can never price a
-// reshard differently.
+// same order of precedence: the defaults of semantics §3, the topology file's
+// default, the mesh's own `cost`, the file's entry for the axis, then the
+// per-axis alpha/beta overrides. This class parses those options once and
+// builds (and keeps) one cost model per mesh, so the two passes can never price
+// a reshard differently.
 //
 //===----------------------------------------------------------------------===//
 
@@ -34,7 +34,8 @@ public:
   /// `passName`.
   mlir::LogicalResult
   initialize(llvm::StringRef passName, llvm::StringRef topologyFile,
-             llvm::ArrayRef<std::string> alpha, llvm::ArrayRef<std::string> beta,
+             llvm::ArrayRef<std::string> alpha,
+             llvm::ArrayRef<std::string> beta,
              llvm::function_ref<mlir::InFlightDiagnostic()> emitError);
 
   /// `topology=auto`: with the whole module in view, the installed

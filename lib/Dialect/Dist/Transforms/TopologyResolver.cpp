@@ -9,6 +9,8 @@ static TopologyResolver &resolver() {
   return installed;
 }
 
-void dist::setTopologyResolver(TopologyResolver r) { resolver() = std::move(r); }
+void dist::setTopologyResolver(TopologyResolver r) {
+  resolver() = std::move(r);
+}
 
 const TopologyResolver &dist::getTopologyResolver() { return resolver(); }

@@ -57,10 +57,9 @@ SmallVector<Value> dist::destinationChain(Value value,
 }
 
 Value dist::copyIntoType(OpBuilder &builder, Location loc, Value value,
-                          RankedTensorType type) {
-  Value empty = tensor::EmptyOp::create(builder, loc, type.getShape(),
-                                        type.getElementType(),
-                                        type.getEncoding());
+                         RankedTensorType type) {
+  Value empty = tensor::EmptyOp::create(
+      builder, loc, type.getShape(), type.getElementType(), type.getEncoding());
   return linalg::CopyOp::create(builder, loc, value, empty).getResult(0);
 }
 

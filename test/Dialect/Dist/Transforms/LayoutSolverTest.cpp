@@ -1,10 +1,10 @@
 //===- LayoutSolverTest.cpp - the exact layout choice against brute force -===//
 //
 // Property tests: on random small problems (shared values, long-lived
-// nodes, impossible moves, arguments, returned copies, memory), the exact search's choice
-// costs exactly what the best of every possible choice costs, under a
-// budget too, and the smallest feasible peak it reports is the true one.
-// Every choice enumerated is a "hand layout" the solver was offered, so
+// nodes, impossible moves, arguments, returned copies, memory), the exact
+// search's choice costs exactly what the best of every possible choice costs,
+// under a budget too, and the smallest feasible peak it reports is the true
+// one. Every choice enumerated is a "hand layout" the solver was offered, so
 // the answer is never worse than any of them.
 //
 //===----------------------------------------------------------------------===//
@@ -79,7 +79,8 @@ LayoutProblem randomProblem(Random &rng, bool withMemory,
       for (unsigned i = 0; i < fromLayouts * toLayouts; ++i)
         table.push_back(rng.chance(0.1)
                             ? std::numeric_limits<double>::infinity()
-                            : rng.chance(0.3) ? 0.0 : 1 + rng.below(5));
+                        : rng.chance(0.3) ? 0.0
+                                          : 1 + rng.below(5));
       std::vector<double> moved;
       if (withMemory)
         for (unsigned j = 0; j < toLayouts; ++j)

@@ -29,9 +29,9 @@
 #include <vector>
 
 using namespace mlir;
-using dist::planner::ReductionKind;
 using dist::partition::Flow;
 using dist::partition::transferFlow;
+using dist::planner::ReductionKind;
 
 namespace {
 
@@ -64,9 +64,12 @@ std::vector<ScalarOp> scalarOps() {
   };
   auto any = [](std::mt19937 &rng, unsigned) { return uniform(rng); };
   std::vector<ScalarOp> ops = {
-      {"addf", 2, binary(arith::AddFOp()), [](auto &x) { return x[0] + x[1]; }, any},
-      {"subf", 2, binary(arith::SubFOp()), [](auto &x) { return x[0] - x[1]; }, any},
-      {"mulf", 2, binary(arith::MulFOp()), [](auto &x) { return x[0] * x[1]; }, any},
+      {"addf", 2, binary(arith::AddFOp()), [](auto &x) { return x[0] + x[1]; },
+       any},
+      {"subf", 2, binary(arith::SubFOp()), [](auto &x) { return x[0] - x[1]; },
+       any},
+      {"mulf", 2, binary(arith::MulFOp()), [](auto &x) { return x[0] * x[1]; },
+       any},
       {"divf", 2, binary(arith::DivFOp()), [](auto &x) { return x[0] / x[1]; },
        [](std::mt19937 &rng, unsigned i) {
          double v = uniform(rng);
@@ -77,11 +80,16 @@ std::vector<ScalarOp> scalarOps() {
       {"minimumf", 2, binary(arith::MinimumFOp()),
        [](auto &x) { return std::min(x[0], x[1]); }, any},
       {"negf", 1, unary(arith::NegFOp()), [](auto &x) { return -x[0]; }, any},
-      {"exp", 1, unary(math::ExpOp()), [](auto &x) { return std::exp(x[0]); }, any},
-      {"tanh", 1, unary(math::TanhOp()), [](auto &x) { return std::tanh(x[0]); }, any},
-      {"erf", 1, unary(math::ErfOp()), [](auto &x) { return std::erf(x[0]); }, any},
-      {"log", 1, unary(math::LogOp()), [](auto &x) { return std::log(x[0]); }, any},
-      {"absf", 1, unary(math::AbsFOp()), [](auto &x) { return std::fabs(x[0]); }, any},
+      {"exp", 1, unary(math::ExpOp()), [](auto &x) { return std::exp(x[0]); },
+       any},
+      {"tanh", 1, unary(math::TanhOp()),
+       [](auto &x) { return std::tanh(x[0]); }, any},
+      {"erf", 1, unary(math::ErfOp()), [](auto &x) { return std::erf(x[0]); },
+       any},
+      {"log", 1, unary(math::LogOp()), [](auto &x) { return std::log(x[0]); },
+       any},
+      {"absf", 1, unary(math::AbsFOp()),
+       [](auto &x) { return std::fabs(x[0]); }, any},
       {"select", 3,
        [](OpBuilder &b, Location loc, ValueRange v) -> Operation * {
          return arith::SelectOp::create(b, loc, v[0], v[1], v[2]);
@@ -224,14 +232,14 @@ TEST_F(PartialAlgebraTest, DocumentedBrokenCasesHaveCounterexamples) {
     std::vector<bool> partial;
   };
   const Case cases[] = {
-      {"addf", ReductionKind::Sum, {true, false}},   // p + r adds n*r
-      {"mulf", ReductionKind::Sum, {true, true}},    // p * p is quadratic
-      {"exp", ReductionKind::Sum, {true}},           // non-linear
-      {"log", ReductionKind::Max, {true}},           // NaN at -inf pieces
-      {"negf", ReductionKind::Max, {true}},          // turns max into min
+      {"addf", ReductionKind::Sum, {true, false}},    // p + r adds n*r
+      {"mulf", ReductionKind::Sum, {true, true}},     // p * p is quadratic
+      {"exp", ReductionKind::Sum, {true}},            // non-linear
+      {"log", ReductionKind::Max, {true}},            // NaN at -inf pieces
+      {"negf", ReductionKind::Max, {true}},           // turns max into min
       {"minimumf", ReductionKind::Max, {true, true}}, // min of two maxima
-      {"absf", ReductionKind::Max, {true}},          // not monotone
-      {"subf", ReductionKind::Max, {false, true}},   // r - p is antitone
+      {"absf", ReductionKind::Max, {true}},           // not monotone
+      {"subf", ReductionKind::Max, {false, true}},    // r - p is antitone
       {"addf", ReductionKind::Prod, {true, false}},
   };
   std::vector<ScalarOp> ops = scalarOps();

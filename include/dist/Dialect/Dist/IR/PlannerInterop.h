@@ -1,4 +1,4 @@
-//===- PlannerInterop.h - dist IR <-> planner data ---------------*- C++ -*-===//
+//===- PlannerInterop.h - dist IR <-> planner data --------------*- C++ -*-===//
 //
 // The planner (dist/Planner) is MLIR-free and speaks in mesh-axis indices; the
 // IR speaks in symbols and axis names. These helpers translate, reporting
@@ -57,8 +57,8 @@ struct ResolvedShardings {
 /// layouts; errors are reported on `user`. With `allowCrossMesh` false, the
 /// two must be on the same mesh.
 mlir::FailureOr<ResolvedShardings>
-resolveShardings(mlir::Operation *user, ShardingAttr source, ShardingAttr target,
-                 mlir::SymbolTableCollection &symbolTable,
+resolveShardings(mlir::Operation *user, ShardingAttr source,
+                 ShardingAttr target, mlir::SymbolTableCollection &symbolTable,
                  bool allowCrossMesh = false);
 
 /// Builds the attribute for a planner layout on `mesh`.

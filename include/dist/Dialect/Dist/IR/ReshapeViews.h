@@ -26,15 +26,17 @@ mlir::FailureOr<planner::ReshapeDims> getReshapeDims(mlir::Operation *reshape);
 
 /// The result layout under which the reshape moves nothing, given the
 /// operand's; or why there is none.
-llvm::Expected<planner::Layout>
-resultViewOf(mlir::Operation *reshape, const planner::Mesh &mesh,
-             const planner::Layout &operand, const planner::ReshapeDims &dims);
+llvm::Expected<planner::Layout> resultViewOf(mlir::Operation *reshape,
+                                             const planner::Mesh &mesh,
+                                             const planner::Layout &operand,
+                                             const planner::ReshapeDims &dims);
 
 /// The operand layout under which the reshape moves nothing and yields
 /// `result`; or why there is none.
-llvm::Expected<planner::Layout>
-operandViewOf(mlir::Operation *reshape, const planner::Mesh &mesh,
-              const planner::Layout &result, const planner::ReshapeDims &dims);
+llvm::Expected<planner::Layout> operandViewOf(mlir::Operation *reshape,
+                                              const planner::Mesh &mesh,
+                                              const planner::Layout &result,
+                                              const planner::ReshapeDims &dims);
 
 } // namespace dist
 

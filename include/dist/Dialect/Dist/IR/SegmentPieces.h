@@ -1,4 +1,4 @@
-//===- SegmentPieces.h - the pieces of a segment packing ---------*- C++ -*-===//
+//===- SegmentPieces.h - the pieces of a segment packing --------*- C++ -*-===//
 //
 // dist.local.pack_segments / unpack_segments move, for every segment i and
 // group member j, the rows [j*pieces[i], (j+1)*pieces[i]) of segment i's

@@ -1,4 +1,4 @@
-//===- TableReads.h - tensors a linalg body looks up by position -*- C++ -*-===//
+//===- TableReads.h - tables a linalg body looks up -------------*- C++ -*-===//
 //
 // Exporters write an embedding lookup (torch-mlir's aten.embedding, IREE's
 // stablehlo.gather) as a linalg.generic over the ids whose body reads the

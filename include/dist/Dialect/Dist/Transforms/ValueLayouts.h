@@ -1,4 +1,4 @@
-//===- ValueLayouts.h - giving a value computed without one a layout -*- C++ -*-===//
+//===- ValueLayouts.h - layouts for computed values -------------*- C++ -*-===//
 //
 // A dist layout lives in a tensor type's encoding, but importers state it
 // beside the value: upstream's shard.shard, `{dist.sharding = ...}` on an op

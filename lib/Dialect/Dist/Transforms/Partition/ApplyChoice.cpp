@@ -6,8 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "FunctionPartitioner.h"
 #include "FunctionError.h"
+#include "FunctionPartitioner.h"
 
 #include "dist/Dialect/Dist/IR/PlannerInterop.h"
 #include "dist/Dialect/Dist/Transforms/TableReads.h"
@@ -23,16 +23,16 @@ using namespace dist;
 using namespace dist::partition;
 
 LogicalResult FunctionPartitioner::apply(const SolveOptions &options,
-                                         Solution &solution,
-                                         unsigned &reshards,
+                                         Solution &solution, unsigned &reshards,
                                          unsigned &computeOps) {
   solution = problem.solve(options);
   if (!solution.fits)
     return failure(); // the caller names the smallest budget that fits
   if (solution.choice.empty() || std::isinf(solution.total.time))
-    return emitFunctionError(func, "cannot be partitioned: no choice of layouts "
-                            "reaches the declared ones (some reshard has no "
-                            "plan)");
+    return emitFunctionError(func,
+                             "cannot be partitioned: no choice of layouts "
+                             "reaches the declared ones (some reshard has no "
+                             "plan)");
   const std::vector<unsigned> &choice = solution.choice;
   reshards = 0;
   computeOps = 0;
@@ -177,8 +177,7 @@ LogicalResult FunctionPartitioner::apply(const SolveOptions &options,
   chooseFree(freeResultInfo, outputs, /*result=*/true);
   for (auto [arg, type] : llvm::zip(func.getArguments(), inputs))
     arg.setType(type);
-  func.setFunctionType(
-      FunctionType::get(func.getContext(), inputs, outputs));
+  func.setFunctionType(FunctionType::get(func.getContext(), inputs, outputs));
 
   std::function<LogicalResult(Block &)> applyBlock =
       [&](Block &block) -> LogicalResult {
@@ -259,7 +258,8 @@ LogicalResult FunctionPartitioner::apply(const SolveOptions &options,
           unsigned r = result.getResultNumber();
           if (!resultTypes[r])
             continue;
-          cast<PartitionableOpInterface>(&op).setResultLayout(r, resultTypes[r]);
+          cast<PartitionableOpInterface>(&op).setResultLayout(r,
+                                                              resultTypes[r]);
           if (!getSharding(declared[r]) || declared[r] == resultTypes[r]) {
             if (bindingSource.count(result))
               live[result] = {bindingSource.lookup(result), 0};

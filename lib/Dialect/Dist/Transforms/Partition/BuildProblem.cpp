@@ -7,9 +7,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "FunctionError.h"
 #include "FunctionPartitioner.h"
 #include "PairCostMemo.h"
-#include "FunctionError.h"
 
 #include "../ReshardCostModels.h"
 #include "dist/Dialect/Dist/IR/PlannerInterop.h"
@@ -26,8 +26,8 @@ namespace {
 /// Per-op assignments of axes to loops that are tried: every one while there
 /// are this few (meshes of up to 3 axes of size > 1 and ops of up to 4
 /// loops stay under it), else the ones seeded from the operands' layouts
-/// (PartitionModels/LoopRule.h). Each edge prices at most budget^2 layout pairs, so this
-/// bounds the planner calls per edge.
+/// (PartitionModels/LoopRule.h). Each edge prices at most budget^2 layout
+/// pairs, so this bounds the planner calls per edge.
 constexpr size_t kAssignmentBudget = 160;
 constexpr size_t kMaxStrategies = 1024;
 /// At most this many whole-axis layouts are offered for a free argument
@@ -51,8 +51,9 @@ FailureOr<planner::Layout> FunctionPartitioner::layoutOfType(Type type,
   return getPlannerLayout(sharding, mesh, [&] { return where->emitOpError(); });
 }
 
-RankedTensorType FunctionPartitioner::withLayout(RankedTensorType type,
-                                                 const planner::Layout &layout) {
+RankedTensorType
+FunctionPartitioner::withLayout(RankedTensorType type,
+                                const planner::Layout &layout) {
   return RankedTensorType::get(
       type.getShape(), type.getElementType(),
       getShardingAttr(type.getContext(), mesh, layout));
@@ -110,8 +111,7 @@ void FunctionPartitioner::addEdge(
   for (unsigned s = 0; s < infos[to].layouts.size(); ++s)
     toIndex.push_back(intern(toLayouts, needed(s)));
   double bytes = static_cast<double>(type.getNumElements()) *
-                 std::max<int64_t>(
-                     1, (type.getElementTypeBitWidth() + 7) / 8);
+                 std::max<int64_t>(1, (type.getElementTypeBitWidth() + 7) / 8);
   // A row per layout of the problem edge's earlier end: the producer's, or
   // for a value flowing back to a carry, the carry's.
   bool forward = nodeOfInfo[from] < nodeOfInfo[to];
@@ -129,7 +129,8 @@ void FunctionPartitioner::addEdge(
       return 0.0;
     }
     size_t row = index / columns, column = index % columns;
-    const planner::Layout &src = forward ? fromLayouts[row] : fromLayouts[column];
+    const planner::Layout &src =
+        forward ? fromLayouts[row] : fromLayouts[column];
     const planner::Layout &dst = forward ? toLayouts[column] : toLayouts[row];
     if (!exact)
       return weight * pricing.cost(src, dst, type);
@@ -194,10 +195,9 @@ void FunctionPartitioner::addEdge(
     // A returned copy's move is counted at the copy's node, where its source
     // is still live, and the copy is that node's own from the next position
     // on (LayoutSolver.h, NodeSpec::heldToEnd).
-    bool ownCopy = infos[to].kind == NodeInfo::Hub ||
-                   infos[to].kind == NodeInfo::Carry ||
-                   (infos[to].kind == NodeInfo::Sink &&
-                    infoOfOp.count(infos[to].op));
+    bool ownCopy =
+        infos[to].kind == NodeInfo::Hub || infos[to].kind == NodeInfo::Carry ||
+        (infos[to].kind == NodeInfo::Sink && infoOfOp.count(infos[to].op));
     std::vector<double> movedBytes;
     if (!ownCopy)
       for (const planner::Layout &dst : toLayouts)
@@ -274,8 +274,8 @@ std::vector<double> FunctionPartitioner::computeSeconds(unsigned index) {
   }
   // The rate of the op's element type (its first tensor's; semantics §3b).
   std::string elementType;
-  for (Value value : llvm::concat<Value>(info.op->getResults(),
-                                         info.op->getOperands()))
+  for (Value value :
+       llvm::concat<Value>(info.op->getResults(), info.op->getOperands()))
     if (auto tensor = dyn_cast<RankedTensorType>(value.getType())) {
       llvm::raw_string_ostream os(elementType);
       os << tensor.getElementType();
@@ -299,17 +299,18 @@ std::vector<double> FunctionPartitioner::computeSeconds(unsigned index) {
       unsigned o = operand.getOperandNumber();
       if (!info.placed[o])
         continue;
-      double placed = localBytesOf(operand.get().getType(), layouts.operands[o]);
+      double placed =
+          localBytesOf(operand.get().getType(), layouts.operands[o]);
       if (std::optional<int64_t> element = lookedUpElementBytes[o])
         placed = std::min(placed, layouts.localWork * double(*element));
       bytes += placed;
     }
     for (OpResult result : info.op->getResults())
-      bytes +=
-          localBytesOf(result.getType(), layouts.results[result.getResultNumber()]);
+      bytes += localBytesOf(result.getType(),
+                            layouts.results[result.getResultNumber()]);
     double flops = layouts.localWork * opsPerIteration;
-    seconds.push_back(info.weight * std::max(flops / flopRate,
-                                             bytes / device->memBandwidth));
+    seconds.push_back(info.weight *
+                      std::max(flops / flopRate, bytes / device->memBandwidth));
   }
   return seconds;
 }
@@ -375,11 +376,10 @@ void FunctionPartitioner::buildProblem() {
                         llvm::is_contained(freeResultInfo, int(info));
     if (freeBoundary)
       for (unsigned s = 0; s < spec.work.size(); ++s)
-        spec.work[s] += localBytesOf(
-            infos[info].value.getType(),
-            infos[info].kind == NodeInfo::Sink
-                ? infos[info].layouts[s].operands[0]
-                : infos[info].layouts[s].results[0]);
+        spec.work[s] += localBytesOf(infos[info].value.getType(),
+                                     infos[info].kind == NodeInfo::Sink
+                                         ? infos[info].layouts[s].operands[0]
+                                         : infos[info].layouts[s].results[0]);
     nodeOfInfo[info] = problem.addNode(std::move(spec));
   };
   for (unsigned info = 0; info < numInfos; ++info) {
@@ -399,12 +399,13 @@ void FunctionPartitioner::buildProblem() {
   };
   for (auto [key, hub] : hubs) {
     Producer producer{unsigned(key >> 32), unsigned(key & 0xffffffffu)};
-    addEdge(producer.info, producedLayout(producer), hub,
-            [&, hub = hub](unsigned s) -> const planner::Layout & {
-              return infos[hub].layouts[s].operands[0];
-            },
-            cast<RankedTensorType>(infos[hub].value.getType()),
-            weightOf(infos[hub].value));
+    addEdge(
+        producer.info, producedLayout(producer), hub,
+        [&, hub = hub](unsigned s) -> const planner::Layout & {
+          return infos[hub].layouts[s].operands[0];
+        },
+        cast<RankedTensorType>(infos[hub].value.getType()),
+        weightOf(infos[hub].value));
   }
   for (const Use &use : uses) {
     auto needed = [&](unsigned s) -> const planner::Layout & {
@@ -526,8 +527,11 @@ LogicalResult FunctionPartitioner::addComputeOp(PartitionableOpInterface op) {
   for (std::string &note : options->notes)
     notes.emplace_back(op, std::move(note));
 
-  NodeInfo info{NodeInfo::Compute, op, std::move(options->strategies),
-                std::move(options->placed), std::move(options->tiedResult),
+  NodeInfo info{NodeInfo::Compute,
+                op,
+                std::move(options->strategies),
+                std::move(options->placed),
+                std::move(options->tiedResult),
                 Value()};
   infos.push_back(std::move(info));
   return addComputeUses(op, infos.size() - 1);
@@ -625,11 +629,11 @@ void FunctionPartitioner::addFreeArgumentCandidates(BlockArgument arg,
 LogicalResult FunctionPartitioner::build() {
   // Lazily priced entries are planned on the context's threads when the
   // solver wants them all.
-  problem.setParallelFor([context = func.getContext()](
-                             size_t count,
-                             const std::function<void(size_t)> &body) {
-    mlir::parallelFor(context, 0, count, body);
-  });
+  problem.setParallelFor(
+      [context = func.getContext()](size_t count,
+                                    const std::function<void(size_t)> &body) {
+        mlir::parallelFor(context, 0, count, body);
+      });
   freeArgumentInfo.assign(func.getNumArguments(), -1);
   freeResultInfo.assign(func.getNumResults(), -1);
   returnedEarly.assign(func.getNumResults(), false);

@@ -89,7 +89,7 @@ std::string keyOf(const std::vector<uint32_t> &classes) {
 /// Whether the later neighbour number `epoch` of a node sits at position
 /// `p` (deciding it moves the node to its next epoch).
 bool reachesNextEpoch(const std::vector<unsigned> &laterPositions,
-                   unsigned epoch, unsigned p) {
+                      unsigned epoch, unsigned p) {
   return epoch < laterPositions.size() && laterPositions[epoch] == p;
 }
 
@@ -175,11 +175,11 @@ struct LayoutProblem::Step {
   std::vector<Slot> nextFrontier;
 };
 
-LayoutProblem::Step
-LayoutProblem::planStep(const std::vector<Slot> &frontier, unsigned k,
-                        unsigned p, const Order &order,
-                        const std::vector<std::vector<unsigned>> &laterPositions,
-                        const std::vector<bool> &dropped) const {
+LayoutProblem::Step LayoutProblem::planStep(
+    const std::vector<Slot> &frontier, unsigned k, unsigned p,
+    const Order &order,
+    const std::vector<std::vector<unsigned>> &laterPositions,
+    const std::vector<bool> &dropped) const {
   Step step;
   for (unsigned e : nodes[k].in) {
     if (dropped[edges[e].from]) {
@@ -195,8 +195,7 @@ LayoutProblem::planStep(const std::vector<Slot> &frontier, unsigned k,
     auto [a, epoch] = frontier[slot];
     if (order.lastPos[a] <= p)
       continue;
-    unsigned nextEpoch =
-        epoch + reachesNextEpoch(laterPositions[a], epoch, p);
+    unsigned nextEpoch = epoch + reachesNextEpoch(laterPositions[a], epoch, p);
     step.kept.push_back({slot, nextEpoch});
     step.nextFrontier.push_back({a, nextEpoch});
   }
@@ -215,8 +214,8 @@ std::vector<double> LayoutProblem::costToGo(const Order &order) const {
     for (unsigned s = 0; s < node.spec.work.size(); ++s)
       cheapest = std::min(cheapest, node.unary(s).time);
     for (unsigned e : node.in)
-      cheapest += *std::min_element(edges[e].table.begin(),
-                                    edges[e].table.end());
+      cheapest +=
+          *std::min_element(edges[e].table.begin(), edges[e].table.end());
     toGo[p] = toGo[p + 1] + cheapest;
   }
   return toGo;
@@ -227,8 +226,8 @@ std::optional<std::vector<unsigned>> LayoutProblem::searchDense(
     const std::vector<std::vector<unsigned>> &laterPositions,
     const std::vector<std::vector<std::vector<uint32_t>>> &classOf,
     const std::vector<std::vector<std::vector<unsigned>>> &representative,
-    const SolveOptions &options, Search search, double start,
-    std::string &why, SearchReport *report, double upper) const {
+    const SolveOptions &options, Search search, double start, std::string &why,
+    SearchReport *report, double upper) const {
   const unsigned n = nodes.size();
   const bool relaxed = search == Search::Relaxed;
   const Cost unreached{std::numeric_limits<double>::infinity(), 0};
@@ -252,7 +251,8 @@ std::optional<std::vector<unsigned>> LayoutProblem::searchDense(
                              std::numeric_limits<double>::infinity());
       for (unsigned st = 0; st < numStrategies(edge.to); ++st)
         for (unsigned sf = 0; sf < numStrategies(node); ++sf)
-          cheapestFrom[e][st] = std::min(cheapestFrom[e][st], edge.cost(sf, st));
+          cheapestFrom[e][st] =
+              std::min(cheapestFrom[e][st], edge.cost(sf, st));
     }
   };
   std::vector<double> toGo = costToGo(order);
@@ -262,8 +262,8 @@ std::optional<std::vector<unsigned>> LayoutProblem::searchDense(
     std::vector<Slot> slots;
     std::vector<bool> none(n, false);
     for (unsigned p = 0; p < n; ++p) {
-      Step step = planStep(slots, order.nodeAt[p], p, order, laterPositions,
-                           none);
+      Step step =
+          planStep(slots, order.nodeAt[p], p, order, laterPositions, none);
       double size = 1;
       for (const Slot &slot : step.nextFrontier)
         size *= representative[slot.node][slot.epoch].size();
@@ -289,8 +289,7 @@ std::optional<std::vector<unsigned>> LayoutProblem::searchDense(
       return std::vector<unsigned>();
   }
   auto hopeless = [&](double time, unsigned p) {
-    return !std::isinf(upper) &&
-           time + toGo[p] > upper * (1 + 1e-9) + 1e-300;
+    return !std::isinf(upper) && time + toGo[p] > upper * (1 + 1e-9) + 1e-300;
   };
   // history[p][state] = {state at p - 1, strategy of the node at p}.
   std::vector<std::vector<std::pair<uint32_t, uint32_t>>> history(n);
@@ -528,8 +527,8 @@ LayoutProblem::searchExact(Objective objective, const SolveOptions &options,
   // counts): no hashing.
   if (search == Search::Relaxed || search == Search::Sizes ||
       (!memory && search == Search::Exact))
-    return searchDense(order, laterPositions, classOf, representative,
-                       options, search, start, why, report, upper);
+    return searchDense(order, laterPositions, classOf, representative, options,
+                       search, start, why, report, upper);
   const bool beam = search == Search::Beam;
   // Branch and bound on time, as in the dense search: the known choice's
   // own partial choices always pass, so the search never ends empty
@@ -572,9 +571,8 @@ LayoutProblem::searchExact(Objective objective, const SolveOptions &options,
       // state made anew (kWorkPerLabel) and compared with the labels
       // already at its target.
       workDone += frontier.size() +
-                  numStrategies(k) *
-                      (kWorkPerLookup + node.in.size() +
-                       kWorkPerLabel * state.labels.size());
+                  numStrategies(k) * (kWorkPerLookup + node.in.size() +
+                                      kWorkPerLabel * state.labels.size());
       double liveFrontier = 0;
       for (unsigned slot = 0; slot < frontier.size(); ++slot) {
         auto [a, epoch] = frontier[slot];
@@ -611,10 +609,10 @@ LayoutProblem::searchExact(Objective objective, const SolveOptions &options,
         if (memory) {
           argAdd = node.spec.argument ? node.bytes(s) : 0;
           heldAdd = node.spec.heldToEnd ? node.bytes(s) : 0;
-          live = liveFrontier +
-                 (node.spec.argument || node.spec.heldToEnd ? 0
-                                                            : node.bytes(s)) +
-                 moved;
+          live =
+              liveFrontier +
+              (node.spec.argument || node.spec.heldToEnd ? 0 : node.bytes(s)) +
+              moved;
         }
         classes = keptClasses;
         if (keepNew)
@@ -705,9 +703,8 @@ LayoutProblem::searchExact(Objective objective, const SolveOptions &options,
   };
   for (const State &state : states)
     for (const Label &label : state.labels)
-      if (!best ||
-          (objective == Objective::Time ? label.cost < best->cost
-                                        : total(label) < total(*best)))
+      if (!best || (objective == Objective::Time ? label.cost < best->cost
+                                                 : total(label) < total(*best)))
         best = &label;
   if (!best)
     return std::nullopt;

@@ -126,8 +126,7 @@ inline uint64_t keyOf(Producer producer) {
 class FunctionPartitioner {
 public:
   FunctionPartitioner(func::FuncOp func, MeshOp mesh,
-                      const planner::Mesh &plannerMesh,
-                      ReshardPricing pricing)
+                      const planner::Mesh &plannerMesh, ReshardPricing pricing)
       : func(func), mesh(mesh), plannerMesh(plannerMesh), pricing(pricing) {}
 
   /// The device every strategy's compute is priced on, by the roofline
@@ -204,8 +203,10 @@ private:
   /// runs per call) and adds the edge. The value flows from `from` to `to`;
   /// the problem's edge goes from the lower node to the higher one (a
   /// loop's yielded value flows back to its carry).
-  void addEdge(unsigned from, llvm::function_ref<const planner::Layout &(unsigned)> given,
-               unsigned to, llvm::function_ref<const planner::Layout &(unsigned)> needed,
+  void addEdge(unsigned from,
+               llvm::function_ref<const planner::Layout &(unsigned)> given,
+               unsigned to,
+               llvm::function_ref<const planner::Layout &(unsigned)> needed,
                RankedTensorType type, double weight);
   /// How many times a move of `value` runs per call: moves are placed in
   /// the block that defines the value (hoisted out of the loops it is
@@ -226,7 +227,8 @@ private:
   void seedFreeArgument(mlir::BlockArgument arg, unsigned info);
   void addFreeArgumentCandidates(mlir::BlockArgument arg, unsigned info);
   bool isFree(Type type) const {
-    return autoSharded && llvm::isa<RankedTensorType>(type) && !getSharding(type);
+    return autoSharded && llvm::isa<RankedTensorType>(type) &&
+           !getSharding(type);
   }
 
   std::optional<planner::DeviceParams> device;

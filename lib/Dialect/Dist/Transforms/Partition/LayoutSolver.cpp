@@ -88,9 +88,8 @@ LayoutProblem::Order LayoutProblem::memoryOrder() const {
       bool livesAnyway = llvm::any_of(nodes[m].out, [&](unsigned f) {
         return edges[f].to != i && edges[f].to >= firstUse;
       });
-      bool soleReader = llvm::all_of(nodes[m].out, [&](unsigned f) {
-        return edges[f].to == i;
-      });
+      bool soleReader = llvm::all_of(
+          nodes[m].out, [&](unsigned f) { return edges[f].to == i; });
       if (!deferred[m] || !(soleReader || livesAnyway))
         deferred[i] = false;
     }
@@ -333,12 +332,11 @@ LayoutProblem::beams(const SolveOptions &options, Objective objective) const {
   for (size_t width = std::min<size_t>(16, options.beamWidth);; width *= 2) {
     SolveOptions beamOptions = options;
     beamOptions.beamWidth = width;
-    beamOptions.timeLimitSeconds =
-        options.timeLimitSeconds - (clock() - start);
+    beamOptions.timeLimitSeconds = options.timeLimitSeconds - (clock() - start);
     SearchReport report;
     std::string why;
-    if (std::optional<std::vector<unsigned>> beam = searchExact(
-            objective, beamOptions, why, Search::Beam, &report))
+    if (std::optional<std::vector<unsigned>> beam =
+            searchExact(objective, beamOptions, why, Search::Beam, &report))
       found.push_back(std::move(*beam));
     else if (!why.empty())
       break; // out of time
@@ -415,13 +413,11 @@ LayoutProblem::fallback(const SolveOptions &options,
   }
   // Local improvement that keeps the choice within the budget.
   if (options.budget)
-    improveWithin(best->choice, *options.budget,
-                  options.timeLimitSeconds / 2);
+    improveWithin(best->choice, *options.budget, options.timeLimitSeconds / 2);
   return best->choice;
 }
 
-void LayoutProblem::improveWithin(std::vector<unsigned> &choice,
-                                  double budget,
+void LayoutProblem::improveWithin(std::vector<unsigned> &choice, double budget,
                                   double timeLimitSeconds) const {
   // As improve(), accepting a change only when the peak stays within the
   // budget (each check replays the liveness: the time limit bounds it).
@@ -431,8 +427,8 @@ void LayoutProblem::improveWithin(std::vector<unsigned> &choice,
     for (unsigned n = 0; n < nodes.size(); ++n) {
       if (clock() - start > timeLimitSeconds)
         return;
-      workDone += numStrategies(n) * (1.0 + nodes[n].in.size() +
-                                      nodes[n].out.size());
+      workDone +=
+          numStrategies(n) * (1.0 + nodes[n].in.size() + nodes[n].out.size());
       if (numStrategies(n) < 2)
         continue;
       Cost current = localCost(n, choice[n], choice, false);
@@ -543,9 +539,7 @@ LayoutProblem::searchByCases(const SolveOptions &options, std::string &why,
     fixed.assign(nodes.size(), -1);
   std::optional<std::vector<unsigned>> best;
   double bestTime = std::numeric_limits<double>::infinity();
-  auto timeLeft = [&] {
-    return options.timeLimitSeconds - (clock() - start);
-  };
+  auto timeLeft = [&] { return options.timeLimitSeconds - (clock() - start); };
   // The states all cases below the current ones would make (each case
   // about as many as the first; infinity past `levels`): the search by
   // cases starts only when they fit in its time.
@@ -641,8 +635,8 @@ LayoutProblem::searchByCases(const SolveOptions &options, std::string &why,
 
 Solution LayoutProblem::solve(const SolveOptions &options) {
   // Rounds of lazy pricing share the time limit (pricing itself, the
-  // planner's work, adds none to the work clock); the last round's choice, priced
-  // exactly, is the answer, optimal when its round proved it on tables
+  // planner's work, adds none to the work clock); the last round's choice,
+  // priced exactly, is the answer, optimal when its round proved it on tables
   // whose entries it uses are all exact. A round that cannot prove its
   // choice optimal would only repeat the expensive fallback: then every
   // entry is priced, and one last round answers (keeping the earlier
@@ -766,8 +760,7 @@ Solution LayoutProblem::solveOnce(const SolveOptions &options) const {
     // that crowd it (a loop's carry, which lives through the whole body),
     // within half the time; past that the fallback answers as before, for
     // the reason the exact search gave.
-    if (!exact && options.caseLevels > 0 &&
-        why.rfind("more than", 0) == 0) {
+    if (!exact && options.caseLevels > 0 && why.rfind("more than", 0) == 0) {
       SolveOptions byCases = unlimited;
       byCases.timeLimitSeconds = options.timeLimitSeconds / 2;
       std::string casesWhy;
@@ -820,8 +813,8 @@ Solution LayoutProblem::solveOnce(const SolveOptions &options) const {
   }
   }
   Solution solution = evaluate(choice);
-  solution.fits = !options.budget ||
-                  solution.peakBytes <= *options.budget * (1 + 1e-12);
+  solution.fits =
+      !options.budget || solution.peakBytes <= *options.budget * (1 + 1e-12);
   solution.lowerBound = bound ? *bound : lowerBound();
   // A fallback choice that meets the lower bound is optimal after all.
   solution.optimal =

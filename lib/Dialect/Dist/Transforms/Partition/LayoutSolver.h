@@ -1,4 +1,4 @@
-//===- LayoutSolver.h - choose one strategy per node, minimising cost -*- C++ -*-===//
+//===- LayoutSolver.h - one strategy per node, least cost -------*- C++ -*-===//
 //
 // The layout choice as a discrete optimisation problem, free of MLIR: every
 // node (an op, or a fixed layout: an argument, a binding type, a return)
@@ -164,8 +164,8 @@ public:
 
   /// Runs body(0..count-1), possibly on several threads (lazy entries
   /// priced all at once; default: in turn).
-  using ParallelFor =
-      std::function<void(size_t count, const std::function<void(size_t)> &body)>;
+  using ParallelFor = std::function<void(
+      size_t count, const std::function<void(size_t)> &body)>;
   void setParallelFor(ParallelFor parallel) {
     parallelFor = std::move(parallel);
   }
@@ -331,10 +331,9 @@ private:
   /// fits the budget among `candidates`, the heuristic's and the relaxed
   /// search's (the cheapest in memory when none fits), and a lower bound
   /// on the optimum.
-  std::vector<unsigned>
-  fallback(const SolveOptions &options,
-           std::vector<std::vector<unsigned>> candidates,
-           double &bound) const;
+  std::vector<unsigned> fallback(const SolveOptions &options,
+                                 std::vector<std::vector<unsigned>> candidates,
+                                 double &bound) const;
   /// The exact search's frontier slots and steps (ExactSearch.cpp).
   struct Slot;
   struct Step;

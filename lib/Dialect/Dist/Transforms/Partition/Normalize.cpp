@@ -12,10 +12,10 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
-#include "mlir/Interfaces/LoopLikeInterface.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
-#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
 #include "llvm/ADT/SetVector.h"
 
 using namespace mlir;
@@ -111,16 +111,16 @@ static linalg::LinalgOp giveTablesAsInputs(linalg::LinalgOp op) {
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
   maps.insert(maps.begin() + numInputs, tableMaps.begin(), tableMaps.end());
   OpBuilder b(op);
-  auto rebuilt = linalg::GenericOp::create(
-      b, op.getLoc(), op->getResultTypes(), inputs, op.getDpsInits(), maps,
-      op.getIteratorTypesArray());
+  auto rebuilt = linalg::GenericOp::create(b, op.getLoc(), op->getResultTypes(),
+                                           inputs, op.getDpsInits(), maps,
+                                           op.getIteratorTypesArray());
   rebuilt->setDiscardableAttrs(op->getDiscardableAttrDictionary());
   rebuilt.getRegion().takeBody(generic.getRegion());
   Block &body = rebuilt.getRegion().front();
   for (auto [k, table] : llvm::enumerate(tables))
-    body.insertArgument(numInputs + k,
-                        cast<RankedTensorType>(table.getType()).getElementType(),
-                        op.getLoc());
+    body.insertArgument(
+        numInputs + k, cast<RankedTensorType>(table.getType()).getElementType(),
+        op.getLoc());
   op->replaceAllUsesWith(rebuilt->getResults());
   op->erase();
   return cast<linalg::LinalgOp>(rebuilt.getOperation());
@@ -141,7 +141,8 @@ static void replicateCapturedTensors(linalg::LinalgOp op, MeshOp mesh) {
     if (sharding && sharding.isReplicated())
       continue;
     SmallVector<DimShardingAttr> dims(
-        type.getRank(), DimShardingAttr::get(op->getContext(), ArrayRef<StringAttr>()));
+        type.getRank(),
+        DimShardingAttr::get(op->getContext(), ArrayRef<StringAttr>()));
     auto replicated = ShardingAttr::get(
         op->getContext(), FlatSymbolRefAttr::get(mesh.getSymNameAttr()), dims,
         ReductionKind::sum, {});
@@ -187,9 +188,9 @@ static linalg::GenericOp withoutResult(linalg::GenericOp op, unsigned r) {
   maps.erase(maps.begin() + op.getNumDpsInputs() + r);
   SmallVector<Type> types(op->getResultTypes());
   types.erase(types.begin() + r);
-  auto smaller = linalg::GenericOp::create(
-      b, op.getLoc(), types, op.getDpsInputs(), outputs, maps,
-      op.getIteratorTypesArray());
+  auto smaller =
+      linalg::GenericOp::create(b, op.getLoc(), types, op.getDpsInputs(),
+                                outputs, maps, op.getIteratorTypesArray());
   smaller.getRegion().takeBody(copy.getRegion());
   copy.erase();
   return smaller;
@@ -207,7 +208,8 @@ static void dropUnusedResults(func::FuncOp func) {
       ops.push_back(op);
   });
   for (linalg::GenericOp op : ops) {
-    for (unsigned r = op->getNumResults(); r-- > 0 && op->getNumResults() > 1;) {
+    for (unsigned r = op->getNumResults();
+         r-- > 0 && op->getNumResults() > 1;) {
       if (!op->getResult(r).use_empty())
         continue;
       linalg::GenericOp smaller = withoutResult(op, r);
@@ -274,16 +276,17 @@ static LogicalResult checkStaticSignature(func::FuncOp func) {
              << argument.getType() << why;
   for (auto [r, type] : llvm::enumerate(func.getResultTypes()))
     if (dynamic(type))
-      return func.emitOpError() << "result " << r << " has the dynamic shape "
-                                << type << why;
+      return func.emitOpError()
+             << "result " << r << " has the dynamic shape " << type << why;
   return success();
 }
 
 LogicalResult dist::partition::normalizeForPartitioning(func::FuncOp func,
                                                         MeshOp mesh) {
   if (!func.getBody().hasOneBlock())
-    return dist::partition::emitFunctionError(func, "cannot be partitioned: its body has several "
-                            "blocks");
+    return dist::partition::emitFunctionError(
+        func, "cannot be partitioned: its body has several "
+              "blocks");
   if (failed(checkStaticSignature(func)))
     return failure();
   dropUnusedResults(func);
@@ -321,17 +324,17 @@ LogicalResult dist::partition::normalizeForPartitioning(func::FuncOp func,
       OpBuilder b(op);
       Value scalar = arith::ConstantOp::create(
           b, op->getLoc(), cast<TypedAttr>(splat.getSplatValue<Attribute>()));
-      Value empty = tensor::EmptyOp::create(b, op->getLoc(), type.getShape(),
-                                            type.getElementType(),
-                                            type.getEncoding());
+      Value empty =
+          tensor::EmptyOp::create(b, op->getLoc(), type.getShape(),
+                                  type.getElementType(), type.getEncoding());
       Value fill =
           linalg::FillOp::create(b, op->getLoc(), scalar, empty).getResult(0);
       op->getResult(0).replaceAllUsesWith(fill);
       op->erase();
       continue;
     }
-    if (isa<PartitionableOpInterface, func::ReturnOp, func::CallOp,
-            scf::ForOp, scf::YieldOp>(op) ||
+    if (isa<PartitionableOpInterface, func::ReturnOp, func::CallOp, scf::ForOp,
+            scf::YieldOp>(op) ||
         op->getDialect() == op->getContext()->getLoadedDialect<DistDialect>())
       continue;
     if (isa<LoopLikeOpInterface>(op) || op->getNumRegions() > 0) {
@@ -374,10 +377,10 @@ LogicalResult dist::partition::normalizeForPartitioning(func::FuncOp func,
       op->erase();
       continue;
     }
-    bool elementwise = op->hasTrait<OpTrait::Elementwise>() &&
-                       isa<arith::ArithDialect, math::MathDialect>(
-                           op->getDialect()) &&
-                       llvm::all_of(op->getResultTypes(), isTensor);
+    bool elementwise =
+        op->hasTrait<OpTrait::Elementwise>() &&
+        isa<arith::ArithDialect, math::MathDialect>(op->getDialect()) &&
+        llvm::all_of(op->getResultTypes(), isTensor);
     if (elementwise) {
       if (failed(rewriteElementwise(op)))
         ok = false;
@@ -436,11 +439,10 @@ void dist::partition::forgetConstantLayouts(func::FuncOp func) {
   // needs, instead of being resharded there. A constant that a dist op (a
   // reshard of it) reads keeps the layout it was written with.
   for (Operation *op : collectPartitionScope(func)) {
-    bool freeSource =
-        isa<tensor::EmptyOp>(op) ||
-        (isa<linalg::FillOp>(op) &&
-         cast<linalg::FillOp>(op).hasPureTensorSemantics() &&
-         op->getOperand(1).getDefiningOp<tensor::EmptyOp>());
+    bool freeSource = isa<tensor::EmptyOp>(op) ||
+                      (isa<linalg::FillOp>(op) &&
+                       cast<linalg::FillOp>(op).hasPureTensorSemantics() &&
+                       op->getOperand(1).getDefiningOp<tensor::EmptyOp>());
     if (!freeSource || !usedOnlyByCompute(op->getResult(0)))
       continue;
     Value result = op->getResult(0);

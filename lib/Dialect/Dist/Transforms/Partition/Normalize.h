@@ -1,4 +1,4 @@
-//===- Normalize.h - bring global-view compute into one form -----*- C++ -*-===//
+//===- Normalize.h - bring global-view compute into one form ----*- C++ -*-===//
 //
 // Before layouts are chosen, every compute op is made one with a
 // partitioning model (dist::PartitionableOpInterface), with a single use of

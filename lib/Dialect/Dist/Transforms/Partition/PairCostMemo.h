@@ -1,4 +1,4 @@
-//===- PairCostMemo.h - reshard costs of layout pairs, once per run -*- C++ -*-===//
+//===- PairCostMemo.h - reshard costs of layout pairs -----------*- C++ -*-===//
 //
 // dist-partition prices every entry of every edge's table: a layout pair
 // on a tensor type. A stack of layers asks for the same pairs once per
@@ -19,8 +19,8 @@
 #include "mlir/IR/Types.h"
 
 #include <mutex>
-#include <shared_mutex>
 #include <optional>
+#include <shared_mutex>
 #include <string>
 #include <unordered_map>
 

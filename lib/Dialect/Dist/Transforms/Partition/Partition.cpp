@@ -9,17 +9,17 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "dist/Dialect/Dist/Transforms/Remarks.h"
-#include "FunctionError.h"
 #include "../ReshardCostModels.h"
+#include "FunctionError.h"
 #include "FunctionPartitioner.h"
-#include "SignatureLayouts.h"
 #include "LayoutSolver.h"
 #include "Normalize.h"
 #include "PairCostMemo.h"
+#include "SignatureLayouts.h"
 #include "dist/Dialect/Dist/IR/DistOps.h"
 #include "dist/Dialect/Dist/IR/PlannerInterop.h"
 #include "dist/Dialect/Dist/Transforms/Passes.h"
+#include "dist/Dialect/Dist/Transforms/Remarks.h"
 #include "dist/Planner/PlanCache.h"
 #include "dist/Planner/Planner.h"
 
@@ -82,18 +82,18 @@ static void emitChoiceRemark(func::FuncOp func, const Solution &solution,
   } else if (solution.optimal) {
     remark << "proven optimal";
   } else {
-    double gap = solution.total.time > 0
-                     ? (solution.total.time - solution.lowerBound) /
-                           solution.total.time
-                     : 0;
-    remark << "heuristic (the exact search stopped: "
-           << solution.fallbackReason << "; optimality gap at most "
+    double gap =
+        solution.total.time > 0
+            ? (solution.total.time - solution.lowerBound) / solution.total.time
+            : 0;
+    remark << "heuristic (the exact search stopped: " << solution.fallbackReason
+           << "; optimality gap at most "
            << llvm::formatv("{0:f1}", 100 * std::max(0.0, gap)) << "%)";
   }
   remark << "; modelled compute " << llvm::formatv("{0:e3}", solution.compute)
          << " s, communication " << llvm::formatv("{0:e3}", solution.comm)
-         << " s, peak memory "
-         << llvm::formatv("{0:e3}", solution.peakBytes) << " B per device";
+         << " s, peak memory " << llvm::formatv("{0:e3}", solution.peakBytes)
+         << " B per device";
 }
 
 void DistPartitionPass::runOnOperation() {
@@ -146,8 +146,8 @@ void DistPartitionPass::runOnOperation() {
       if (!name) {
         emitFunctionError(func, "has '")
             << kAutoAttrName << "' = " << autoAttr
-            << ", which does not name a dist.mesh (expected {"
-            << kAutoAttrName << " = @mesh})";
+            << ", which does not name a dist.mesh (expected {" << kAutoAttrName
+            << " = @mesh})";
         failedAny = true;
         continue;
       }
@@ -181,17 +181,19 @@ void DistPartitionPass::runOnOperation() {
     for (Type type : func.getFunctionType().getResults())
       noteType(type);
     if (!mesh) {
-      emitFunctionError(func, "cannot be partitioned: none of its tensors has a "
-                       "#dist.sharding type, so it has no mesh (give an "
-                       "argument or result a layout, in its type or as "
-                       "{dist.sharding = ...}, or let dist choose them all: "
-                       "attributes {dist.auto = @mesh})");
+      emitFunctionError(func,
+                        "cannot be partitioned: none of its tensors has a "
+                        "#dist.sharding type, so it has no mesh (give an "
+                        "argument or result a layout, in its type or as "
+                        "{dist.sharding = ...}, or let dist choose them all: "
+                        "attributes {dist.auto = @mesh})");
       failedAny = true;
       continue;
     }
     if (severalMeshes) {
-      emitFunctionError(func, "cannot be partitioned: its compute uses tensors on "
-                       "several meshes");
+      emitFunctionError(func,
+                        "cannot be partitioned: its compute uses tensors on "
+                        "several meshes");
       failedAny = true;
       continue;
     }
@@ -216,10 +218,9 @@ void DistPartitionPass::runOnOperation() {
     forgetConstantLayouts(func);
 
     // Reshard costs, priced once per distinct request.
-    auto requestFor = [&](const planner::Layout &src,
-                          const planner::Layout &dst,
-                          RankedTensorType type)
-        -> std::optional<planner::PlanRequest> {
+    auto requestFor =
+        [&](const planner::Layout &src, const planner::Layout &dst,
+            RankedTensorType type) -> std::optional<planner::PlanRequest> {
       std::optional<int64_t> bytes = getElementBytes(type.getElementType());
       if (!bytes)
         return std::nullopt;
@@ -252,9 +253,9 @@ void DistPartitionPass::runOnOperation() {
       memo->store(type, src, dst, {seconds, true});
       return seconds;
     };
-    auto boundOrKnown = [&, memo](const planner::Layout &src,
-                                  const planner::Layout &dst,
-                                  RankedTensorType type, bool &exact) -> double {
+    auto boundOrKnown =
+        [&, memo](const planner::Layout &src, const planner::Layout &dst,
+                  RankedTensorType type, bool &exact) -> double {
       exact = true;
       if (src == dst)
         return 0;
@@ -300,8 +301,9 @@ void DistPartitionPass::runOnOperation() {
         bool exact = false;
         double least = partitioner.minimumPeakBytes(options, exact);
         InFlightDiagnostic error =
-            emitFunctionError(func, "cannot be partitioned within the memory budget "
-                             "of ")
+            emitFunctionError(func,
+                              "cannot be partitioned within the memory budget "
+                              "of ")
             << static_cast<uint64_t>(*budget) << " B per device: ";
         if (exact)
           error << "the least any choice of layouts needs is "
@@ -337,8 +339,7 @@ void DistPartitionPass::runOnOperation() {
             << "dist-partition: @" << func.getSymName() << ": "
             << (free.result ? "result #" : "argument #") << free.index
             << " takes " << free.type.getEncoding() << " ("
-            << llvm::formatv("{0:e3}",
-                             partitioner.localBytes(free.type))
+            << llvm::formatv("{0:e3}", partitioner.localBytes(free.type))
             << " B per device)";
     }
   }

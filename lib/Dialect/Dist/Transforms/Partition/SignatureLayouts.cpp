@@ -30,8 +30,8 @@ encodedType(Type type, Attribute attr,
   if (tensor.getEncoding())
     return emitError() << "has a layout both in its type and in '"
                        << partition::kSignatureShardingAttr << "'";
-  if (failed(sharding.verifyEncoding(tensor.getShape(),
-                                     tensor.getElementType(), emitError)))
+  if (failed(sharding.verifyEncoding(tensor.getShape(), tensor.getElementType(),
+                                     emitError)))
     return failure();
   return RankedTensorType::get(tensor.getShape(), tensor.getElementType(),
                                sharding);
@@ -124,14 +124,14 @@ LogicalResult dist::partition::applySignatureLayouts(func::FuncOp func) {
     results[i] = *type;
     func.walk([&](func::ReturnOp ret) {
       OpBuilder b(ret);
-      ret->setOperand(i, copyIntoType(b, ret.getLoc(), ret.getOperand(i), *type));
+      ret->setOperand(i,
+                      copyIntoType(b, ret.getLoc(), ret.getOperand(i), *type));
     });
-    func.removeResultAttr(i, StringAttr::get(func.getContext(),
-                                             kSignatureShardingAttr));
+    func.removeResultAttr(
+        i, StringAttr::get(func.getContext(), kSignatureShardingAttr));
     changed = true;
   }
   if (changed)
-    func.setFunctionType(
-        FunctionType::get(func.getContext(), inputs, results));
+    func.setFunctionType(FunctionType::get(func.getContext(), inputs, results));
   return success();
 }

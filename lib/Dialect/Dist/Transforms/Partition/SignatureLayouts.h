@@ -1,4 +1,4 @@
-//===- SignatureLayouts.h - layouts written on a signature alone -*- C++ -*-===//
+//===- SignatureLayouts.h - layouts on a signature alone --------*- C++ -*-===//
 //
 // Semantics §6 (signature layouts): `{dist.sharding = #dist.sharding<...>}`
 // on a function's argument or result gives that tensor the layout without
@@ -22,8 +22,8 @@ namespace dist::partition {
 /// The attribute name, on arguments, results and ops.
 inline constexpr llvm::StringLiteral kSignatureShardingAttr = "dist.sharding";
 
-/// Moves every signature and op layout of `func` into its types; a located error
-/// for an attribute that is not a #dist.sharding valid for the tensor, or
+/// Moves every signature and op layout of `func` into its types; a located
+/// error for an attribute that is not a #dist.sharding valid for the tensor, or
 /// on a type that already has one.
 mlir::LogicalResult applySignatureLayouts(mlir::func::FuncOp func);
 

@@ -42,8 +42,8 @@ struct ConstantPartitionModel
     // A scalar constant is no node of the layout problem (it places only
     // ops that touch tensors); its result has no layout.
     auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
-    strategy.results.push_back(type ? planner::Layout::replicated(type.getRank())
-                                    : planner::Layout());
+    strategy.results.push_back(
+        type ? planner::Layout::replicated(type.getRank()) : planner::Layout());
     options.add(std::move(strategy), query.maxStrategies);
     return options;
   }
@@ -61,17 +61,17 @@ struct ConstantPartitionModel
     auto constant = cast<arith::ConstantOp>(op);
     if (!isa<RankedTensorType>(constant.getType()))
       return success();
-    auto local = dyn_cast<RankedTensorType>(
-        context.getLocalType(constant.getType()));
+    auto local =
+        dyn_cast<RankedTensorType>(context.getLocalType(constant.getType()));
     if (!local || !retyped(constant.getValue(), local))
       return op->emitOpError("cannot be localized: a tensor constant must be "
                              "dense or a dense resource, and replicated");
     return success();
   }
 
-  FailureOr<SmallVector<Value>>
-  localize(Operation *op, RewriterBase &rewriter, ValueRange,
-           const LocalizeContext &context) const {
+  FailureOr<SmallVector<Value>> localize(Operation *op, RewriterBase &rewriter,
+                                         ValueRange,
+                                         const LocalizeContext &context) const {
     auto constant = cast<arith::ConstantOp>(op);
     if (!isa<RankedTensorType>(constant.getType()))
       return SmallVector<Value>{rewriter.clone(*op)->getResult(0)};
@@ -94,4 +94,3 @@ void dist::partition::registerConstantPartitionModels(
     arith::ConstantOp::attachInterface<ConstantPartitionModel>(*context);
   });
 }
-

@@ -276,8 +276,8 @@ FailureOr<SmallVector<Value>> localizeLinalg(linalg::LinalgOp op,
   SmallVector<Value> inputs;
   SmallVector<AffineMap> maps;
   auto isTable = [&](unsigned operand) {
-    return llvm::any_of(tables,
-                        [&](const TableInput &t) { return t.input == operand; });
+    return llvm::any_of(
+        tables, [&](const TableInput &t) { return t.input == operand; });
   };
   for (OpOperand &operand : op->getOpOperands()) {
     unsigned o = operand.getOperandNumber();
@@ -287,9 +287,9 @@ FailureOr<SmallVector<Value>> localizeLinalg(linalg::LinalgOp op,
       inputs.push_back(localOperands[o]);
     maps.push_back(op.getMatchingIndexingMap(&operand));
   }
-  auto generic = linalg::GenericOp::create(
-      rewriter, loc, resultTypes, inputs, localOperands.drop_front(numInputs),
-      maps, iterators);
+  auto generic = linalg::GenericOp::create(rewriter, loc, resultTypes, inputs,
+                                           localOperands.drop_front(numInputs),
+                                           maps, iterators);
   rewriter.inlineRegionBefore(op->getRegion(0), generic.getRegion(),
                               generic.getRegion().end());
   Block *body = generic.getBody();

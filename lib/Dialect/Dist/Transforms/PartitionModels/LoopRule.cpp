@@ -1,8 +1,8 @@
 //===- LoopRule.cpp - how a loop nest may be split, from its indexing maps ===//
 
 #include "LoopRule.h"
-#include "dist/Support/MixedRadix.h"
 #include "PartialAlgebra.h"
+#include "dist/Support/MixedRadix.h"
 
 #include "mlir/IR/AffineExpr.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -107,11 +107,11 @@ llvm::Expected<LoopRule> LoopRule::get(linalg::LinalgOp op) {
         // A window (d0 + d1, 2 * d0, ...): a device's block of this operand
         // would need its neighbours' elements, so none of these loops may
         // be split.
-        std::string why = llvm::formatv("operand #{0} indexes dim {1} by "
-                                        "`{2}`, which needs neighbouring "
-                                        "blocks",
-                                        operand.getOperandNumber(), d,
-                                        printed(expr));
+        std::string why =
+            llvm::formatv("operand #{0} indexes dim {1} by "
+                          "`{2}`, which needs neighbouring "
+                          "blocks",
+                          operand.getOperandNumber(), d, printed(expr));
         expr.walk([&](AffineExpr sub) {
           if (auto dim = dyn_cast<AffineDimExpr>(sub))
             markUnsplittable(rule, dim.getPosition(), why);
@@ -214,8 +214,7 @@ partition::layoutsOf(const LoopRule &rule, const planner::Mesh &mesh,
         reductionAxes.push_back(axis);
     }
     parts = std::max<int64_t>(parts, 1);
-    int64_t block =
-        dist::mixed_radix::blockSize(rule.loopExtents[loop], parts);
+    int64_t block = dist::mixed_radix::blockSize(rule.loopExtents[loop], parts);
     if (const std::vector<int64_t> *segments = segmentsOf(loop)) {
       // Padding inside segments would sit between a device's indices of a
       // reduction, where the masking of padded blocks (dist-localize) does

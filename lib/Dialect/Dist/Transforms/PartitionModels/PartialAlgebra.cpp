@@ -81,8 +81,9 @@ Flow partition::transferFlow(Operation *op, ReductionKind kind,
     if (isa<arith::MulFOp, arith::MulIOp>(op))
       return partial == 1 ? Flow::Partial : Flow::Broken;
     if (isa<arith::DivFOp>(op))
-      return operands[0] == Flow::Partial && operands[1] == Flow::Replicated ? Flow::Partial
-                                                                 : Flow::Broken;
+      return operands[0] == Flow::Partial && operands[1] == Flow::Replicated
+                 ? Flow::Partial
+                 : Flow::Broken;
     // Rounding casts of floats are exact up to rounding; truncating an
     // integer is a ring homomorphism modulo 2^n.
     if (isa<arith::ExtFOp, arith::TruncFOp, arith::TruncIOp>(op))
@@ -102,8 +103,9 @@ Flow partition::transferFlow(Operation *op, ReductionKind kind,
     if (isa<arith::AddFOp, arith::AddIOp>(op))
       return partial == 1 ? Flow::Partial : Flow::Broken;
     if (isa<arith::SubFOp, arith::SubIOp>(op))
-      return operands[0] == Flow::Partial && operands[1] == Flow::Replicated ? Flow::Partial
-                                                                 : Flow::Broken;
+      return operands[0] == Flow::Partial && operands[1] == Flow::Replicated
+                 ? Flow::Partial
+                 : Flow::Broken;
     if (isMonotoneEverywhere(op))
       return Flow::Partial;
     return Flow::Broken;

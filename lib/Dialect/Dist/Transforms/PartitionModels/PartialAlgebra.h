@@ -1,4 +1,4 @@
-//===- PartialAlgebra.h - when partial values may flow through an op -*- C++ -*-===//
+//===- PartialAlgebra.h - where partial values flow -------------*- C++ -*-===//
 //
 // A value that is `partial = KIND` over some axes is held as one piece per
 // device; its global value is the KIND-reduction of the pieces. An op may

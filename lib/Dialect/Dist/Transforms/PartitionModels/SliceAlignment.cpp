@@ -49,10 +49,11 @@ std::vector<int64_t> partition::localBlocks(const planner::Mesh &mesh,
   return blocks;
 }
 
-std::optional<AlignedSlice>
-partition::alignSlice(const planner::Mesh &mesh, const DimLayout &whole,
-                      int64_t extent, int64_t offset, int64_t size,
-                      bool writes) {
+std::optional<AlignedSlice> partition::alignSlice(const planner::Mesh &mesh,
+                                                  const DimLayout &whole,
+                                                  int64_t extent,
+                                                  int64_t offset, int64_t size,
+                                                  bool writes) {
   int64_t parts = partsOf(mesh, whole);
   if (parts == 1) {
     // Every device holds the whole dim (size-1 axes move nothing).

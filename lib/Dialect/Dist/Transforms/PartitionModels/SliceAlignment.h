@@ -1,4 +1,4 @@
-//===- SliceAlignment.h - when a slice of a sharded dim is local -*- C++ -*-===//
+//===- SliceAlignment.h - when a slice is local -----------------*- C++ -*-===//
 //
 // A slice [o, o + n) of dim d (extract_slice, insert_slice) is local when
 // every device's block of the slice lies in its block of the whole, at the

@@ -49,9 +49,8 @@ void partition::addRowSplitStrategies(linalg::LinalgOp op,
     if (!table.read.hasDataDims() || !yieldsOnlyTableValue(op, table.read))
       continue;
     for (const PartitionStrategy &strategy : base) {
-      if (llvm::any_of(strategy.results, [](const planner::Layout &l) {
-            return l.hasPartial();
-          }))
+      if (llvm::any_of(strategy.results,
+                       [](const planner::Layout &l) { return l.hasPartial(); }))
         continue;
       planner::AxisList used = usedAxes(strategy);
       planner::AxisList free;
@@ -70,9 +69,11 @@ void partition::addRowSplitStrategies(linalg::LinalgOp op,
           for (const planner::Layout &offered : query.offered[table.input])
             if (dim < offered.getRank() && !offered.isSegmented(dim) &&
                 !offered.dimAxes[dim].empty() &&
-                llvm::all_of(offered.dimAxes[dim], [&](unsigned axis) {
-                  return llvm::is_contained(free, axis);
-                }))
+                llvm::all_of(
+                    offered.dimAxes[dim],
+                    [&](unsigned axis) {
+                      return llvm::is_contained(free, axis);
+                    }))
               candidates.push_back(offered.dimAxes[dim]);
         for (unsigned axis : free)
           candidates.push_back({axis});
@@ -133,8 +134,8 @@ LogicalResult partition::verifyTableLayouts(linalg::LinalgOp op,
         if (!partial)
           return op->emitOpError("cannot be localized: the table it looks "
                                  "up (operand #")
-                 << table.input << ") has its rows (dim " << dim
-                 << " of " << shape.size()
+                 << table.input << ") has its rows (dim " << dim << " of "
+                 << shape.size()
                  << ") split, so each device finds only the ids in its rows: "
                     "every result must be a partial sum over those axes";
       }
@@ -157,7 +158,8 @@ static Value additiveIdentity(OpBuilder &b, Location loc, Type type) {
 
 void partition::localizeTableReads(RewriterBase &rewriter,
                                    ArrayRef<TableInput> tables,
-                                   linalg::LinalgOp op, ValueRange localOperands,
+                                   linalg::LinalgOp op,
+                                   ValueRange localOperands,
                                    const LocalizeContext &context,
                                    linalg::GenericOp local) {
   for (const TableInput &table : tables) {
@@ -181,7 +183,8 @@ void partition::localizeTableReads(RewriterBase &rewriter,
       if (!split.isSplit())
         continue;
       Value shard = buildShardIndex(rewriter, loc, split);
-      Value block = arith::ConstantIndexOp::create(rewriter, loc, split.block());
+      Value block =
+          arith::ConstantIndexOp::create(rewriter, loc, split.block());
       rows.push_back({unsigned(dim),
                       arith::MulIOp::create(rewriter, loc, shard, block),
                       buildValidCount(rewriter, loc, split, shard)});
@@ -210,17 +213,19 @@ void partition::localizeTableReads(RewriterBase &rewriter,
           rewriter, loc, arith::CmpIPredicate::sge, offset, zeroIndex);
       Value belowCount = arith::CmpIOp::create(
           rewriter, loc, arith::CmpIPredicate::slt, offset, row.count);
-      Value here = arith::AndIOp::create(rewriter, loc, atLeastZero, belowCount);
-      inside = inside ? arith::AndIOp::create(rewriter, loc, inside, here) : here;
+      Value here =
+          arith::AndIOp::create(rewriter, loc, atLeastZero, belowCount);
+      inside =
+          inside ? arith::AndIOp::create(rewriter, loc, inside, here) : here;
       // Never read outside the local block, even for another device's id.
       indices[row.dim] =
           arith::SelectOp::create(rewriter, loc, here, offset, zeroIndex);
     }
-    Value read = tensor::ExtractOp::create(
-        rewriter, loc, localOperands[table.input], indices);
-    read = arith::SelectOp::create(rewriter, loc, inside, read,
-                                   additiveIdentity(rewriter, loc,
-                                                    read.getType()));
+    Value read = tensor::ExtractOp::create(rewriter, loc,
+                                           localOperands[table.input], indices);
+    read = arith::SelectOp::create(
+        rewriter, loc, inside, read,
+        additiveIdentity(rewriter, loc, read.getType()));
     rewriter.replaceOp(extract, read);
   }
 }

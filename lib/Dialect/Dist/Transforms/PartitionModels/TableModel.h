@@ -48,7 +48,8 @@ mlir::LogicalResult verifyTableLayouts(mlir::linalg::LinalgOp op,
 /// depend on the iteration go before `local`.
 void localizeTableReads(mlir::RewriterBase &rewriter,
                         llvm::ArrayRef<TableInput> tables,
-                        mlir::linalg::LinalgOp op, mlir::ValueRange localOperands,
+                        mlir::linalg::LinalgOp op,
+                        mlir::ValueRange localOperands,
                         const LocalizeContext &context,
                         mlir::linalg::GenericOp local);
 
