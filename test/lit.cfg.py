@@ -29,6 +29,10 @@ if config.dist_have_mpi:
 # toolkit's ptxas and fatbinary (no GPU needed).
 if config.dist_cuda_toolkit:
     config.available_features.add("cuda-toolkit")
+# The C++ layout check (test/format.test): utils/setup.sh installs it.
+import shutil
+if shutil.which("clang-format-22"):
+    config.available_features.add("clang-format")
 config.substitutions.append(("%dist_obj_root", config.dist_obj_root))
 # The dialect and pass plugin for upstream's mlir-opt (semantics §7).
 config.substitutions.append(

@@ -57,6 +57,8 @@ echo "bench: local compute per op class (products vs BLAS, fused ops vs memcpy)"
 peers=$("$root/utils/bench/peers/setup.sh")
 "${DIST_NUMPY_PYTHON:-/usr/bin/python3}" "$root/utils/bench/op_classes.py" "$build" --peers "$peers" \
   > "$work/op-classes.md"
+echo "bench: reshard plans beside JAX/XLA's and DTensor's, priced in dist's model"
+"$peers" "$root/utils/bench/peers/plan_peers.py" "$build" > "$work/plan-peers.md" 2>/dev/null
 echo "bench: a Llama layer against torch eager and jax.jit (the peers' venv)"
 "${DIST_NUMPY_PYTHON:-/usr/bin/python3}" "$root/utils/bench/llama_layer.py" "$build" \
   --peers "$peers" > "$work/llama-layer.md"

@@ -3,6 +3,7 @@
 # Idempotent: prints nothing and exits 0 when everything is already present.
 # clang-22 and its runtimes (libclang-rt-22-dev) build the libFuzzer harnesses
 # (utils/fuzz.sh) and the ASan+UBSan configuration (utils/check.sh --sanitize).
+# clang-format-22 checks the C++ layout (.clang-format; test/format.test).
 # OpenBLAS gives the runtime's host matrix products (distRtGemm) CBLAS.
 # CUDA/NCCL are optional: they are looked for by CMake, never installed here.
 set -euo pipefail
@@ -15,7 +16,7 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   pybind11-dev python3-dev python3-pytest python3-numpy
   gnuplot-nox
-  clang-22 libclang-rt-22-dev
+  clang-22 libclang-rt-22-dev clang-format-22
 )
 
 missing=()
