@@ -71,9 +71,11 @@ install(EXPORT DistTargets
 # Headers: ours, and the TableGen output the dialect's headers include. The
 # runtime's only public header is its C ABI (include/dist/Runtime/
 # DistRuntime.h); its C++ internals, MPI's among them, live in lib/Runtime.
+# The .def tables go too: installed headers include them (Move.h reads
+# MoveKinds.def).
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/dist ${PROJECT_SOURCE_DIR}/include/dist-c
   DESTINATION ${DIST_INSTALL_INCLUDEDIR}
-  FILES_MATCHING PATTERN "*.h")
+  FILES_MATCHING PATTERN "*.h" PATTERN "*.def")
 if(DIST_ENABLE_MLIR)
   install(DIRECTORY ${PROJECT_BINARY_DIR}/include/dist
     DESTINATION ${DIST_INSTALL_INCLUDEDIR}

@@ -445,8 +445,9 @@ std::optional<MoveSet> dist::planner::parseMoveSet(llvm::StringRef text) {
 
 Expected<TensorSpec> dist::planner::parseTensorSpec(llvm::StringRef text) {
   static const std::pair<const char *, int64_t> kTypes[] = {
-      {"f16", 2}, {"bf16", 2}, {"f32", 4}, {"f64", 8}, {"i1", 1},
-      {"i8", 1},  {"i16", 2},  {"i32", 4}, {"i64", 8}};
+#define DIST_ELEMENT_TYPE(Enum, Name, Bytes, IsFloat, Code) {Name, Bytes},
+#include "dist/Support/ElementTypes.def"
+  };
   llvm::SmallVector<llvm::StringRef> parts;
   text.trim().split(parts, 'x');
   TensorSpec spec;

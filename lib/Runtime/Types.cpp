@@ -25,43 +25,20 @@ RedOp toRedOp(int32_t redop) {
 
 size_t dtypeSize(DType t) {
   switch (t) {
-  case DType::F16:
-  case DType::BF16:
-  case DType::I16:
-    return 2;
-  case DType::F32:
-  case DType::I32:
-    return 4;
-  case DType::F64:
-  case DType::I64:
-    return 8;
-  case DType::I8:
-  case DType::I1:
-    return 1;
+#define DIST_ELEMENT_TYPE(Enum, Name, Bytes, IsFloat, Code)                    \
+  case DType::Enum:                                                            \
+    return Bytes;
+#include "dist/Support/ElementTypes.def"
   }
   return 0;
 }
 
 const char *dtypeName(DType t) {
   switch (t) {
-  case DType::F16:
-    return "f16";
-  case DType::BF16:
-    return "bf16";
-  case DType::F32:
-    return "f32";
-  case DType::F64:
-    return "f64";
-  case DType::I32:
-    return "i32";
-  case DType::I64:
-    return "i64";
-  case DType::I8:
-    return "i8";
-  case DType::I16:
-    return "i16";
-  case DType::I1:
-    return "i1";
+#define DIST_ELEMENT_TYPE(Enum, Name, Bytes, IsFloat, Code)                    \
+  case DType::Enum:                                                            \
+    return Name;
+#include "dist/Support/ElementTypes.def"
   }
   return "?";
 }

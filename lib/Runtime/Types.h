@@ -19,18 +19,15 @@
 
 namespace dist::rt {
 
+// One enumerator per row of dist/Support/ElementTypes.def, with its code.
 enum class DType : int32_t {
-  F16 = DIST_RT_F16,
-  BF16 = DIST_RT_BF16,
-  F32 = DIST_RT_F32,
-  F64 = DIST_RT_F64,
-  I32 = DIST_RT_I32,
-  I64 = DIST_RT_I64,
-  I8 = DIST_RT_I8,
-  I16 = DIST_RT_I16,
-  I1 = DIST_RT_I1,
+#define DIST_ELEMENT_TYPE(Enum, Name, Bytes, IsFloat, Code) Enum = Code,
+#include "dist/Support/ElementTypes.def"
 };
-inline constexpr int kNumDTypes = 9;
+inline constexpr int kNumDTypes = 0
+#define DIST_ELEMENT_TYPE(Enum, Name, Bytes, IsFloat, Code) +1
+#include "dist/Support/ElementTypes.def"
+    ;
 
 enum class RedOp : int32_t {
   Sum = DIST_RT_SUM,

@@ -169,7 +169,7 @@ void copyConstantsToDevice(ModuleOp module, RuntimeCalls &calls) {
                     calls.bufferPtr(b, loc, global), calls.i64(b, loc, bytes),
                     calls.i32(b, loc, DIST_RT_COPY_HOST_TO_DEVICE),
                     calls.nullPtr(b, loc)};
-    calls.call(b, loc, "distRtMemcpy", b.getI32Type(), args);
+    calls.call(b, loc, RuntimeEntry::Memcpy, args);
     // Freed at the end of its block, unless it leaves it (then it lives
     // on: a leak beats a use after free).
     bool escapes = llvm::any_of(use.getUsers(), [](Operation *user) {

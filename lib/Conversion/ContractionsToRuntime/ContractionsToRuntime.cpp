@@ -107,7 +107,7 @@ void lowerContraction(linalg::LinalgOp op, const StridedGemm &gemm,
                     i32(input),
                     i32(output),
                     calls.nullPtr(b, loc)};
-    calls.call(b, loc, "distRtGemm", b.getI32Type(), args);
+    calls.call(b, loc, RuntimeEntry::Gemm, args);
   });
   op->erase();
 }

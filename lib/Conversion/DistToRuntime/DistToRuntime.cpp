@@ -90,7 +90,7 @@ public:
                     table(b, loc, to.strides),
                     calls.i32(b, loc, dtype),
                     stream};
-    calls.call(b, loc, "distRtCopyStrided", b.getI32Type(), args);
+    calls.call(b, loc, RuntimeEntry::CopyStrided, args);
   }
 
   void fill(OpBuilder &b, Location loc, Value dst, TypedAttr value) override {
@@ -103,7 +103,7 @@ public:
                       table(b, loc, to.strides),
                       calls.i32(b, loc, dtype),
                       stream};
-      calls.call(b, loc, "distRtFillZero", b.getI32Type(), args);
+      calls.call(b, loc, RuntimeEntry::FillZero, args);
       return;
     }
     // Any other value: put one element in backend memory and broadcast it
@@ -115,7 +115,7 @@ public:
     Value copyArgs[] = {calls.bufferPtr(b, loc, scalar),
                         calls.bufferPtr(b, loc, host), calls.i64(b, loc, bytes),
                         calls.i32(b, loc, DIST_RT_COPY_HOST_TO_DEVICE), stream};
-    calls.call(b, loc, "distRtMemcpy", b.getI32Type(), copyArgs);
+    calls.call(b, loc, RuntimeEntry::Memcpy, copyArgs);
     SmallVector<Value> zeros(to.sizes.size(),
                              arith::ConstantIndexOp::create(b, loc, 0));
     Value args[] = {rank,
@@ -126,7 +126,7 @@ public:
                     table(b, loc, to.strides),
                     calls.i32(b, loc, dtype),
                     stream};
-    calls.call(b, loc, "distRtCopyStrided", b.getI32Type(), args);
+    calls.call(b, loc, RuntimeEntry::CopyStrided, args);
     memref::DeallocOp::create(b, loc, scalar);
   }
 
@@ -317,8 +317,7 @@ public:
     Value &stream = streams[func];
     if (!stream) {
       OpBuilder b = OpBuilder::atBlockBegin(&func.getBody().front());
-      stream = calls.call(b, func.getLoc(), "distRtDefaultStream",
-                          LLVM::LLVMPointerType::get(b.getContext()), {})[0];
+      stream = calls.call(b, func.getLoc(), RuntimeEntry::DefaultStream, {})[0];
     }
     return stream;
   }
@@ -358,7 +357,7 @@ struct Ctx {
   }
 
   /// (group, send, recv, countPerRank, dtype[, redop], stream) -> status.
-  void collective(StringRef name, Value group, Value send, Value recv,
+  void collective(RuntimeEntry entry, Value group, Value send, Value recv,
                   int64_t count, std::optional<int32_t> redop = std::nullopt) {
     SmallVector<Value> args{group, ptr(send), ptr(recv), i64(count),
                             i32(dtype)};
@@ -367,7 +366,7 @@ struct Ctx {
     args.push_back(streamArg());
     // The runtime aborts the job on any failure (its default), so the
     // status needs no check here.
-    calls.call(b, loc, name, b.getI32Type(), args);
+    calls.call(b, loc, entry, args);
   }
 };
 
@@ -402,7 +401,7 @@ void callStridedAllToAll(Ctx &c, Value group, ArrayRef<int64_t> chunkShape,
                   c.i64(chunkShape[outChunkDim] * outStrides[outChunkDim]),
                   c.i32(c.dtype),
                   c.streamArg()};
-  c.calls.call(c.b, c.loc, "distRtAllToAllStrided", c.b.getI32Type(), args);
+  c.calls.call(c.b, c.loc, RuntimeEntry::AllToAllStrided, args);
 }
 
 /// The steps every buffer op's lowering shares, around `body`: a tensor
@@ -509,14 +508,14 @@ struct LowerAllGather : CollectiveLoweringOf<planner::MoveKind::AllGather> {
     Value group = c.group(axes);
     if (isChunkMajor(shape, dim) &&
         memrefType(out).getDimSize(dim) == q * shape[dim]) {
-      c.collective("distRtAllGather", group, in, out, numElements(in));
+      c.collective(RuntimeEntry::AllGather, group, in, out, numElements(in));
       return success();
     }
     if (!state.device && lowerStrided(c, group, in, out, q, dim))
       return success();
     Value chunks =
         allocChunks(c.b, c.loc, q, shape, memrefType(in).getElementType());
-    c.collective("distRtAllGather", group, in, chunks, numElements(in));
+    c.collective(RuntimeEntry::AllGather, group, in, chunks, numElements(in));
     unpackChunks(c.mover, c.b, c.loc, chunks, out, dim);
     memref::DeallocOp::create(c.b, c.loc, chunks);
     return success();
@@ -574,7 +573,7 @@ struct LowerAllToAll : CollectiveLoweringOf<planner::MoveKind::AllToAll> {
     int64_t count = 1;
     for (int64_t s : chunkShape)
       count *= s;
-    c.collective("distRtAllToAll", group, send, recv, count);
+    c.collective(RuntimeEntry::AllToAll, group, send, recv, count);
     if (!direct) {
       unpackChunks(c.mover, c.b, c.loc, recv, out, dim);
       memref::DeallocOp::create(c.b, c.loc, recv);
@@ -618,8 +617,8 @@ struct LowerReduceScatter
                          memrefType(in).getElementType());
       packChunks(c.mover, c.b, c.loc, in, send, dim);
     }
-    c.collective("distRtReduceScatter", group, send, out, numElements(out),
-                 getRuntimeReduction(*op.getMoveReduction()));
+    c.collective(RuntimeEntry::ReduceScatter, group, send, out,
+                 numElements(out), getRuntimeReduction(*op.getMoveReduction()));
     if (packed)
       memref::DeallocOp::create(c.b, c.loc, send);
     return success();
@@ -630,7 +629,7 @@ struct LowerAllReduce : CollectiveLoweringOf<planner::MoveKind::AllReduce> {
   using CollectiveLoweringOf::CollectiveLoweringOf;
   LogicalResult lower(Ctx &c, CollectiveOpInterface op) const override {
     Value group = c.group(op.getAxisIndices(c.mesh));
-    c.collective("distRtAllReduce", group, op.getInput(), op.getOutput(),
+    c.collective(RuntimeEntry::AllReduce, group, op.getInput(), op.getOutput(),
                  numElements(op.getInput()),
                  getRuntimeReduction(*op.getMoveReduction()));
     return success();
@@ -724,8 +723,7 @@ struct LowerPermute : CollectiveLoweringOf<planner::MoveKind::Permute> {
                       c.calls.constArray(c.b, c.loc, entries),
                       c.i64(size),
                       c.streamArg()};
-      c.calls.call(c.b, c.loc, "distRtPermuteByLayouts", c.b.getI32Type(),
-                   args);
+      c.calls.call(c.b, c.loc, RuntimeEntry::PermuteByLayouts, args);
       return success();
     }
     ArrayRef<int64_t> sources = *op.getSources();
@@ -752,7 +750,7 @@ struct LowerPermute : CollectiveLoweringOf<planner::MoveKind::Permute> {
                     c.calls.constArray(c.b, c.loc, offsets),
                     c.calls.constArray(c.b, c.loc, list),
                     c.streamArg()};
-    c.calls.call(c.b, c.loc, "distRtPermute", c.b.getI32Type(), args);
+    c.calls.call(c.b, c.loc, RuntimeEntry::Permute, args);
     return success();
   }
 };
@@ -792,9 +790,9 @@ struct LowerRedistribute
                     c.calls.constArray(c.b, c.loc, entries),
                     c.i32(c.dtype),
                     c.streamArg()};
-    c.calls.call(c.b, c.loc,
-                 localOnly ? "distRtExchangeLocal" : "distRtExchange",
-                 c.b.getI32Type(), args);
+    c.calls.call(
+        c.b, c.loc,
+        localOnly ? RuntimeEntry::ExchangeLocal : RuntimeEntry::Exchange, args);
     return success();
   }
 };

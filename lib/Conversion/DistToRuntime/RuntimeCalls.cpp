@@ -15,30 +15,14 @@ using namespace mlir;
 using namespace dist;
 
 std::optional<int32_t> dist::getRuntimeDType(Type type) {
-  if (type.isF16())
-    return DIST_RT_F16;
-  if (type.isBF16())
-    return DIST_RT_BF16;
-  if (type.isF32())
-    return DIST_RT_F32;
-  if (type.isF64())
-    return DIST_RT_F64;
-  if (auto integer = dyn_cast<IntegerType>(type)) {
-    switch (integer.getWidth()) {
-    case 1:
-      return DIST_RT_I1;
-    case 8:
-      return DIST_RT_I8;
-    case 16:
-      return DIST_RT_I16;
-    case 32:
-      return DIST_RT_I32;
-    case 64:
-      return DIST_RT_I64;
-    default:
-      return std::nullopt;
-    }
-  }
+  // The type's name in IR is the table's (f32, bf16, i1, ...).
+  std::string name;
+  llvm::raw_string_ostream os(name);
+  type.print(os);
+#define DIST_ELEMENT_TYPE(Enum, Name, Bytes, IsFloat, Code)                    \
+  if (name == Name)                                                            \
+    return Code;
+#include "dist/Support/ElementTypes.def"
   return std::nullopt;
 }
 
@@ -67,10 +51,84 @@ func::FuncOp RuntimeCalls::declare(StringRef name, FunctionType type) {
   return func;
 }
 
-ValueRange RuntimeCalls::call(OpBuilder &b, Location loc, StringRef name,
-                              TypeRange results, ValueRange args) {
-  func::FuncOp callee =
-      declare(name, b.getFunctionType(args.getTypes(), results));
+namespace {
+// The argument kinds of RuntimeEntryPoints.def.
+enum class Kind { I32, I64, Ptr };
+constexpr Kind I32 = Kind::I32, I64 = Kind::I64, Ptr = Kind::Ptr;
+
+struct EntryRow {
+  const char *symbol;
+  Kind result;
+  std::initializer_list<Kind> arguments;
+};
+
+const EntryRow &rowOf(RuntimeEntry entry) {
+  static const EntryRow rows[] = {
+#define DIST_RT_ENTRY(Enum, Symbol, Result, ...)                               \
+  {#Symbol, Result, {__VA_ARGS__}},
+#include "RuntimeEntryPoints.def"
+  };
+  return rows[static_cast<size_t>(entry)];
+}
+
+// Every row against the declaration in DistRuntime.h, at build time.
+template <typename T> constexpr bool isKind(Kind kind) {
+  switch (kind) {
+  case Kind::I32:
+    return std::is_same_v<T, int32_t>;
+  case Kind::I64:
+    return std::is_same_v<T, int64_t>;
+  case Kind::Ptr:
+    return std::is_pointer_v<T>;
+  }
+  return false;
+}
+template <typename R, typename... A>
+constexpr bool matches(R (*)(A...), Kind result,
+                       std::initializer_list<Kind> arguments) {
+  if (!isKind<R>(result) || arguments.size() != sizeof...(A))
+    return false;
+  const Kind *kind = arguments.begin();
+  return (isKind<A>(*kind++) && ...);
+}
+#define DIST_RT_ENTRY(Enum, Symbol, Result, ...)                               \
+  static_assert(matches(&Symbol, Result, {__VA_ARGS__}),                       \
+                "RuntimeEntryPoints.def: " #Symbol                             \
+                " differs from its declaration in DistRuntime.h");
+#include "RuntimeEntryPoints.def"
+
+Type typeOf(MLIRContext *context, Kind kind) {
+  switch (kind) {
+  case Kind::I32:
+    return IntegerType::get(context, 32);
+  case Kind::I64:
+    return IntegerType::get(context, 64);
+  case Kind::Ptr:
+    return LLVM::LLVMPointerType::get(context);
+  }
+  return {};
+}
+} // namespace
+
+ValueRange RuntimeCalls::call(OpBuilder &b, Location loc, RuntimeEntry entry,
+                              ValueRange args) {
+  const EntryRow &row = rowOf(entry);
+  MLIRContext *context = b.getContext();
+  SmallVector<Type> inputs;
+  for (Kind kind : row.arguments)
+    inputs.push_back(typeOf(context, kind));
+  if (TypeRange(args) != TypeRange(inputs)) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    os << "dist: internal error: a call to " << row.symbol << " with (";
+    llvm::interleaveComma(args.getTypes(), os);
+    os << "), but the runtime takes (";
+    llvm::interleaveComma(inputs, os);
+    os << ")";
+    llvm::report_fatal_error(llvm::StringRef(text));
+  }
+  func::FuncOp callee = declare(
+      row.symbol, b.getFunctionType(inputs, {typeOf(context, row.result)}));
   return func::CallOp::create(b, loc, callee, args).getResults();
 }
 
@@ -162,13 +220,13 @@ Value RuntimeCalls::mesh(OpBuilder &b, Location loc, MeshOp meshOp) {
     devices = constArray(b, loc, *ids);
   Value args[] = {i64(b, loc, sizes.size()), constArray(b, loc, sizes),
                   devices};
-  return call(b, loc, "distRtMeshCreate", b.getI64Type(), args)[0];
+  return call(b, loc, RuntimeEntry::MeshCreate, args)[0];
 }
 
 Value RuntimeCalls::group(OpBuilder &b, Location loc, Value mesh,
                           ArrayRef<int64_t> axes) {
   Value args[] = {mesh, i64(b, loc, axes.size()), constArray(b, loc, axes)};
-  return call(b, loc, "distRtGroup", b.getI64Type(), args)[0];
+  return call(b, loc, RuntimeEntry::Group, args)[0];
 }
 
 Value RuntimeCalls::groupIndex(OpBuilder &b, Location loc, Value mesh,
@@ -176,7 +234,7 @@ Value RuntimeCalls::groupIndex(OpBuilder &b, Location loc, Value mesh,
   Value index = arith::ConstantIndexOp::create(b, loc, 0);
   for (int64_t axis : axes) {
     Value args[] = {mesh, i64(b, loc, axis)};
-    Value coord = call(b, loc, "distRtMeshCoord", b.getI64Type(), args)[0];
+    Value coord = call(b, loc, RuntimeEntry::MeshCoord, args)[0];
     Value size =
         arith::ConstantIndexOp::create(b, loc, meshOp.getAxisSizes()[axis]);
     index = arith::MulIOp::create(b, loc, index, size);

@@ -20,6 +20,13 @@
 
 namespace dist {
 
+/// The runtime entry points compiled code calls, one per row of
+/// RuntimeEntryPoints.def (next to this header).
+enum class RuntimeEntry {
+#define DIST_RT_ENTRY(Enum, Symbol, ...) Enum,
+#include "RuntimeEntryPoints.def"
+};
+
 /// The runtime's element type code (DIST_RT_F16 ...), if it has one.
 std::optional<int32_t> getRuntimeDType(mlir::Type elementType);
 /// The runtime's reduction code (DIST_RT_SUM ...).
@@ -31,10 +38,10 @@ public:
 
   /// Declares (once) `func.func private @name(...)` at the module's top.
   mlir::func::FuncOp declare(llvm::StringRef name, mlir::FunctionType type);
-  /// Calls @name, declaring it with the argument types and `results`.
+  /// Calls `entry`, declared (once) with its row's C signature; the
+  /// arguments must have exactly those types (an internal error otherwise).
   mlir::ValueRange call(mlir::OpBuilder &b, mlir::Location loc,
-                        llvm::StringRef name, mlir::TypeRange results,
-                        mlir::ValueRange args);
+                        RuntimeEntry entry, mlir::ValueRange args);
 
   mlir::Value i64(mlir::OpBuilder &b, mlir::Location loc, int64_t value);
   mlir::Value i32(mlir::OpBuilder &b, mlir::Location loc, int32_t value);

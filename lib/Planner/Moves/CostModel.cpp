@@ -113,8 +113,10 @@ static Error readParams(const llvm::json::Value &value, llvm::StringRef where,
 }
 
 llvm::ArrayRef<llvm::StringRef> DeviceParams::elementTypes() {
-  static const llvm::StringRef types[] = {"bf16", "f16", "f32", "f64", "i1",
-                                          "i8",   "i16", "i32", "i64"};
+  static const llvm::StringRef types[] = {
+#define DIST_ELEMENT_TYPE(Enum, Name, Bytes, IsFloat, Code) Name,
+#include "dist/Support/ElementTypes.def"
+  };
   return types;
 }
 

@@ -15,88 +15,50 @@ namespace dist::run {
 
 int64_t elementBytes(ElementKind kind) {
   switch (kind) {
-  case ElementKind::I1:
-  case ElementKind::I8:
-    return 1;
-  case ElementKind::F16:
-  case ElementKind::BF16:
-  case ElementKind::I16:
-    return 2;
-  case ElementKind::F32:
-  case ElementKind::I32:
-    return 4;
-  case ElementKind::F64:
-  case ElementKind::I64:
-    return 8;
+#define DIST_ELEMENT_TYPE(Enum, Name, Bytes, IsFloat, Code)                    \
+  case ElementKind::Enum:                                                      \
+    return Bytes;
+#include "dist/Support/ElementTypes.def"
   }
   llvm_unreachable("unknown element kind");
 }
 
 int32_t runtimeDType(ElementKind kind) {
   switch (kind) {
-  case ElementKind::F16:
-    return DIST_RT_F16;
-  case ElementKind::BF16:
-    return DIST_RT_BF16;
-  case ElementKind::F32:
-    return DIST_RT_F32;
-  case ElementKind::F64:
-    return DIST_RT_F64;
-  case ElementKind::I1:
-    return DIST_RT_I1;
-  case ElementKind::I8:
-    return DIST_RT_I8;
-  case ElementKind::I16:
-    return DIST_RT_I16;
-  case ElementKind::I32:
-    return DIST_RT_I32;
-  case ElementKind::I64:
-    return DIST_RT_I64;
+#define DIST_ELEMENT_TYPE(Enum, Name, Bytes, IsFloat, Code)                    \
+  case ElementKind::Enum:                                                      \
+    return Code;
+#include "dist/Support/ElementTypes.def"
   }
   llvm_unreachable("unknown element kind");
 }
 
 llvm::StringRef elementName(ElementKind kind) {
   switch (kind) {
-  case ElementKind::F16:
-    return "f16";
-  case ElementKind::BF16:
-    return "bf16";
-  case ElementKind::F32:
-    return "f32";
-  case ElementKind::F64:
-    return "f64";
-  case ElementKind::I1:
-    return "i1";
-  case ElementKind::I8:
-    return "i8";
-  case ElementKind::I16:
-    return "i16";
-  case ElementKind::I32:
-    return "i32";
-  case ElementKind::I64:
-    return "i64";
+#define DIST_ELEMENT_TYPE(Enum, Name, Bytes, IsFloat, Code)                    \
+  case ElementKind::Enum:                                                      \
+    return Name;
+#include "dist/Support/ElementTypes.def"
   }
   llvm_unreachable("unknown element kind");
 }
 
 std::optional<ElementKind> parseElementName(llvm::StringRef name) {
   return llvm::StringSwitch<std::optional<ElementKind>>(name)
-      .Case("f16", ElementKind::F16)
-      .Case("bf16", ElementKind::BF16)
-      .Case("f32", ElementKind::F32)
-      .Case("f64", ElementKind::F64)
-      .Case("i1", ElementKind::I1)
-      .Case("i8", ElementKind::I8)
-      .Case("i16", ElementKind::I16)
-      .Case("i32", ElementKind::I32)
-      .Case("i64", ElementKind::I64)
+#define DIST_ELEMENT_TYPE(Enum, Name, Bytes, IsFloat, Code)                    \
+  .Case(Name, ElementKind::Enum)
+#include "dist/Support/ElementTypes.def"
       .Default(std::nullopt);
 }
 
 bool isFloat(ElementKind kind) {
-  return kind == ElementKind::F16 || kind == ElementKind::BF16 ||
-         kind == ElementKind::F32 || kind == ElementKind::F64;
+  switch (kind) {
+#define DIST_ELEMENT_TYPE(Enum, Name, Bytes, IsFloat, Code)                    \
+  case ElementKind::Enum:                                                      \
+    return IsFloat;
+#include "dist/Support/ElementTypes.def"
+  }
+  llvm_unreachable("unknown element kind");
 }
 
 /// float -> bfloat16, round to nearest even (NaN stays NaN).

@@ -17,7 +17,11 @@
 namespace dist::run {
 
 /// The element types dist programs exchange; each has a runtime dtype.
-enum class ElementKind { F16, BF16, F32, F64, I1, I8, I16, I32, I64 };
+/// One per row of dist/Support/ElementTypes.def.
+enum class ElementKind {
+#define DIST_ELEMENT_TYPE(Enum, Name, Bytes, IsFloat, Code) Enum,
+#include "dist/Support/ElementTypes.def"
+};
 
 /// Bytes per element in a memref (i1 takes one byte, as MLIR lays it out).
 int64_t elementBytes(ElementKind kind);
