@@ -314,7 +314,7 @@ static Error readStrategy(Reader &reader, const llvm::json::Object &obj,
 Expected<Plan> dist::planner::planFromJSON(const Mesh &mesh,
                                            llvm::StringRef json,
                                            const Mesh *targetMesh) {
-  Reader reader{&mesh, targetMesh};
+  Reader reader{&mesh, targetMesh, /*movesOnly=*/false, std::nullopt};
   Expected<llvm::json::Value> root = parseBoundedJSON(json);
   if (!root)
     return reader.fail(llvm::toString(root.takeError()));
@@ -349,8 +349,7 @@ Expected<Plan> dist::planner::planMovesFromJSON(
     const Mesh &mesh, llvm::StringRef json, const Mesh *targetMesh,
     Strategy defaultStrategy,
     std::vector<std::optional<Layout>> &statedLayouts) {
-  Reader reader{&mesh, targetMesh};
-  reader.movesOnly = true;
+  Reader reader{&mesh, targetMesh, /*movesOnly=*/true, std::nullopt};
   Expected<llvm::json::Value> root = parseBoundedJSON(json);
   if (!root)
     return reader.fail(llvm::toString(root.takeError()));

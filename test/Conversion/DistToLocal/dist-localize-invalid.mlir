@@ -151,3 +151,25 @@ func.func @lookup_rows_scaled(%ids: tensor<6xi64, #dist.sharding<@m, [{}]>>,
   } -> tensor<6x4xf32, #dist.sharding<@m, [{}, {}], partial = sum {"x"}>>
   return %r : tensor<6x4xf32, #dist.sharding<@m, [{}, {}], partial = sum {"x"}>>
 }
+
+// -----
+
+// A split tensor a body reads from outside, not in the lookup form: the
+// local body would read the local block at global positions.
+dist.mesh @m = <["x"=4]>
+func.func @captured_split(%ids: tensor<6xi64, #dist.sharding<@m, [{}]>>,
+                          %t: tensor<32xf32, #dist.sharding<@m, [{"x"}]>>)
+    -> tensor<6xf32, #dist.sharding<@m, [{}]>> {
+  %e = tensor.empty() : tensor<6xf32, #dist.sharding<@m, [{}]>>
+  // expected-error @+1 {{'linalg.generic' op cannot be localized: its body reads a tensor defined outside it (by `tensor.extract`); pass it as an input of the op instead (dist-partition does, or reads it whole)}}
+  %r = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>],
+                       iterator_types = ["parallel"]}
+      ins(%ids : tensor<6xi64, #dist.sharding<@m, [{}]>>)
+      outs(%e : tensor<6xf32, #dist.sharding<@m, [{}]>>) {
+  ^bb0(%id: i64, %o: f32):
+    %row = arith.index_cast %id : i64 to index
+    %v = tensor.extract %t[%row] : tensor<32xf32, #dist.sharding<@m, [{"x"}]>>
+    linalg.yield %v : f32
+  } -> tensor<6xf32, #dist.sharding<@m, [{}]>>
+  return %r : tensor<6xf32, #dist.sharding<@m, [{}]>>
+}

@@ -341,6 +341,12 @@ struct LinalgPartitionModel
   }
   LogicalResult verifyLocalizable(Operation *op,
                                   const LocalizeContext &context) const {
+    // A split or partial tensor the body reads from outside would be read
+    // at global positions in the local block: never localized silently.
+    std::string why;
+    if (failed(checkNoCapturedTensors(cast<linalg::LinalgOp>(op), why)))
+      return op->emitOpError("cannot be localized: ")
+             << why << " (dist-partition does, or reads it whole)";
     return verifyTableLayouts(cast<linalg::LinalgOp>(op), context);
   }
   FailureOr<SmallVector<Value>> localize(Operation *op, RewriterBase &rewriter,
