@@ -32,12 +32,6 @@ using namespace dist;
 
 namespace {
 
-ShardingAttr getSharding(Type type) {
-  auto tensor = dyn_cast<RankedTensorType>(type);
-  return tensor ? dyn_cast_or_null<ShardingAttr>(tensor.getEncoding())
-                : ShardingAttr();
-}
-
 /// The meshes of the module, resolved once.
 struct MeshInfo {
   MeshOp op;

@@ -290,13 +290,15 @@ static Error readSteps(Reader &reader, const llvm::json::Object &obj,
   return Error::success();
 }
 
-/// The JSON object at the top of a plan.
-static Expected<const llvm::json::Object *>
-planObject(Reader &reader, const llvm::json::Value &root) {
-  const llvm::json::Object *obj = root.getAsObject();
-  if (!obj)
+/// The plan's JSON, parsed and checked to be an object.
+static Expected<llvm::json::Value> parsePlanObject(Reader &reader,
+                                                   llvm::StringRef json) {
+  Expected<llvm::json::Value> root = parseBoundedJSON(json);
+  if (!root)
+    return reader.fail(llvm::toString(root.takeError()));
+  if (!root->getAsObject())
     return reader.fail("the top level is not an object");
-  return obj;
+  return root;
 }
 
 static Error readStrategy(Reader &reader, const llvm::json::Object &obj,
@@ -315,32 +317,29 @@ Expected<Plan> dist::planner::planFromJSON(const Mesh &mesh,
                                            llvm::StringRef json,
                                            const Mesh *targetMesh) {
   Reader reader{&mesh, targetMesh, /*movesOnly=*/false, std::nullopt};
-  Expected<llvm::json::Value> root = parseBoundedJSON(json);
+  Expected<llvm::json::Value> root = parsePlanObject(reader, json);
   if (!root)
-    return reader.fail(llvm::toString(root.takeError()));
-  Expected<const llvm::json::Object *> obj = planObject(reader, *root);
-  if (!obj)
-    return obj.takeError();
+    return root.takeError();
+  const llvm::json::Object *obj = root->getAsObject();
   Plan plan;
   llvm::StringRef cache;
-  if (Error e = readStrategy(reader, **obj, plan))
+  if (Error e = readStrategy(reader, *obj, plan))
     return std::move(e);
-  if (Error e = reader.number(**obj, "cost", "the plan", plan.cost))
+  if (Error e = reader.number(*obj, "cost", "the plan", plan.cost))
     return std::move(e);
-  if (Error e = reader.integer(**obj, "peak_bytes", "the plan", plan.peakBytes))
+  if (Error e = reader.integer(*obj, "peak_bytes", "the plan", plan.peakBytes))
     return std::move(e);
-  if (Error e =
-          reader.number(**obj, "lower_bound", "the plan", plan.lowerBound))
+  if (Error e = reader.number(*obj, "lower_bound", "the plan", plan.lowerBound))
     return std::move(e);
-  if ((*obj)->get("cache")) {
-    if (Error e = reader.string(**obj, "cache", "the plan", cache))
+  if (obj->get("cache")) {
+    if (Error e = reader.string(*obj, "cache", "the plan", cache))
       return std::move(e);
     std::optional<CacheStatus> c = parseCacheStatus(cache);
     if (!c)
       return reader.fail("unknown cache status \"" + cache + "\"");
     plan.cache = *c;
   }
-  if (Error e = readSteps(reader, **obj, plan, nullptr))
+  if (Error e = readSteps(reader, *obj, plan, nullptr))
     return std::move(e);
   return plan;
 }
@@ -350,19 +349,17 @@ Expected<Plan> dist::planner::planMovesFromJSON(
     Strategy defaultStrategy,
     std::vector<std::optional<Layout>> &statedLayouts) {
   Reader reader{&mesh, targetMesh, /*movesOnly=*/true, std::nullopt};
-  Expected<llvm::json::Value> root = parseBoundedJSON(json);
+  Expected<llvm::json::Value> root = parsePlanObject(reader, json);
   if (!root)
-    return reader.fail(llvm::toString(root.takeError()));
-  Expected<const llvm::json::Object *> obj = planObject(reader, *root);
-  if (!obj)
-    return obj.takeError();
+    return root.takeError();
+  const llvm::json::Object *obj = root->getAsObject();
   Plan plan;
   plan.strategy = defaultStrategy;
-  if ((*obj)->get("strategy"))
-    if (Error e = readStrategy(reader, **obj, plan))
+  if (obj->get("strategy"))
+    if (Error e = readStrategy(reader, *obj, plan))
       return std::move(e);
   statedLayouts.clear();
-  if (Error e = readSteps(reader, **obj, plan, &statedLayouts))
+  if (Error e = readSteps(reader, *obj, plan, &statedLayouts))
     return std::move(e);
   return plan;
 }

@@ -176,6 +176,12 @@ static void printPartialClause(AsmPrinter &printer, ReductionKind kind,
 
 #include "dist/Dialect/Dist/IR/DistEnums.cpp.inc"
 
+ShardingAttr dist::getSharding(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  return tensor ? dyn_cast_or_null<ShardingAttr>(tensor.getEncoding())
+                : ShardingAttr();
+}
+
 #define GET_ATTRDEF_CLASSES
 #include "dist/Dialect/Dist/IR/DistAttrs.cpp.inc"
 

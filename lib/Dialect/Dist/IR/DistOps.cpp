@@ -195,11 +195,6 @@ std::optional<unsigned> MeshOp::findAxis(StringRef name) {
 // Shared checks of ops that take and return one sharded tensor
 //===----------------------------------------------------------------------===//
 
-static ShardingAttr getSharding(Value value) {
-  return cast<ShardingAttr>(
-      cast<RankedTensorType>(value.getType()).getEncoding());
-}
-
 /// Same global tensor (shape, element type) on the same mesh.
 static LogicalResult verifySameGlobalTensor(Operation *op, Value input,
                                             Value result,
@@ -214,11 +209,12 @@ static LogicalResult verifySameGlobalTensor(Operation *op, Value input,
     return op->emitOpError("result element type ")
            << outType.getElementType() << " differs from operand element type "
            << inType.getElementType();
-  if (!allowCrossMesh &&
-      getSharding(input).getMesh() != getSharding(result).getMesh())
+  if (!allowCrossMesh && getSharding(input.getType()).getMesh() !=
+                             getSharding(result.getType()).getMesh())
     return op->emitOpError("operand is on mesh ")
-           << getSharding(input).getMesh() << " but result is on mesh "
-           << getSharding(result).getMesh();
+           << getSharding(input.getType()).getMesh()
+           << " but result is on mesh "
+           << getSharding(result.getType()).getMesh();
   return success();
 }
 
@@ -246,8 +242,9 @@ struct ResolvedMove : ResolvedShardings {
 static FailureOr<ResolvedMove> resolve(Operation *op, Value input, Value result,
                                        ArrayAttr axes,
                                        SymbolTableCollection &symbolTable) {
-  FailureOr<ResolvedShardings> shardings = resolveShardings(
-      op, getSharding(input), getSharding(result), symbolTable);
+  FailureOr<ResolvedShardings> shardings =
+      resolveShardings(op, getSharding(input.getType()),
+                       getSharding(result.getType()), symbolTable);
   if (failed(shardings))
     return failure();
   ResolvedMove resolved{std::move(*shardings), {}};
@@ -298,8 +295,8 @@ LogicalResult ReshardOp::verify() {
 }
 
 LogicalResult ReshardOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
-  return resolveShardings(*this, getSharding(getInput()),
-                          getSharding(getResult()), symbolTable,
+  return resolveShardings(*this, getSharding(getInput().getType()),
+                          getSharding(getResult().getType()), symbolTable,
                           /*allowCrossMesh=*/true);
 }
 
@@ -314,16 +311,16 @@ LogicalResult RedistributeOp::verify() {
 
 LogicalResult
 RedistributeOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
-  FailureOr<ResolvedShardings> r =
-      resolveShardings(*this, getSharding(getInput()), getSharding(getResult()),
-                       symbolTable, /*allowCrossMesh=*/true);
+  FailureOr<ResolvedShardings> r = resolveShardings(
+      *this, getSharding(getInput().getType()),
+      getSharding(getResult().getType()), symbolTable, /*allowCrossMesh=*/true);
   if (failed(r))
     return failure();
   if (r->isCrossMesh()) {
     if (r->source.hasPartial() || r->target.hasPartial())
       return emitOpError("moves a partial tensor to another mesh; reduce "
                          "its partial axes on mesh ")
-             << getSharding(getInput()).getMesh() << " first";
+             << getSharding(getInput().getType()).getMesh() << " first";
     return success();
   }
   llvm::Expected<planner::Layout> result = planner::applyMove(

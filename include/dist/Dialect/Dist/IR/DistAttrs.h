@@ -12,4 +12,10 @@
 #define GET_ATTRDEF_CLASSES
 #include "dist/Dialect/Dist/IR/DistAttrs.h.inc"
 
+namespace dist {
+/// The `#dist.sharding` encoding of a ranked tensor type; null for any
+/// other type and for a tensor without one (a free tensor).
+ShardingAttr getSharding(mlir::Type type);
+} // namespace dist
+
 #endif // DIST_DIALECT_DIST_IR_DISTATTRS_H

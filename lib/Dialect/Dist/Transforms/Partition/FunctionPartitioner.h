@@ -44,12 +44,6 @@ namespace func = mlir::func;
 namespace linalg = mlir::linalg;
 namespace tensor = mlir::tensor;
 
-inline ShardingAttr getSharding(mlir::Type type) {
-  auto tensor = llvm::dyn_cast<mlir::RankedTensorType>(type);
-  return tensor ? llvm::dyn_cast_or_null<ShardingAttr>(tensor.getEncoding())
-                : ShardingAttr();
-}
-
 /// A constant: a scalar filled into an empty tensor (after normalization,
 /// each has one use). Like an empty tensor it is a free source: it is
 /// computed directly in the layout its use needs.
