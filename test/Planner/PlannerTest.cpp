@@ -255,17 +255,20 @@ TEST(Planner, SizeOneAxesArePlannedAway) {
 TEST(Planner, OptimalSearchHasATimeBudget) {
   Case c = makeCase(R"(<["x"=2, "y"=4, "z"=2]>)", {64, 64},
                     R"([{"x", "y"}, {"z"}])", R"([{"z"}, {"y", "x"}])");
-  detail::setSearchTimeBudget(0);
-  std::string why = errorOf(planReshard(c.request()));
-  detail::setSearchTimeBudget(detail::kMaxSearchSeconds);
+  detail::OptimalSearchOptions none;
+  none.maxSeconds = 0;
+  std::string why;
+  {
+    detail::ScopedSearchOptions scope(none);
+    why = errorOf(planReshard(c.request()));
+  }
   EXPECT_THAT(why, HasSubstr("the optimal search ran out of its time budget "
                              "(0 s, "));
   EXPECT_THAT(why, HasSubstr("use --strategy greedy for this request"));
   PlanRequest greedy = c.request();
   greedy.strategy = Strategy::Greedy;
-  detail::setSearchTimeBudget(0);
+  detail::ScopedSearchOptions scope(none);
   EXPECT_EQ(errorOf(planReshard(greedy)), "<success>");
-  detail::setSearchTimeBudget(detail::kMaxSearchSeconds);
 }
 
 TEST(Planner, UnevenExtentsAvoidStepsWhoseBlocksDoNotNest) {

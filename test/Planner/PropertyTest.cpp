@@ -120,10 +120,13 @@ TEST(PlannerProperty, PlansExecuteExactlyAndOptimalBeatsGreedy) {
 /// expansion on, whatever it says at the source (normally only hard
 /// requests build it), for the duration of a test.
 struct ForceAbstractBound {
-  ForceAbstractBound() { detail::setAbstractBoundPolicy(0, true); }
-  ~ForceAbstractBound() {
-    detail::setAbstractBoundPolicy(detail::kAbstractBoundAfter, false);
+  static detail::OptimalSearchOptions options() {
+    detail::OptimalSearchOptions o;
+    o.abstractBoundAfter = 0;
+    o.abstractBoundAlways = true;
+    return o;
   }
+  detail::ScopedSearchOptions scope{options()};
 };
 
 // The optimal plan costs what the exhaustive search finds, in as many

@@ -17,7 +17,12 @@ using namespace dist::planner;
 using namespace dist::fuzz;
 
 extern "C" int LLVMFuzzerInitialize(int *, char ***) {
-  detail::setSearchTimeBudget(kFuzzSearchSeconds);
+  // The harness runs every input on this thread.
+  static detail::ScopedSearchOptions scope([] {
+    detail::OptimalSearchOptions options;
+    options.maxSeconds = kFuzzSearchSeconds;
+    return options;
+  }());
   return 0;
 }
 

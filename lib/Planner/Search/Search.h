@@ -6,6 +6,8 @@
 #include "dist/Planner/Redistribute.h"
 
 #include <cmath>
+#include <cstdint>
+#include <limits>
 #include <optional>
 #include <vector>
 
@@ -30,9 +32,6 @@ constexpr size_t kMaxSearchStates = 1000000;
 /// minutes). Far above any request the benchmarks plan (the worst
 /// 6-D case takes milliseconds), so only pathological requests meet it.
 constexpr double kMaxSearchSeconds = 30;
-/// For tests: another time budget for the searches that start afterwards.
-void setSearchTimeBudget(double seconds);
-
 /// The optimal search builds the abstract-distance bound
 /// (PatternDatabaseHeuristic.h) once it has expanded this many states (before
 /// that, the closed-form LowerBound alone, which costs nothing to set up) and
@@ -45,10 +44,35 @@ void setSearchTimeBudget(double seconds);
 constexpr size_t kAbstractBoundAfter = 600;
 constexpr double kAbstractWeakness = 1.1;
 constexpr double kAbstractGain = 1.02;
-/// For tests: build it after `expansions` instead, and keep it whatever it
-/// says at the source when `keepAlways`. Not thread-safe with searches
-/// running.
-void setAbstractBoundPolicy(size_t expansions, bool keepAlways);
+/// The limits and tuning of one optimal search.
+struct OptimalSearchOptions {
+  /// Deterministic limits: the states stored and the moves generated.
+  size_t maxStates = kMaxSearchStates;
+  uint64_t maxEdges = std::numeric_limits<uint64_t>::max();
+  /// Wall-clock seconds.
+  double maxSeconds = kMaxSearchSeconds;
+  /// See kAbstractBoundAfter; with abstractBoundAlways the bound is kept
+  /// whatever it says at the source.
+  size_t abstractBoundAfter = kAbstractBoundAfter;
+  bool abstractBoundAlways = false;
+
+  /// What searches on this thread start from: the constants above unless a
+  /// ScopedSearchOptions on this thread says otherwise.
+  static const OptimalSearchOptions &threadDefaults();
+};
+
+/// For tests and fuzzers: other default options for the searches this
+/// thread runs while it lives (planReshard takes no options of its own).
+class ScopedSearchOptions {
+public:
+  explicit ScopedSearchOptions(const OptimalSearchOptions &options);
+  ~ScopedSearchOptions();
+  ScopedSearchOptions(const ScopedSearchOptions &) = delete;
+  ScopedSearchOptions &operator=(const ScopedSearchOptions &) = delete;
+
+private:
+  OptimalSearchOptions saved;
+};
 
 /// Both return the moves from request.source to request.target; the caller
 /// replays them to fill in the plan. The request is already verified.
@@ -61,11 +85,11 @@ llvm::Expected<std::vector<Move>> searchOptimal(const PlanRequest &request,
 llvm::Expected<std::vector<Move>>
 searchOptimalWith(const PlanRequest &request, const CostModel &model,
                   SearchStats *stats, ExchangeCostEvaluator &exchange);
-/// searchOptimal with other limits: on the states stored and on the moves
-/// generated (both deterministic, unlike the time budget).
+/// searchOptimal with other options (searchOptimal's are the thread's
+/// defaults) and, when not null, `exchange` as in searchOptimalWith.
 llvm::Expected<std::vector<Move>>
 searchOptimalWithin(const PlanRequest &request, const CostModel &model,
-                    SearchStats *stats, size_t maxStates, uint64_t maxEdges,
+                    SearchStats *stats, const OptimalSearchOptions &options,
                     ExchangeCostEvaluator *exchange = nullptr);
 llvm::Expected<std::vector<Move>> searchGreedy(const PlanRequest &request,
                                                const CostModel &model,

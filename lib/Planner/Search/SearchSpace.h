@@ -287,6 +287,43 @@ public:
                           const uint8_t *lowerTwins, Emit &&emit) const;
 
 private:
+  /// What the moves out of one state share while forEachEdge generates
+  /// them, one kind of move per method below.
+  struct Expansion {
+    Expansion(const SearchSpace &space, const SearchState &state, int64_t bytes,
+              OrderMark after);
+    /// Resets `edge` to a move of `kind` from the current layout.
+    void start(MoveKind kind);
+    const SearchState &state;
+    const PackedLayout &cur;
+    const int64_t bytes;
+    /// See OrderMark.
+    const OrderMark after;
+    DimView v;
+    int64_t shards[kMaxSearchRank];
+    /// The partial axes and the product of their sizes.
+    uint8_t partial[kMaxMeshAxes];
+    unsigned numPartial = 0;
+    int64_t partialProduct = 1;
+    /// What ending the open slice run costs (every move but a slice that
+    /// extends it ends it first).
+    double ending = 0;
+    Edge edge;
+  };
+  template <typename Emit>
+  void emitSlices(Expansion &x, bool sliceRuns, Emit &emit) const;
+  template <typename Emit> void emitGathers(Expansion &x, Emit &emit) const;
+  template <typename Emit> void emitAllToAlls(Expansion &x, Emit &emit) const;
+  template <typename Emit>
+  void emitReduceScatters(Expansion &x, Emit &emit) const;
+  template <typename Emit> void emitAllReduces(Expansion &x, Emit &emit) const;
+  template <typename Emit>
+  void emitReplicateToPartials(Expansion &x, Emit &emit) const;
+  template <typename Emit>
+  void emitReplicateToPartialSets(Expansion &x, uint8_t axesMask,
+                                  bool wholeSetOnly, uint8_t reduction,
+                                  uint8_t riders, Emit &emit) const;
+
   int64_t bytesWith(const int64_t *shards, int d1, int64_t p1, int d2,
                     int64_t p2) const;
   /// model.collectiveCost, through priceCache (inline: every candidate
@@ -352,16 +389,52 @@ template <typename Emit>
 void SearchSpace::forEachEdge(const SearchState &state, int64_t bytes,
                               bool sliceRuns, bool permutes, OrderMark after,
                               Emit &&emit) const {
-  const PackedLayout &cur = state.layout;
-  DimView v;
-  view(cur, v);
-  int64_t shards[kMaxSearchRank];
-  shardCounts(v, shards);
-  const bool runEnds = runMayEnd(state);
-  Edge edge;
+  Expansion x(*this, state, bytes, after);
+  emitSlices(x, sliceRuns, emit);
+  // Every other move first ends the open run, which must be valid, and
+  // pays for it.
+  if (!runMayEnd(state))
+    return;
+  x.ending = closeCost(state, bytes);
+  emitGathers(x, emit);
+  emitAllToAlls(x, emit);
+  emitReduceScatters(x, emit);
+  emitAllReduces(x, emit);
+  emitReplicateToPartials(x, emit);
+  if (permutes && peakOk(bytes, bytes))
+    forEachPermute(state, x.v, x.shards, bytes, /*lowerTwins=*/nullptr, emit);
+}
 
-  // all_slice: append one replicated axis. In run mode the step either opens
-  // a run or extends the open one on the same dim (no new step).
+inline SearchSpace::Expansion::Expansion(const SearchSpace &space,
+                                         const SearchState &state,
+                                         int64_t bytes, OrderMark after)
+    : state(state), cur(state.layout), bytes(bytes), after(after) {
+  space.view(cur, v);
+  space.shardCounts(v, shards);
+  for (unsigned a = 0; a < space.numAxes; ++a)
+    if (v.partialMask >> a & 1) {
+      partial[numPartial++] = a;
+      partialProduct *= space.axisSize[a];
+    }
+}
+
+inline void SearchSpace::Expansion::start(MoveKind kind) {
+  edge.move = PackedMove();
+  edge.move.kind = kind;
+  edge.next.layout = cur;
+  edge.next.run = SliceRun();
+  edge.newStep = true;
+  edge.order = OrderMark();
+}
+
+/// all_slice: append one replicated axis. In run mode the step either opens
+/// a run or extends the open one on the same dim (no new step).
+template <typename Emit>
+void SearchSpace::emitSlices(Expansion &x, bool sliceRuns, Emit &emit) const {
+  const SearchState &state = x.state;
+  const DimView &v = x.v;
+  Edge &edge = x.edge;
+  const bool runEnds = runMayEnd(state);
   for (unsigned a = 0; a < numAxes; ++a) {
     if (!(v.replicatedMask >> a & 1))
       continue;
@@ -379,9 +452,9 @@ void SearchSpace::forEachEdge(const SearchState &state, int64_t bytes,
         continue;
       if (v.len[d] >= kMaxMeshAxes)
         continue;
-      int64_t after = bytesWith(shards, d, shards[d] * axisSize[a], -1, 0);
-      if (!sliceRuns && (!blocksNest(shape[d], shards[d], axisSize[a]) ||
-                         !peakOk(bytes, after)))
+      int64_t after = bytesWith(x.shards, d, x.shards[d] * axisSize[a], -1, 0);
+      if (!sliceRuns && (!blocksNest(shape[d], x.shards[d], axisSize[a]) ||
+                         !peakOk(x.bytes, after)))
         continue;
       edge.move = PackedMove();
       edge.move.kind = MoveKind::AllSlice;
@@ -389,7 +462,7 @@ void SearchSpace::forEachEdge(const SearchState &state, int64_t bytes,
       edge.move.axes[0] = a;
       edge.move.dim = d;
       edge.move.continuesRun = extend;
-      edge.next.layout = cur;
+      edge.next.layout = x.cur;
       edge.next.layout.slot[a] = dimSlot(d, v.len[d]);
       edge.next.run = SliceRun();
       if (sliceRuns) {
@@ -407,7 +480,7 @@ void SearchSpace::forEachEdge(const SearchState &state, int64_t bytes,
       }
       // A slice outside a run, or one that ends its run, pays for its
       // result; one that opens a new run ends the open one first.
-      edge.cost = (extend ? 0.0 : closeCost(state, bytes)) +
+      edge.cost = (extend ? 0.0 : closeCost(state, x.bytes)) +
                   (edge.next.run.open ? 0.0 : localBeta * double(after));
       edge.bytesAfter = after;
       edge.newStep = !extend;
@@ -415,38 +488,29 @@ void SearchSpace::forEachEdge(const SearchState &state, int64_t bytes,
       emit(edge);
     }
   }
-  // Every other move first ends the open run, which must be valid, and
-  // pays for it.
-  if (!runEnds)
-    return;
-  const double ending = closeCost(state, bytes);
+}
 
-  auto start = [&](MoveKind kind) {
-    edge.move = PackedMove();
-    edge.move.kind = kind;
-    edge.next.layout = cur;
-    edge.next.run = SliceRun();
-    edge.newStep = true;
-    edge.order = OrderMark();
-  };
-
-  // all_gather: any minor-most suffix of a dim.
+/// all_gather: any minor-most suffix of a dim.
+template <typename Emit>
+void SearchSpace::emitGathers(Expansion &x, Emit &emit) const {
+  const DimView &v = x.v;
+  Edge &edge = x.edge;
   for (unsigned d = 0; d < rank; ++d) {
     int64_t q = 1;
     for (unsigned k = 1; k <= v.len[d]; ++k) {
       unsigned first = v.len[d] - k;
       q *= axisSize[v.axes[d][first]];
-      int64_t outer = shards[d] / q;
+      int64_t outer = x.shards[d] / q;
       if (!blocksNest(shape[d], outer, q))
         continue;
       int64_t outerBlock = dist::mixed_radix::blockSize(shape[d], outer);
       bool exact = outerBlock == q * ((shape[d] + outer * q - 1) / (outer * q));
-      if (exact && after.kind == OrderMark::Gather && int(d) < after.dim)
+      if (exact && x.after.kind == OrderMark::Gather && int(d) < x.after.dim)
         continue;
-      int64_t after = bytesWith(shards, d, outer, -1, 0);
-      if (!peakOk(bytes, after))
+      int64_t after = bytesWith(x.shards, d, outer, -1, 0);
+      if (!peakOk(x.bytes, after))
         continue;
-      start(MoveKind::AllGather);
+      x.start(MoveKind::AllGather);
       if (exact)
         edge.order = {OrderMark::Gather, int8_t(d)};
       edge.move.dim = d;
@@ -458,16 +522,22 @@ void SearchSpace::forEachEdge(const SearchState &state, int64_t bytes,
       }
       // Its own block copied into the result, and the result unpacked from
       // chunks where the blocks do not tile it exactly (semantics §3b).
-      edge.cost = ending +
-                  price(MoveKind::AllGather, edge.move.axes, k, bytes) +
-                  (q > 1 ? localBeta * double(bytes) : 0.0) +
+      edge.cost = x.ending +
+                  price(MoveKind::AllGather, edge.move.axes, k, x.bytes) +
+                  (q > 1 ? localBeta * double(x.bytes) : 0.0) +
                   (exact ? 0.0 : localBeta * double(after));
       edge.bytesAfter = after;
       emit(edge);
     }
   }
+}
 
-  // all_to_all: any minor-most suffix of d, appended to another dim e.
+/// all_to_all: any minor-most suffix of d, appended to another dim e.
+template <typename Emit>
+void SearchSpace::emitAllToAlls(Expansion &x, Emit &emit) const {
+  const DimView &v = x.v;
+  const int64_t *shards = x.shards;
+  Edge &edge = x.edge;
   for (unsigned d = 0; d < rank; ++d) {
     int64_t q = 1;
     for (unsigned k = 1; k <= v.len[d]; ++k) {
@@ -481,9 +551,9 @@ void SearchSpace::forEachEdge(const SearchState &state, int64_t bytes,
             !blocksNest(shape[e], shards[e], q))
           continue;
         int64_t after = bytesWith(shards, d, outer, e, shards[e] * q);
-        if (!peakOk(bytes, after))
+        if (!peakOk(x.bytes, after))
           continue;
-        start(MoveKind::AllToAll);
+        x.start(MoveKind::AllToAll);
         edge.move.dim = d;
         edge.move.toDim = e;
         edge.move.numAxes = k;
@@ -493,7 +563,7 @@ void SearchSpace::forEachEdge(const SearchState &state, int64_t bytes,
           edge.next.layout.slot[axis] = dimSlot(e, v.len[e] + i);
         }
         edge.cost =
-            ending + price(MoveKind::AllToAll, edge.move.axes, k, bytes);
+            x.ending + price(MoveKind::AllToAll, edge.move.axes, k, x.bytes);
         if (localBeta != 0)
           edge.cost += localBeta * double(allToAllLocalBytes(shards, d, e, q,
                                                              outer, after));
@@ -502,23 +572,21 @@ void SearchSpace::forEachEdge(const SearchState &state, int64_t bytes,
       }
     }
   }
+}
 
-  uint8_t partial[kMaxMeshAxes];
-  unsigned numPartial = 0;
-  int64_t partialProduct = 1;
-  for (unsigned a = 0; a < numAxes; ++a)
-    if (v.partialMask >> a & 1) {
-      partial[numPartial++] = a;
-      partialProduct *= axisSize[a];
-    }
-  const uint8_t kind = cur.kind;
-
-  // reduce_scatter: ordered groups of partial axes appended to a dim. Groups
-  // of two or more axes of size > 1 on a dim that divides evenly are
-  // skipped when the model guarantees that the one-axis-at-a-time sequence
-  // (also generated) is strictly cheaper and its first step fits the peak.
+/// reduce_scatter: ordered groups of partial axes appended to a dim. Groups
+/// of two or more axes of size > 1 on a dim that divides evenly are skipped
+/// when the model guarantees that the one-axis-at-a-time sequence (also
+/// generated) is strictly cheaper and its first step fits the peak.
+template <typename Emit>
+void SearchSpace::emitReduceScatters(Expansion &x, Emit &emit) const {
+  const DimView &v = x.v;
+  const int64_t *shards = x.shards;
+  const unsigned numPartial = x.numPartial;
+  const int64_t bytes = x.bytes;
+  Edge &edge = x.edge;
   for (unsigned d = 0; d < rank && numPartial; ++d) {
-    bool even = shape[d] % (shards[d] * partialProduct) == 0;
+    bool even = shape[d] % (shards[d] * x.partialProduct) == 0;
     const int64_t outerBlock = (shape[d] + shards[d] - 1) / shards[d];
     uint8_t seq[kMaxMeshAxes];
     auto dfs = [&](auto &&self, unsigned depth, uint8_t used, int64_t q,
@@ -528,7 +596,7 @@ void SearchSpace::forEachEdge(const SearchState &state, int64_t bytes,
       if (depth >= kMaxMeshAxes || v.len[d] + depth >= kMaxMeshAxes)
         return;
       for (unsigned i = 0; i < numPartial; ++i) {
-        uint8_t axis = partial[i];
+        uint8_t axis = x.partial[i];
         if (used >> i & 1)
           continue;
         seq[depth] = axis;
@@ -539,16 +607,16 @@ void SearchSpace::forEachEdge(const SearchState &state, int64_t bytes,
           continue;
         bool exact = outerBlock ==
                      q2 * ((shape[d] + shards[d] * q2 - 1) / (shards[d] * q2));
-        bool ordered = !(exact && after.kind == OrderMark::ReduceScatter &&
-                         int(d) < after.dim);
+        bool ordered = !(exact && x.after.kind == OrderMark::ReduceScatter &&
+                         int(d) < x.after.dim);
         if (ordered && blocksNest(shape[d], shards[d], q2)) {
           int64_t bytesAfter = bytesWith(shards, d, shards[d] * q2, -1, 0);
           if (peakOk(bytes, bytesAfter)) {
-            start(MoveKind::ReduceScatter);
+            x.start(MoveKind::ReduceScatter);
             if (exact)
               edge.order = {OrderMark::ReduceScatter, int8_t(d)};
             edge.move.dim = d;
-            edge.move.reduction = kind;
+            edge.move.reduction = x.cur.kind;
             edge.move.numAxes = depth + 1;
             for (unsigned j = 0; j <= depth; ++j) {
               edge.move.axes[j] = seq[j];
@@ -556,8 +624,8 @@ void SearchSpace::forEachEdge(const SearchState &state, int64_t bytes,
             }
             if (numPartial == depth + 1)
               edge.next.layout.kind = 0;
-            edge.cost = ending + price(MoveKind::ReduceScatter, edge.move.axes,
-                                       depth + 1, bytes);
+            edge.cost = x.ending + price(MoveKind::ReduceScatter,
+                                         edge.move.axes, depth + 1, bytes);
             // Packing the input into one chunk per member (semantics §3b)
             // unless the chunks already lie back to back.
             if (localBeta != 0 && !(exact && chunkMajorBefore(shards, d)))
@@ -571,33 +639,42 @@ void SearchSpace::forEachEdge(const SearchState &state, int64_t bytes,
     };
     dfs(dfs, 0, 0, 1, 0);
   }
+}
 
-  // all_reduce: any non-empty set of partial axes (order is irrelevant).
-  if (numPartial && peakOk(bytes, bytes)) {
-    for (unsigned mask = 1; mask < (1u << numPartial); ++mask) {
-      start(MoveKind::AllReduce);
-      edge.move.reduction = kind;
-      for (unsigned i = 0; i < numPartial; ++i)
-        if (mask >> i & 1) {
-          edge.move.axes[edge.move.numAxes++] = partial[i];
-          edge.next.layout.slot[partial[i]] = kReplicatedSlot;
-        }
-      if (edge.move.numAxes == numPartial)
-        edge.next.layout.kind = 0;
-      edge.cost = ending + price(MoveKind::AllReduce, edge.move.axes,
-                                 edge.move.numAxes, bytes);
-      edge.bytesAfter = bytes;
-      emit(edge);
-    }
+/// all_reduce: any non-empty set of partial axes (order is irrelevant).
+template <typename Emit>
+void SearchSpace::emitAllReduces(Expansion &x, Emit &emit) const {
+  if (!x.numPartial || !peakOk(x.bytes, x.bytes))
+    return;
+  Edge &edge = x.edge;
+  for (unsigned mask = 1; mask < (1u << x.numPartial); ++mask) {
+    x.start(MoveKind::AllReduce);
+    edge.move.reduction = x.cur.kind;
+    for (unsigned i = 0; i < x.numPartial; ++i)
+      if (mask >> i & 1) {
+        edge.move.axes[edge.move.numAxes++] = x.partial[i];
+        edge.next.layout.slot[x.partial[i]] = kReplicatedSlot;
+      }
+    if (edge.move.numAxes == x.numPartial)
+      edge.next.layout.kind = 0;
+    edge.cost = x.ending + price(MoveKind::AllReduce, edge.move.axes,
+                                 edge.move.numAxes, x.bytes);
+    edge.bytesAfter = x.bytes;
+    emit(edge);
   }
+}
 
-  // replicate_to_partial: axes the target wants partial, with the target's
-  // kind. Making any other axis partial only to reduce it again is never
-  // cheaper than slicing it (see docs/planner.md) -- except that a size-1
-  // axis made partial (with the current kind) can join a multi-axis
-  // reduce_scatter for free and save a slice step, so those are offered
-  // too while some axis is partial.
-  const uint8_t r2pKind = numPartial ? kind : target.kind;
+/// replicate_to_partial: axes the target wants partial, with the target's
+/// kind. Making any other axis partial only to reduce it again is never
+/// cheaper than slicing it (see docs/planner.md) -- except that a size-1
+/// axis made partial (with the current kind) can join a multi-axis
+/// reduce_scatter for free and save a slice step, so those are offered too
+/// while some axis is partial.
+template <typename Emit>
+void SearchSpace::emitReplicateToPartials(Expansion &x, Emit &emit) const {
+  const DimView &v = x.v;
+  const unsigned numPartial = x.numPartial;
+  const uint8_t r2pKind = numPartial ? x.cur.kind : target.kind;
   uint8_t candidates =
       r2pKind == target.kind ? v.replicatedMask & targetPartialMask : 0;
   if (numPartial)
@@ -612,48 +689,14 @@ void SearchSpace::forEachEdge(const SearchState &state, int64_t bytes,
   // it again can beat slicing it: then every one is offered.
   uint8_t joiners = 0;
   if (!slicesNoDearer || numPartial) {
-    int64_t partialProduct = 1;
-    for (unsigned i = 0; i < numPartial; ++i)
-      partialProduct *= axisSize[partial[i]];
     for (unsigned a = 0; a < numAxes; ++a)
       if ((v.replicatedMask >> a & 1) && axisSize[a] > 1 &&
           !(candidates >> a & 1) &&
           (!slicesNoDearer ||
-           joinsOnUnevenBlocks(shape, shards, axisSize[a] * partialProduct)))
+           joinsOnUnevenBlocks(shape, x.shards,
+                               axisSize[a] * x.partialProduct)))
         joiners |= uint8_t(1u << a);
   }
-  // One replicate_to_partial step per non-empty subset of `axesMask` (only
-  // the whole set with `wholeSetOnly`), making them partial with
-  // `reduction`; `riders` may join any subset that holds one of them.
-  auto emitReplicateToPartials = [&](uint8_t axesMask, bool wholeSetOnly,
-                                     uint8_t reduction, uint8_t riders = 0) {
-    if (!axesMask || !peakOk(bytes, bytes))
-      return;
-    uint8_t list[kMaxMeshAxes];
-    unsigned count = 0, needed = 0;
-    for (unsigned a = 0; a < numAxes; ++a)
-      if ((axesMask | riders) >> a & 1) {
-        if (axesMask >> a & 1)
-          needed |= 1u << count;
-        list[count++] = a;
-      }
-    unsigned first = wholeSetOnly ? (1u << count) - 1 : 1;
-    for (unsigned mask = first; mask < (1u << count); ++mask) {
-      if (!(mask & needed))
-        continue;
-      start(MoveKind::ReplicateToPartial);
-      edge.move.reduction = reduction;
-      for (unsigned i = 0; i < count; ++i)
-        if (mask >> i & 1) {
-          edge.move.axes[edge.move.numAxes++] = list[i];
-          edge.next.layout.slot[list[i]] = kPartialSlot;
-        }
-      edge.next.layout.kind = reduction;
-      edge.cost = ending;
-      edge.bytesAfter = bytes;
-      emit(edge);
-    }
-  };
   if (!finalReplicateToPartialOnly) {
     // Joiners and candidates may become partial in one step, and size-1
     // axes with them even while nothing is partial yet (a plan that makes
@@ -661,30 +704,64 @@ void SearchSpace::forEachEdge(const SearchState &state, int64_t bytes,
     const uint8_t riders =
         numPartial ? 0
                    : v.replicatedMask & sizeOneMask & ~(joiners | candidates);
-    emitReplicateToPartials(joiners | candidates, /*wholeSetOnly=*/false,
-                            r2pKind, riders);
-  } else {
-    // The target's partial axes wait for the last step, but may ride along
-    // a joiners' step of their kind: that saves the last step at the same
-    // cost (ties go to fewer steps, semantics §3).
-    emitReplicateToPartials(joiners, /*wholeSetOnly=*/false, r2pKind,
-                            candidates);
+    emitReplicateToPartialSets(x, joiners | candidates, /*wholeSetOnly=*/false,
+                               r2pKind, riders, emit);
+    return;
   }
-  if (candidates && finalReplicateToPartialOnly) {
+  // The target's partial axes wait for the last step, but may ride along a
+  // joiners' step of their kind: that saves the last step at the same cost
+  // (ties go to fewer steps, semantics §3).
+  emitReplicateToPartialSets(x, joiners, /*wholeSetOnly=*/false, r2pKind,
+                             candidates, emit);
+  if (candidates) {
     // Postponed to the last step: only the move that completes the target.
-    PackedLayout done = cur;
+    PackedLayout done = x.cur;
     for (unsigned a = 0; a < numAxes; ++a)
       if (candidates >> a & 1)
         done.slot[a] = kPartialSlot;
     done.kind = target.kind;
-    if (done != target || (numPartial && kind != target.kind))
+    if (done != target || (numPartial && x.cur.kind != target.kind))
       candidates = 0;
   }
-  if (finalReplicateToPartialOnly)
-    emitReplicateToPartials(candidates, /*wholeSetOnly=*/true, r2pKind);
+  emitReplicateToPartialSets(x, candidates, /*wholeSetOnly=*/true, r2pKind,
+                             /*riders=*/0, emit);
+}
 
-  if (permutes && peakOk(bytes, bytes))
-    forEachPermute(state, v, shards, bytes, /*lowerTwins=*/nullptr, emit);
+/// One replicate_to_partial step per non-empty subset of `axesMask` (only
+/// the whole set with `wholeSetOnly`), making them partial with
+/// `reduction`; `riders` may join any subset that holds one of them.
+template <typename Emit>
+void SearchSpace::emitReplicateToPartialSets(Expansion &x, uint8_t axesMask,
+                                             bool wholeSetOnly,
+                                             uint8_t reduction, uint8_t riders,
+                                             Emit &emit) const {
+  if (!axesMask || !peakOk(x.bytes, x.bytes))
+    return;
+  Edge &edge = x.edge;
+  uint8_t list[kMaxMeshAxes];
+  unsigned count = 0, needed = 0;
+  for (unsigned a = 0; a < numAxes; ++a)
+    if ((axesMask | riders) >> a & 1) {
+      if (axesMask >> a & 1)
+        needed |= 1u << count;
+      list[count++] = a;
+    }
+  unsigned first = wholeSetOnly ? (1u << count) - 1 : 1;
+  for (unsigned mask = first; mask < (1u << count); ++mask) {
+    if (!(mask & needed))
+      continue;
+    x.start(MoveKind::ReplicateToPartial);
+    edge.move.reduction = reduction;
+    for (unsigned i = 0; i < count; ++i)
+      if (mask >> i & 1) {
+        edge.move.axes[edge.move.numAxes++] = list[i];
+        edge.next.layout.slot[list[i]] = kPartialSlot;
+      }
+    edge.next.layout.kind = reduction;
+    edge.cost = x.ending;
+    edge.bytesAfter = x.bytes;
+    emit(edge);
+  }
 }
 
 template <typename Emit>

@@ -670,8 +670,11 @@ dist::planner::detail::searchWithoutUnitAxes(const PlanRequest &request,
   // search settles. (Past the limit the plan is still the cheapest, maybe a
   // free step longer than need be.)
   if (exact && moves.size() > reducedMoves.size()) {
-    Expected<std::vector<Move>> full = searchOptimalWithin(
-        request, model, stats, kUnitAxesRecheckStates, kUnitAxesRecheckMoves);
+    OptimalSearchOptions recheck = OptimalSearchOptions::threadDefaults();
+    recheck.maxStates = kUnitAxesRecheckStates;
+    recheck.maxEdges = kUnitAxesRecheckMoves;
+    Expected<std::vector<Move>> full =
+        searchOptimalWithin(request, model, stats, recheck);
     if (full)
       return full;
     llvm::consumeError(full.takeError());
