@@ -63,6 +63,18 @@ struct DistPartitionPass
   void runOnOperation() override;
 
 private:
+  /// What the summary remark adds up over the module's functions.
+  struct Totals {
+    double cost = 0;
+    unsigned reshards = 0, ops = 0;
+  };
+  /// normalize -> build the layout problem -> solve -> apply, for one
+  /// function; failure when it reported an error.
+  LogicalResult partitionFunction(func::FuncOp func,
+                                  SymbolTableCollection &symbols,
+                                  planner::PlanCache &cache,
+                                  std::optional<double> budget, Totals &totals);
+
   ReshardCostModels costModels;
 };
 
@@ -96,13 +108,284 @@ static void emitChoiceRemark(func::FuncOp func, const Solution &solution,
          << " B per device";
 }
 
+/// Whether `func` computes on tensors (anything but returns, calls and dist
+/// ops touching a ranked tensor): functions without stay as they are.
+static bool hasTensorCompute(func::FuncOp func) {
+  Dialect *distDialect = func.getContext()->getLoadedDialect<DistDialect>();
+  bool found = false;
+  func.walk([&](Operation *op) {
+    if (!isa<func::ReturnOp, func::CallOp>(op) &&
+        op->getDialect() != distDialect &&
+        (llvm::any_of(op->getOperandTypes(), llvm::IsaPred<RankedTensorType>) ||
+         llvm::any_of(op->getResultTypes(), llvm::IsaPred<RankedTensorType>)))
+      found = true;
+  });
+  return found;
+}
+
+namespace {
+/// The mesh a function is partitioned on, and whether dist chooses its
+/// free signature layouts (semantics §6a).
+struct FunctionMesh {
+  MeshOp mesh;
+  bool isAuto = false;
+};
+} // namespace
+
+/// The one mesh of the function's sharded types (with dist.auto, the mesh
+/// it names); a located error when there is none or several.
+static FailureOr<FunctionMesh>
+findFunctionMesh(func::FuncOp func, SymbolTableCollection &symbols) {
+  FunctionMesh result;
+  bool severalMeshes = false;
+  if (Attribute autoAttr = func->getAttr(kAutoAttrName)) {
+    auto name = dyn_cast<FlatSymbolRefAttr>(autoAttr);
+    if (!name) {
+      emitFunctionError(func, "has '")
+          << kAutoAttrName << "' = " << autoAttr
+          << ", which does not name a dist.mesh (expected {" << kAutoAttrName
+          << " = @mesh})";
+      return failure();
+    }
+    FailureOr<MeshOp> found = lookupMesh(func, name, symbols);
+    if (failed(found))
+      return failure(); // reported by lookupMesh
+    result.mesh = *found;
+    result.isAuto = true;
+  }
+  auto noteType = [&](Type type) {
+    ShardingAttr sharding = getSharding(type);
+    if (!sharding)
+      return;
+    FailureOr<MeshOp> found = lookupMesh(func, sharding.getMesh(), symbols);
+    if (failed(found))
+      return;
+    if (result.mesh && *found != result.mesh)
+      severalMeshes = true;
+    result.mesh = *found;
+  };
+  func.walk([&](Operation *op) {
+    for (Type type : op->getOperandTypes())
+      noteType(type);
+    for (Type type : op->getResultTypes())
+      noteType(type);
+  });
+  for (Type type : func.getFunctionType().getInputs())
+    noteType(type);
+  for (Type type : func.getFunctionType().getResults())
+    noteType(type);
+  if (!result.mesh) {
+    emitFunctionError(func,
+                      "cannot be partitioned: none of its tensors has a "
+                      "#dist.sharding type, so it has no mesh (give an "
+                      "argument or result a layout, in its type or as "
+                      "{dist.sharding = ...}, or let dist choose them all: "
+                      "attributes {dist.auto = @mesh})");
+    return failure();
+  }
+  if (severalMeshes) {
+    emitFunctionError(func, "cannot be partitioned: its compute uses tensors "
+                            "on several meshes");
+    return failure();
+  }
+  return result;
+}
+
+namespace {
+/// The reshard costs one function's layout problem asks for, priced once
+/// per distinct request: exactly (the plan cache's cost table, across
+/// functions, layers and runs) or, where the search only needs a bound,
+/// by the planner's admissible one. A layer stack asks for the same pairs
+/// once per layer: the memo answers the repeats (PairCostMemo.h).
+class ReshardPricer {
+public:
+  ReshardPricer(planner::PlanCache &cache, const planner::Mesh &mesh,
+                const planner::AlphaBetaCostModel *model,
+                planner::Strategy strategy, planner::MoveSet moves)
+      : cache(cache), mesh(mesh), model(model), strategy(strategy),
+        moves(moves) {}
+
+  double cost(const planner::Layout &src, const planner::Layout &dst,
+              RankedTensorType type) {
+    if (src == dst)
+      return 0;
+    if (std::optional<PairCostMemo::Entry> known = memo.lookup(type, src, dst);
+        known && known->exact)
+      return known->seconds;
+    std::optional<planner::PlanRequest> request = requestFor(src, dst, type);
+    if (!request)
+      return std::numeric_limits<double>::infinity();
+    // Costs only: the plans themselves are made when lowered.
+    double seconds = cache.getOrPlanCost(*request);
+    memo.store(type, src, dst, {seconds, true});
+    return seconds;
+  }
+
+  double boundOrKnown(const planner::Layout &src, const planner::Layout &dst,
+                      RankedTensorType type, bool &exact) {
+    exact = true;
+    if (src == dst)
+      return 0;
+    if (std::optional<PairCostMemo::Entry> known =
+            memo.lookup(type, src, dst)) {
+      exact = known->exact;
+      return known->seconds;
+    }
+    std::optional<planner::PlanRequest> request = requestFor(src, dst, type);
+    if (!request)
+      return std::numeric_limits<double>::infinity();
+    if (std::optional<double> known = cache.lookupCost(*request)) {
+      memo.store(type, src, dst, {*known, true});
+      return *known;
+    }
+    llvm::Expected<double> bound = planner::planLowerBound(*request);
+    if (!bound) {
+      // An invalid request has no plan either.
+      llvm::consumeError(bound.takeError());
+      return std::numeric_limits<double>::infinity();
+    }
+    exact = false;
+    memo.store(type, src, dst, {*bound, false});
+    return *bound;
+  }
+
+private:
+  std::optional<planner::PlanRequest> requestFor(const planner::Layout &src,
+                                                 const planner::Layout &dst,
+                                                 RankedTensorType type) const {
+    std::optional<int64_t> bytes = getElementBytes(type.getElementType());
+    if (!bytes)
+      return std::nullopt;
+    planner::PlanRequest request(mesh, std::vector<int64_t>(type.getShape()),
+                                 *bytes, src, dst);
+    request.strategy = strategy;
+    request.costModel = model;
+    request.moves = moves;
+    return request;
+  }
+
+  planner::PlanCache &cache;
+  const planner::Mesh &mesh;
+  const planner::AlphaBetaCostModel *model;
+  planner::Strategy strategy;
+  planner::MoveSet moves;
+  PairCostMemo memo;
+};
+} // namespace
+
+/// Semantics §6a: no choice of layouts fits the budget. Names the least
+/// any choice needs when the search proved it.
+static void emitBudgetError(func::FuncOp func, FunctionPartitioner &partitioner,
+                            const SolveOptions &options, double budget) {
+  bool exact = false;
+  double least = partitioner.minimumPeakBytes(options, exact);
+  InFlightDiagnostic error =
+      emitFunctionError(func, "cannot be partitioned within the memory "
+                              "budget of ")
+      << static_cast<uint64_t>(budget) << " B per device: ";
+  if (exact)
+    error << "the least any choice of layouts needs is "
+          << static_cast<uint64_t>(std::ceil(least))
+          << " B (semantics §6a); raise memory-budget or the device "
+             "memory to at least that";
+  else
+    // Past the search's limits: a choice needing `least` exists, and one
+    // within the budget may exist that the search did not find.
+    error << "no choice of layouts found needs less than "
+          << static_cast<uint64_t>(std::ceil(least))
+          << " B (semantics §6a; the search passed its limits, so a leaner "
+             "one may exist: raise time-limit, memory-budget or the device "
+             "memory)";
+}
+
+/// The per-op notes, the function's choice line and the layout of every
+/// signature tensor dist chose.
+static void emitFunctionRemarks(ModuleOp module, func::FuncOp func,
+                                FunctionPartitioner &partitioner,
+                                const Solution &solution,
+                                LayoutChooser chooser) {
+  for (const auto &[op, note] : partitioner.getNotes())
+    op->emitRemark("dist-partition: ") << note;
+  emitChoiceRemark(func, solution, chooser);
+  for (const FunctionPartitioner::FreeBoundary &free :
+       partitioner.getFreeBoundary())
+    emitSummaryRemark(module)
+        << "dist-partition: @" << func.getSymName() << ": "
+        << (free.result ? "result #" : "argument #") << free.index << " takes "
+        << free.type.getEncoding() << " ("
+        << llvm::formatv("{0:e3}", partitioner.localBytes(free.type))
+        << " B per device)";
+}
+
+LogicalResult DistPartitionPass::partitionFunction(
+    func::FuncOp func, SymbolTableCollection &symbols,
+    planner::PlanCache &cache, std::optional<double> budget, Totals &totals) {
+  // Layouts written on the signature alone go into the types first.
+  if (failed(applySignatureLayouts(func)))
+    return failure();
+  if (!hasTensorCompute(func))
+    return success();
+  FailureOr<FunctionMesh> found = findFunctionMesh(func, symbols);
+  if (failed(found))
+    return failure();
+  MeshOp mesh = found->mesh;
+  FailureOr<planner::Mesh> plannerMesh =
+      getPlannerMesh(mesh, [&] { return mesh.emitOpError(); });
+  if (failed(plannerMesh))
+    return failure();
+  FailureOr<const planner::AlphaBetaCostModel *> model =
+      costModels.get(mesh, *plannerMesh);
+  if (failed(model) || failed(normalizeForPartitioning(func, mesh)))
+    return failure();
+  if (stopAfter == PartitionStep::Normalize)
+    return success();
+  forgetConstantLayouts(func);
+
+  ReshardPricer pricer(cache, *plannerMesh, *model, strategy, moves);
+  auto cost = [&](const planner::Layout &src, const planner::Layout &dst,
+                  RankedTensorType type) {
+    return pricer.cost(src, dst, type);
+  };
+  auto boundOrKnown = [&](const planner::Layout &src,
+                          const planner::Layout &dst, RankedTensorType type,
+                          bool &exact) {
+    return pricer.boundOrKnown(src, dst, type, exact);
+  };
+  FunctionPartitioner partitioner(func, mesh, *plannerMesh,
+                                  ReshardPricing{cost, boundOrKnown});
+  partitioner.setDevice(costModels.device());
+  partitioner.setAuto(found->isAuto);
+  SolveOptions options;
+  options.chooser = chooser;
+  options.budget = budget;
+  options.timeLimitSeconds = timeLimit;
+  Solution solution;
+  unsigned reshards = 0, ops = 0;
+  if (failed(partitioner.build()))
+    return failure();
+  if (failed(partitioner.apply(options, solution, reshards, ops))) {
+    if (!solution.fits)
+      emitBudgetError(func, partitioner, options, *budget);
+    return failure();
+  }
+  // The choice is in the function type now; the attribute goes, so that
+  // the mesh is not kept alive by it once the compute is lowered.
+  if (found->isAuto)
+    func->removeAttr(kAutoAttrName);
+  totals.cost += solution.comm;
+  totals.reshards += reshards;
+  totals.ops += ops;
+  if (remarks || remarksRequested())
+    emitFunctionRemarks(getOperation(), func, partitioner, solution, chooser);
+  return success();
+}
+
 void DistPartitionPass::runOnOperation() {
   ModuleOp module = getOperation();
   if (failed(costModels.resolveAuto(module)) ||
       failed(costModels.checkAxesExist(module)))
     return signalPassFailure();
-  MLIRContext *context = &getContext();
-  planner::PlanCache &cache = getPlanCache(context, cacheDir);
+  planner::PlanCache &cache = getPlanCache(&getContext(), cacheDir);
 
   // Semantics §6a: the pass option, else the device's memory, else none.
   std::optional<double> budget;
@@ -112,244 +395,20 @@ void DistPartitionPass::runOnOperation() {
            device.memory > 0)
     budget = device.memory;
 
-  double totalCost = 0;
-  unsigned totalReshards = 0, totalOps = 0;
+  Totals totals;
   bool failedAny = false;
   SymbolTableCollection symbols;
-  for (func::FuncOp func : module.getOps<func::FuncOp>()) {
-    if (func.isExternal())
-      continue;
-    // Layouts written on the signature alone go into the types first.
-    if (failed(applySignatureLayouts(func))) {
+  for (func::FuncOp func : module.getOps<func::FuncOp>())
+    if (!func.isExternal() &&
+        failed(partitionFunction(func, symbols, cache, budget, totals)))
       failedAny = true;
-      continue;
-    }
-    // Functions with nothing to partition stay as they are.
-    bool hasCompute = false;
-    for (Operation *op : collectPartitionScope(func)) {
-      if (!isa<func::ReturnOp, func::CallOp>(op) &&
-          op->getDialect() != context->getLoadedDialect<DistDialect>() &&
-          (llvm::any_of(op->getOperandTypes(),
-                        llvm::IsaPred<RankedTensorType>) ||
-           llvm::any_of(op->getResultTypes(), llvm::IsaPred<RankedTensorType>)))
-        hasCompute = true;
-    }
-    if (!hasCompute)
-      continue;
-    // The one mesh of the function's sharded types (with dist.auto, the
-    // mesh it names, semantics §6a).
-    MeshOp mesh;
-    bool severalMeshes = false;
-    bool isAuto = false;
-    if (Attribute autoAttr = func->getAttr(kAutoAttrName)) {
-      auto name = dyn_cast<FlatSymbolRefAttr>(autoAttr);
-      if (!name) {
-        emitFunctionError(func, "has '")
-            << kAutoAttrName << "' = " << autoAttr
-            << ", which does not name a dist.mesh (expected {" << kAutoAttrName
-            << " = @mesh})";
-        failedAny = true;
-        continue;
-      }
-      FailureOr<MeshOp> found = lookupMesh(func, name, symbols);
-      if (failed(found)) {
-        failedAny = true; // reported by lookupMesh
-        continue;
-      }
-      mesh = *found;
-      isAuto = true;
-    }
-    auto noteType = [&](Type type) {
-      ShardingAttr sharding = getSharding(type);
-      if (!sharding)
-        return;
-      FailureOr<MeshOp> found = lookupMesh(func, sharding.getMesh(), symbols);
-      if (failed(found))
-        return;
-      if (mesh && *found != mesh)
-        severalMeshes = true;
-      mesh = *found;
-    };
-    func.walk([&](Operation *op) {
-      for (Type type : op->getOperandTypes())
-        noteType(type);
-      for (Type type : op->getResultTypes())
-        noteType(type);
-    });
-    for (Type type : func.getFunctionType().getInputs())
-      noteType(type);
-    for (Type type : func.getFunctionType().getResults())
-      noteType(type);
-    if (!mesh) {
-      emitFunctionError(func,
-                        "cannot be partitioned: none of its tensors has a "
-                        "#dist.sharding type, so it has no mesh (give an "
-                        "argument or result a layout, in its type or as "
-                        "{dist.sharding = ...}, or let dist choose them all: "
-                        "attributes {dist.auto = @mesh})");
-      failedAny = true;
-      continue;
-    }
-    if (severalMeshes) {
-      emitFunctionError(func,
-                        "cannot be partitioned: its compute uses tensors on "
-                        "several meshes");
-      failedAny = true;
-      continue;
-    }
-    FailureOr<planner::Mesh> plannerMesh =
-        getPlannerMesh(mesh, [&] { return mesh.emitOpError(); });
-    if (failed(plannerMesh)) {
-      failedAny = true;
-      continue;
-    }
-    FailureOr<const planner::AlphaBetaCostModel *> model =
-        costModels.get(mesh, *plannerMesh);
-    if (failed(model)) {
-      failedAny = true;
-      continue;
-    }
-    if (failed(normalizeForPartitioning(func, mesh))) {
-      failedAny = true;
-      continue;
-    }
-    if (stopAfter == PartitionStep::Normalize)
-      continue;
-    forgetConstantLayouts(func);
-
-    // Reshard costs, priced once per distinct request.
-    auto requestFor =
-        [&](const planner::Layout &src, const planner::Layout &dst,
-            RankedTensorType type) -> std::optional<planner::PlanRequest> {
-      std::optional<int64_t> bytes = getElementBytes(type.getElementType());
-      if (!bytes)
-        return std::nullopt;
-      planner::PlanRequest request(*plannerMesh,
-                                   std::vector<int64_t>(type.getShape()),
-                                   *bytes, src, dst);
-      request.strategy = strategy;
-      request.costModel = *model;
-      request.moves = moves;
-      return request;
-    };
-    // A layer stack asks for the same pairs once per layer: the memo
-    // answers the repeats (PairCostMemo.h).
-    auto memo = std::make_shared<PairCostMemo>();
-    auto reshardCost = [&, memo](const planner::Layout &src,
-                                 const planner::Layout &dst,
-                                 RankedTensorType type) -> double {
-      if (src == dst)
-        return 0;
-      if (std::optional<PairCostMemo::Entry> known =
-              memo->lookup(type, src, dst);
-          known && known->exact)
-        return known->seconds;
-      std::optional<planner::PlanRequest> request = requestFor(src, dst, type);
-      if (!request)
-        return std::numeric_limits<double>::infinity();
-      // Costs only: served across functions, layers and runs by the
-      // cache's cost table (the plans themselves are made when lowered).
-      double seconds = cache.getOrPlanCost(*request);
-      memo->store(type, src, dst, {seconds, true});
-      return seconds;
-    };
-    auto boundOrKnown =
-        [&, memo](const planner::Layout &src, const planner::Layout &dst,
-                  RankedTensorType type, bool &exact) -> double {
-      exact = true;
-      if (src == dst)
-        return 0;
-      if (std::optional<PairCostMemo::Entry> known =
-              memo->lookup(type, src, dst)) {
-        exact = known->exact;
-        return known->seconds;
-      }
-      std::optional<planner::PlanRequest> request = requestFor(src, dst, type);
-      if (!request)
-        return std::numeric_limits<double>::infinity();
-      if (std::optional<double> known = cache.lookupCost(*request)) {
-        memo->store(type, src, dst, {*known, true});
-        return *known;
-      }
-      llvm::Expected<double> bound = planner::planLowerBound(*request);
-      if (!bound) {
-        // An invalid request has no plan either.
-        llvm::consumeError(bound.takeError());
-        return std::numeric_limits<double>::infinity();
-      }
-      exact = false;
-      memo->store(type, src, dst, {*bound, false});
-      return *bound;
-    };
-
-    FunctionPartitioner partitioner(func, mesh, *plannerMesh,
-                                    ReshardPricing{reshardCost, boundOrKnown});
-    partitioner.setDevice(costModels.device());
-    partitioner.setAuto(isAuto);
-    SolveOptions options;
-    options.chooser = chooser;
-    options.budget = budget;
-    options.timeLimitSeconds = timeLimit;
-    Solution solution;
-    unsigned reshards = 0, ops = 0;
-    if (failed(partitioner.build())) {
-      failedAny = true;
-      continue;
-    }
-    if (failed(partitioner.apply(options, solution, reshards, ops))) {
-      if (!solution.fits) {
-        bool exact = false;
-        double least = partitioner.minimumPeakBytes(options, exact);
-        InFlightDiagnostic error =
-            emitFunctionError(func,
-                              "cannot be partitioned within the memory budget "
-                              "of ")
-            << static_cast<uint64_t>(*budget) << " B per device: ";
-        if (exact)
-          error << "the least any choice of layouts needs is "
-                << static_cast<uint64_t>(std::ceil(least))
-                << " B (semantics §6a); raise memory-budget or the device "
-                   "memory to at least that";
-        else
-          // Past the search's limits: a choice needing `least` exists, and
-          // one within the budget may exist that the search did not find.
-          error << "no choice of layouts found needs less than "
-                << static_cast<uint64_t>(std::ceil(least))
-                << " B (semantics §6a; the search passed its limits, so a "
-                   "leaner one may exist: raise time-limit, memory-budget or "
-                   "the device memory)";
-      }
-      failedAny = true;
-      continue;
-    }
-    // The choice is in the function type now; the attribute goes, so that
-    // the mesh is not kept alive by it once the compute is lowered.
-    if (isAuto)
-      func->removeAttr(kAutoAttrName);
-    totalCost += solution.comm;
-    totalReshards += reshards;
-    totalOps += ops;
-    if (remarks || remarksRequested()) {
-      for (const auto &[op, note] : partitioner.getNotes())
-        op->emitRemark("dist-partition: ") << note;
-      emitChoiceRemark(func, solution, chooser);
-      for (const FunctionPartitioner::FreeBoundary &free :
-           partitioner.getFreeBoundary())
-        emitSummaryRemark(module)
-            << "dist-partition: @" << func.getSymName() << ": "
-            << (free.result ? "result #" : "argument #") << free.index
-            << " takes " << free.type.getEncoding() << " ("
-            << llvm::formatv("{0:e3}", partitioner.localBytes(free.type))
-            << " B per device)";
-    }
-  }
   cache.flushCosts();
   if (failedAny)
     return signalPassFailure();
   if (remarks || remarksRequested())
     emitSummaryRemark(module)
-        << "dist-partition: " << totalOps << " ops partitioned (chooser "
-        << stringifyLayoutChooser(chooser) << "), " << totalReshards
+        << "dist-partition: " << totals.ops << " ops partitioned (chooser "
+        << stringifyLayoutChooser(chooser) << "), " << totals.reshards
         << " reshards inserted, modelled cost "
-        << llvm::formatv("{0:e3}", totalCost) << " s";
+        << llvm::formatv("{0:e3}", totals.cost) << " s";
 }
