@@ -168,6 +168,9 @@ public:
   }
 
 private:
+  /// Writes one solution back into the IR (ApplyChoice.cpp).
+  friend class ChoiceWriter;
+
   /// Describes the ops of `block`, which run `weight` times per call.
   LogicalResult buildBlock(mlir::Block &block, double weight);
   /// An scf.for: a carry per carried tensor, then its body.
