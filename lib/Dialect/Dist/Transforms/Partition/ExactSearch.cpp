@@ -221,13 +221,15 @@ std::vector<double> LayoutProblem::costToGo(const Order &order) const {
   return toGo;
 }
 
-std::optional<std::vector<unsigned>> LayoutProblem::searchDense(
-    const Order &order,
-    const std::vector<std::vector<unsigned>> &laterPositions,
-    const std::vector<std::vector<std::vector<uint32_t>>> &classOf,
-    const std::vector<std::vector<std::vector<unsigned>>> &representative,
-    const SolveOptions &options, Search search, double start, std::string &why,
-    SearchReport *report, double upper) const {
+std::optional<std::vector<unsigned>>
+LayoutProblem::searchDense(const Order &order, const StateClasses &classes,
+                           const SolveOptions &options, Search search,
+                           double start, std::string &why, SearchReport *report,
+                           double upper) const {
+  const std::vector<std::vector<unsigned>> &laterPositions =
+      classes.laterPositions;
+  const auto &classOf = classes.classOf;
+  const auto &representative = classes.representative;
   const unsigned n = nodes.size();
   const bool relaxed = search == Search::Relaxed;
   const Cost unreached{std::numeric_limits<double>::infinity(), 0};
@@ -259,32 +261,8 @@ std::optional<std::vector<unsigned>> LayoutProblem::searchDense(
   // The exact search's table sizes follow from the classes alone: when one
   // passes the limit, say so before any work.
   if (!relaxed) {
-    std::vector<Slot> slots;
-    std::vector<bool> none(n, false);
-    for (unsigned p = 0; p < n; ++p) {
-      Step step =
-          planStep(slots, order.nodeAt[p], p, order, laterPositions, none);
-      double size = 1;
-      for (const Slot &slot : step.nextFrontier)
-        size *= representative[slot.node][slot.epoch].size();
-      if (report)
-        report->states += size;
-      if (size > options.maxStatesPerStep) {
-        why = "more than " + std::to_string(options.maxStatesPerStep) +
-              " states at one op";
-        if (report) {
-          report->crowded.clear();
-          for (const Slot &slot : step.nextFrontier)
-            report->crowded.push_back(slot.node);
-          std::stable_sort(report->crowded.begin(), report->crowded.end(),
-                           [&](unsigned a, unsigned b) {
-                             return order.lastPos[a] > order.lastPos[b];
-                           });
-        }
-        return std::nullopt;
-      }
-      slots = std::move(step.nextFrontier);
-    }
+    if (!denseTablesFit(order, classes, options, why, report))
+      return std::nullopt;
     if (search == Search::Sizes)
       return std::vector<unsigned>();
   }
@@ -463,29 +441,63 @@ std::optional<std::vector<unsigned>> LayoutProblem::searchDense(
     return std::nullopt;
   if (report)
     report->value = table[0].time;
-  std::vector<unsigned> choice(n, 0);
-  size_t state = 0;
-  for (unsigned p = n; p-- > 0;) {
-    auto [parent, strategy] = history[p][state];
+  return decodeChoice(order, history, 0);
+}
+
+bool LayoutProblem::denseTablesFit(const Order &order,
+                                   const StateClasses &classes,
+                                   const SolveOptions &options,
+                                   std::string &why,
+                                   SearchReport *report) const {
+  const unsigned n = nodes.size();
+  std::vector<Slot> slots;
+  std::vector<bool> none(n, false);
+  for (unsigned p = 0; p < n; ++p) {
+    Step step = planStep(slots, order.nodeAt[p], p, order,
+                         classes.laterPositions, none);
+    double size = 1;
+    for (const Slot &slot : step.nextFrontier)
+      size *= classes.representative[slot.node][slot.epoch].size();
+    if (report)
+      report->states += size;
+    if (size > options.maxStatesPerStep) {
+      why = "more than " + std::to_string(options.maxStatesPerStep) +
+            " states at one op";
+      if (report) {
+        report->crowded.clear();
+        for (const Slot &slot : step.nextFrontier)
+          report->crowded.push_back(slot.node);
+        std::stable_sort(report->crowded.begin(), report->crowded.end(),
+                         [&](unsigned a, unsigned b) {
+                           return order.lastPos[a] > order.lastPos[b];
+                         });
+      }
+      return false;
+    }
+    slots = std::move(step.nextFrontier);
+  }
+  return true;
+}
+
+std::vector<unsigned> LayoutProblem::decodeChoice(
+    const Order &order,
+    const std::vector<std::vector<std::pair<uint32_t, uint32_t>>> &history,
+    uint32_t entry) {
+  std::vector<unsigned> choice(history.size(), 0);
+  for (unsigned p = history.size(); p-- > 0;) {
+    auto [parent, strategy] = history[p][entry];
     choice[order.nodeAt[p]] = strategy;
-    state = parent;
+    entry = parent;
   }
   return choice;
 }
 
-std::optional<std::vector<unsigned>>
-LayoutProblem::searchExact(Objective objective, const SolveOptions &options,
-                           std::string &why, Search search,
-                           SearchReport *report, double upper) const {
-  const double start = clock();
+LayoutProblem::StateClasses LayoutProblem::stateClasses(const Order &order,
+                                                        bool memory) const {
   const unsigned n = nodes.size();
-  const bool memory = objective == Objective::Peak || options.budget;
-  Order order = memoryOrder();
-
-  // A node's classes shrink as its later neighbours are decided: epoch j
-  // of node i is the time after its first j later neighbours (by position),
-  // when only the edges to the others still matter.
-  std::vector<std::vector<unsigned>> laterPositions(n);
+  StateClasses result;
+  std::vector<std::vector<unsigned>> &laterPositions = result.laterPositions;
+  laterPositions.resize(n);
   for (unsigned i = 0; i < n; ++i) {
     for (unsigned e : nodes[i].out)
       laterPositions[i].push_back(order.pos[edges[e].to]);
@@ -494,9 +506,10 @@ LayoutProblem::searchExact(Objective objective, const SolveOptions &options,
         std::unique(laterPositions[i].begin(), laterPositions[i].end()),
         laterPositions[i].end());
   }
-  // classOf[i][j][s] and representative[i][j][class].
-  std::vector<std::vector<std::vector<uint32_t>>> classOf(n);
-  std::vector<std::vector<std::vector<unsigned>>> representative(n);
+  auto &classOf = result.classOf;
+  auto &representative = result.representative;
+  classOf.resize(n);
+  representative.resize(n);
   for (unsigned i = 0; i < n; ++i) {
     unsigned epochs = laterPositions[i].size() + 1;
     classOf[i].resize(epochs);
@@ -521,14 +534,31 @@ LayoutProblem::searchExact(Objective objective, const SolveOptions &options,
       }
     }
   }
+  return result;
+}
+
+std::optional<std::vector<unsigned>>
+LayoutProblem::searchExact(Objective objective, const SolveOptions &options,
+                           std::string &why, Search search,
+                           SearchReport *report, double upper) const {
+  const double start = clock();
+  const unsigned n = nodes.size();
+  const bool memory = objective == Objective::Peak || options.budget;
+  Order order = memoryOrder();
+
+  const StateClasses stateClassesOf = stateClasses(order, memory);
+  const std::vector<std::vector<unsigned>> &laterPositions =
+      stateClassesOf.laterPositions;
+  const auto &classOf = stateClassesOf.classOf;
+  const auto &representative = stateClassesOf.representative;
 
   // Without memory a state holds one label, and the states of a step are
   // few enough to index densely (mixed radix over the slots' class
   // counts): no hashing.
   if (search == Search::Relaxed || search == Search::Sizes ||
       (!memory && search == Search::Exact))
-    return searchDense(order, laterPositions, classOf, representative, options,
-                       search, start, why, report, upper);
+    return searchDense(order, stateClassesOf, options, search, start, why,
+                       report, upper);
   const bool beam = search == Search::Beam;
   // Branch and bound on time, as in the dense search: the known choice's
   // own partial choices always pass, so the search never ends empty
@@ -708,12 +738,5 @@ LayoutProblem::searchExact(Objective objective, const SolveOptions &options,
         best = &label;
   if (!best)
     return std::nullopt;
-  std::vector<unsigned> choice(n, 0);
-  uint32_t entry = best->entry;
-  for (unsigned p = n; p-- > 0;) {
-    auto [parent, strategy] = history[p][entry];
-    choice[order.nodeAt[p]] = strategy;
-    entry = parent;
-  }
-  return choice;
+  return decodeChoice(order, history, best->entry);
 }

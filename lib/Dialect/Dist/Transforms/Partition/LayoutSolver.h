@@ -337,6 +337,19 @@ private:
   /// The exact search's frontier slots and steps (ExactSearch.cpp).
   struct Slot;
   struct Step;
+  /// A node's classes shrink as its later neighbours are decided: epoch j
+  /// of node i is the time after its first j later neighbours (by
+  /// position), when only the edges to the others still matter. Strategies
+  /// of one class are alike for the rest of the search.
+  struct StateClasses {
+    /// Per node, the distinct positions of its later neighbours.
+    std::vector<std::vector<unsigned>> laterPositions;
+    /// classOf[node][epoch][strategy]; representative[node][epoch][class].
+    std::vector<std::vector<std::vector<uint32_t>>> classOf;
+    std::vector<std::vector<std::vector<unsigned>>> representative;
+  };
+  /// With `memory`, a strategy's bytes tell classes apart too.
+  StateClasses stateClasses(const Order &order, bool memory) const;
   /// How deciding node k at position p reshapes the frontier.
   /// An incoming edge from a node the relaxation dropped has no slot.
   Step planStep(const std::vector<Slot> &frontier, unsigned k, unsigned p,
@@ -345,13 +358,22 @@ private:
                 const std::vector<bool> &dropped) const;
   /// The search without memory (exact or relaxed): one label per state,
   /// dense tables.
-  std::optional<std::vector<unsigned>> searchDense(
+  std::optional<std::vector<unsigned>>
+  searchDense(const Order &order, const StateClasses &classes,
+              const SolveOptions &options, Search search, double start,
+              std::string &why, SearchReport *report, double upper) const;
+  /// Whether every step's dense table stays within maxStatesPerStep (its
+  /// size follows from the classes alone); else `why` and the crowded
+  /// nodes in `report`.
+  bool denseTablesFit(const Order &order, const StateClasses &classes,
+                      const SolveOptions &options, std::string &why,
+                      SearchReport *report) const;
+  /// The choice a search's back pointers lead to from `entry` at the last
+  /// position: history[p][entry] = {entry at p - 1, strategy at p}.
+  static std::vector<unsigned> decodeChoice(
       const Order &order,
-      const std::vector<std::vector<unsigned>> &laterPositions,
-      const std::vector<std::vector<std::vector<uint32_t>>> &classOf,
-      const std::vector<std::vector<std::vector<unsigned>>> &representative,
-      const SolveOptions &options, Search search, double start,
-      std::string &why, SearchReport *report, double upper) const;
+      const std::vector<std::vector<std::pair<uint32_t, uint32_t>>> &history,
+      uint32_t entry);
   std::vector<unsigned> heuristic() const;
   double lowerBound() const;
 
