@@ -309,13 +309,9 @@ struct TempDir {
   dieBy(signal);
 }
 
-int runFront(const char *argv0) {
-  // --timeout counts from here: compiling may take long too.
-  std::optional<Deadline> deadline;
-  if (timeoutSeconds > 0)
-    deadline =
-        std::chrono::steady_clock::now() + std::chrono::seconds(timeoutSeconds);
-  // Usage first: nothing is compiled or started for a bad command line.
+/// The command line's errors that need no file read: the exit code of the
+/// first one found (reported), or none.
+std::optional<int> checkCommandLine() {
   if (numRanks < 1)
     return usageError("--np must be at least 1 (got " + llvm::Twine(numRanks) +
                       ")");
@@ -331,10 +327,6 @@ int runFront(const char *argv0) {
     return usageError("the nccl backend is not available: this dist runtime "
                       "was built without NCCL (it needs CUDA and NCCL 2.18+ "
                       "at configure time); use --backend mpi");
-  llvm::Expected<InputSpec> input = InputSpec::parse(inputText);
-  if (!input)
-    return usageError("bad --input '" + inputText +
-                      "': " + llvm::toString(input.takeError()));
   if (optLevel > 3)
     return usageError("--opt-level must be 0, 1, 2 or 3");
   if (vectorBytes < 1 || vectorBytes > 1024)
@@ -361,6 +353,46 @@ int runFront(const char *argv0) {
     return usageError("--inject-fault names rank " + llvm::Twine(parsed->rank) +
                       ", but the job has ranks 0.." +
                       llvm::Twine(numRanks - 1));
+  return std::nullopt;
+}
+
+/// The pipeline's options from the command line's.
+void setPipelineOptions(dist::DistToLLVMPipelineOptions &options,
+                        const std::string &topologyFile) {
+  // The backend decides where buffers live, hence by default which code to
+  // generate; the runtime's copy kernels also exist on host memory, so the
+  // GPU lowering can run on the mpi backend.
+  options.target = target.getNumOccurrences() ? target.getValue()
+                   : backendName == "nccl"    ? dist::RuntimeTarget::Gpu
+                                              : dist::RuntimeTarget::Cpu;
+  options.permuteTableDevices = permuteTableDevices;
+  options.contractions = contractions;
+  options.compute = compute;
+  options.vectorBytes = vectorBytes;
+  options.rowTileElements = rowTileElements;
+  options.gpuChip = gpuChip;
+  options.strategy = strategy;
+  options.moves = moves;
+  options.topology = topologyFile;
+  options.alpha = alpha;
+  options.beta = beta;
+  options.cacheDir = cacheDir;
+  options.maxPeakBytes = maxPeakBytes;
+}
+
+int runFront(const char *argv0) {
+  // --timeout counts from here: compiling may take long too.
+  std::optional<Deadline> deadline;
+  if (timeoutSeconds > 0)
+    deadline =
+        std::chrono::steady_clock::now() + std::chrono::seconds(timeoutSeconds);
+  // Usage first: nothing is compiled or started for a bad command line.
+  if (std::optional<int> bad = checkCommandLine())
+    return *bad;
+  llvm::Expected<InputSpec> input = InputSpec::parse(inputText);
+  if (!input)
+    return usageError("bad --input '" + inputText +
+                      "': " + llvm::toString(input.takeError()));
   if (!llvm::sys::fs::exists(inputFile))
     return failure("no such file '" + inputFile + "'");
 
@@ -422,25 +454,7 @@ int runFront(const char *argv0) {
   }
 
   dist::DistToLLVMPipelineOptions options;
-  // The backend decides where buffers live, hence by default which code to
-  // generate; the runtime's copy kernels also exist on host memory, so the
-  // GPU lowering can run on the mpi backend.
-  options.target = target.getNumOccurrences() ? target.getValue()
-                   : backendName == "nccl"    ? dist::RuntimeTarget::Gpu
-                                              : dist::RuntimeTarget::Cpu;
-  options.permuteTableDevices = permuteTableDevices;
-  options.contractions = contractions;
-  options.compute = compute;
-  options.vectorBytes = vectorBytes;
-  options.rowTileElements = rowTileElements;
-  options.gpuChip = gpuChip;
-  options.strategy = strategy;
-  options.moves = moves;
-  options.topology = topologyFile;
-  options.alpha = alpha;
-  options.beta = beta;
-  options.cacheDir = cacheDir;
-  options.maxPeakBytes = maxPeakBytes;
+  setPipelineOptions(options, topologyFile);
 
   // Memory: the arguments and results first (what the signature says), the
   // intermediates once every tensor has its layout; either way before any
