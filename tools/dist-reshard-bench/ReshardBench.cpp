@@ -234,6 +234,76 @@ double median(std::vector<double> v) {
   std::exit(1);
 }
 
+/// Rank 0's report: a markdown table, or one JSON object with --json.
+void printReport(const std::vector<Case> &cases, const Options &opt,
+                 int64_t p) {
+  double minRatio = INFINITY, logSum = 0;
+  for (const Case &c : cases) {
+    double ratio = c.mpiSeconds / c.compiledSeconds;
+    minRatio = std::min(minRatio, ratio);
+    logSum += std::log(ratio);
+  }
+  const double geomean = std::exp(logSum / cases.size());
+  if (opt.json) {
+    llvm::outs() << "{\"ranks\": " << p << ", \"dtype\": \"f32\", "
+                 << "\"validation\": " << (opt.validation ? "true" : "false")
+                 << ", \"reps\": " << opt.reps
+                 << ", \"opt_level\": " << opt.optLevel << ", \"results\": [";
+    for (auto [i, c] : llvm::enumerate(cases))
+      llvm::outs() << (i ? ", " : "") << "{\"op\": \"" << c.op
+                   << "\", \"bytes\": " << c.bytes << ", \"calls\": \""
+                   << c.runtimeCalls
+                   << "\", \"mpi_s\": " << llvm::format("%.6e", c.mpiSeconds)
+                   << ", \"mpi_reshard_s\": "
+                   << llvm::format("%.6e", c.mpiReshardSeconds)
+                   << ", \"compiled_s\": "
+                   << llvm::format("%.6e", c.compiledSeconds) << ", \"ratio\": "
+                   << llvm::format("%.4f", c.mpiSeconds / c.compiledSeconds)
+                   << ", \"ratio_vs_mpi_reshard\": "
+                   << llvm::format("%.4f",
+                                   c.mpiReshardSeconds / c.compiledSeconds)
+                   << "}";
+    llvm::outs() << "], \"min_ratio\": " << llvm::format("%.4f", minRatio)
+                 << ", \"geomean_ratio\": " << llvm::format("%.4f", geomean)
+                 << "}\n";
+  } else {
+    llvm::outs() << "dist-reshard-bench: " << p << " ranks, f32, runtime "
+                 << "validation " << (opt.validation ? "on" : "off")
+                 << ", JIT -O" << opt.optLevel << ", median of " << opt.reps
+                 << " samples\n\n";
+    llvm::outs() << "| reshard | compiled code calls | size | MPI ms | "
+                    "compiled ms | MPI GB/s | compiled GB/s | ratio | "
+                    "MPI reshard ms | ratio vs MPI reshard |\n"
+                    "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+    for (const Case &c : cases)
+      llvm::outs()
+          << "| " << c.op << " | " << c.runtimeCalls << " | "
+          << sizeName(c.bytes) << " | "
+          << llvm::format("%.3f", c.mpiSeconds * 1e3) << " | "
+          << llvm::format("%.3f", c.compiledSeconds * 1e3) << " | "
+          << llvm::format("%.2f", c.bytes / c.mpiSeconds / 1e9) << " | "
+          << llvm::format("%.2f", c.bytes / c.compiledSeconds / 1e9) << " | "
+          << llvm::format("%.3f", c.mpiSeconds / c.compiledSeconds) << " | "
+          << (movesColumns(c.op)
+                  ? llvm::formatv("{0:F3}", c.mpiReshardSeconds * 1e3).str()
+                  : std::string("="))
+          << " | "
+          << llvm::format("%.3f", c.mpiReshardSeconds / c.compiledSeconds)
+          << " |\n";
+    llvm::outs() << "\nratio = MPI time / compiled time (throughput "
+                    "relative to the raw MPI collective on the same "
+                    "buffers): min "
+                 << llvm::format("%.3f", minRatio) << ", geometric mean "
+                 << llvm::format("%.3f", geomean)
+                 << "\nMPI reshard = MPI producing the same target layout "
+                    "(all_to_all: MPI_Alltoall with a strided send type, "
+                    "all_gather_cols: MPI_Allgather with a strided recv "
+                    "type; "
+                    "'=': the raw collective already does)\n";
+  }
+  llvm::outs().flush();
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -437,74 +507,8 @@ int main(int argc, char **argv) {
     distRtFree(out);
   }
 
-  if (rank == 0) {
-    double minRatio = INFINITY, logSum = 0;
-    for (const Case &c : cases) {
-      double ratio = c.mpiSeconds / c.compiledSeconds;
-      minRatio = std::min(minRatio, ratio);
-      logSum += std::log(ratio);
-    }
-    const double geomean = std::exp(logSum / cases.size());
-    if (opt.json) {
-      llvm::outs() << "{\"ranks\": " << p << ", \"dtype\": \"f32\", "
-                   << "\"validation\": " << (opt.validation ? "true" : "false")
-                   << ", \"reps\": " << opt.reps
-                   << ", \"opt_level\": " << opt.optLevel << ", \"results\": [";
-      for (auto [i, c] : llvm::enumerate(cases))
-        llvm::outs() << (i ? ", " : "") << "{\"op\": \"" << c.op
-                     << "\", \"bytes\": " << c.bytes << ", \"calls\": \""
-                     << c.runtimeCalls
-                     << "\", \"mpi_s\": " << llvm::format("%.6e", c.mpiSeconds)
-                     << ", \"mpi_reshard_s\": "
-                     << llvm::format("%.6e", c.mpiReshardSeconds)
-                     << ", \"compiled_s\": "
-                     << llvm::format("%.6e", c.compiledSeconds)
-                     << ", \"ratio\": "
-                     << llvm::format("%.4f", c.mpiSeconds / c.compiledSeconds)
-                     << ", \"ratio_vs_mpi_reshard\": "
-                     << llvm::format("%.4f",
-                                     c.mpiReshardSeconds / c.compiledSeconds)
-                     << "}";
-      llvm::outs() << "], \"min_ratio\": " << llvm::format("%.4f", minRatio)
-                   << ", \"geomean_ratio\": " << llvm::format("%.4f", geomean)
-                   << "}\n";
-    } else {
-      llvm::outs() << "dist-reshard-bench: " << p << " ranks, f32, runtime "
-                   << "validation " << (opt.validation ? "on" : "off")
-                   << ", JIT -O" << opt.optLevel << ", median of " << opt.reps
-                   << " samples\n\n";
-      llvm::outs() << "| reshard | compiled code calls | size | MPI ms | "
-                      "compiled ms | MPI GB/s | compiled GB/s | ratio | "
-                      "MPI reshard ms | ratio vs MPI reshard |\n"
-                      "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n";
-      for (const Case &c : cases)
-        llvm::outs()
-            << "| " << c.op << " | " << c.runtimeCalls << " | "
-            << sizeName(c.bytes) << " | "
-            << llvm::format("%.3f", c.mpiSeconds * 1e3) << " | "
-            << llvm::format("%.3f", c.compiledSeconds * 1e3) << " | "
-            << llvm::format("%.2f", c.bytes / c.mpiSeconds / 1e9) << " | "
-            << llvm::format("%.2f", c.bytes / c.compiledSeconds / 1e9) << " | "
-            << llvm::format("%.3f", c.mpiSeconds / c.compiledSeconds) << " | "
-            << (movesColumns(c.op)
-                    ? llvm::formatv("{0:F3}", c.mpiReshardSeconds * 1e3).str()
-                    : std::string("="))
-            << " | "
-            << llvm::format("%.3f", c.mpiReshardSeconds / c.compiledSeconds)
-            << " |\n";
-      llvm::outs() << "\nratio = MPI time / compiled time (throughput "
-                      "relative to the raw MPI collective on the same "
-                      "buffers): min "
-                   << llvm::format("%.3f", minRatio) << ", geometric mean "
-                   << llvm::format("%.3f", geomean)
-                   << "\nMPI reshard = MPI producing the same target layout "
-                      "(all_to_all: MPI_Alltoall with a strided send type, "
-                      "all_gather_cols: MPI_Allgather with a strided recv "
-                      "type; "
-                      "'=': the raw collective already does)\n";
-    }
-    llvm::outs().flush();
-  }
+  if (rank == 0)
+    printReport(cases, opt, p);
   engine->reset();
   MPI_Comm_free(&comm);
   distRtFinalize();

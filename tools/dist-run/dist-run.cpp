@@ -380,6 +380,20 @@ void setPipelineOptions(dist::DistToLLVMPipelineOptions &options,
   options.maxPeakBytes = maxPeakBytes;
 }
 
+/// Makes `input`'s folder absolute (the workers run elsewhere) and checks
+/// every argument's file: header, dtype, shape and size.
+llvm::Error checkNpyInputs(InputSpec &input, const EntrySignature &signature) {
+  llvm::SmallString<256> dir(input.dir);
+  llvm::sys::fs::make_absolute(dir);
+  input.dir = std::string(dir);
+  for (auto [k, sig] : llvm::enumerate(signature.arguments))
+    if (llvm::Expected<NpyInput> npy = NpyInput::open(
+            input.npyPath(k), k, sig.globalShape, sig.element, sig.typeText);
+        !npy)
+      return npy.takeError();
+  return llvm::Error::success();
+}
+
 int runFront(const char *argv0) {
   // --timeout counts from here: compiling may take long too.
   std::optional<Deadline> deadline;
@@ -430,15 +444,9 @@ int runFront(const char *argv0) {
   // anything is compiled or started; the workers read the data.
   std::string workerInput = inputText;
   if (input->kind == InputSpec::Npy) {
-    llvm::SmallString<256> dir(input->dir);
-    llvm::sys::fs::make_absolute(dir);
-    input->dir = std::string(dir);
+    if (llvm::Error error = checkNpyInputs(*input, *signature))
+      return failure("bad --input: " + llvm::toString(std::move(error)));
     workerInput = input->str();
-    for (auto [k, sig] : llvm::enumerate(signature->arguments))
-      if (llvm::Expected<NpyInput> npy = NpyInput::open(
-              input->npyPath(k), k, sig.globalShape, sig.element, sig.typeText);
-          !npy)
-        return failure("bad --input: " + llvm::toString(npy.takeError()));
   }
 
   // --topology auto: this machine's calibration for the entry's meshes.
