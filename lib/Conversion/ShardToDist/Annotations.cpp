@@ -10,14 +10,13 @@
 #include "Annotations.h"
 
 #include "dist/Dialect/Dist/IR/DistOps.h"
+#include "dist/Dialect/Dist/Transforms/ElementwiseToLinalg.h"
 #include "dist/Dialect/Dist/Transforms/ValueLayouts.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
-#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/Interfaces/DestinationStyleOpInterface.h"
-#include "mlir/Transforms/WalkPatternRewriteDriver.h"
 
 using namespace mlir;
 using namespace dist;
@@ -123,14 +122,17 @@ LogicalResult dist::importAnnotation(shard::ShardOp annotation) {
 
 // Elementwise arith/math ops on tensors need equal operand and result types,
 // which operands annotated in different layouts break. As linalg.generic
-// (the form dist-partition gives them anyway) they compute into a result
-// without a layout. The walk driver neither folds nor erases anything.
+// (the form dist-partition gives them anyway, ElementwiseToLinalg.h) they
+// compute into a result without a layout. (One with a dynamic shape stays:
+// dist-partition names it.)
 void dist::elementwiseToLinalg(ArrayRef<func::FuncOp> functions) {
-  if (functions.empty())
-    return;
-  RewritePatternSet patterns(functions.front()->getContext());
-  linalg::populateElementwiseToLinalgConversionPatterns(patterns);
-  FrozenRewritePatternSet frozen(std::move(patterns));
-  for (func::FuncOp function : functions)
-    walkAndApplyPatterns(function, frozen);
+  for (func::FuncOp function : functions) {
+    SmallVector<Operation *> elementwise;
+    function.walk([&](Operation *op) {
+      if (isElementwiseOnTensors(op))
+        elementwise.push_back(op);
+    });
+    for (Operation *op : elementwise)
+      (void)rewriteElementwiseToGeneric(op);
+  }
 }

@@ -5,6 +5,7 @@
 
 #include "dist/Dialect/Dist/IR/DistOps.h"
 #include "dist/Dialect/Dist/Interfaces/PartitionableOpInterface.h"
+#include "dist/Dialect/Dist/Transforms/ElementwiseToLinalg.h"
 #include "dist/Dialect/Dist/Transforms/TableReads.h"
 #include "dist/Dialect/Dist/Transforms/ValueLayouts.h"
 
@@ -28,49 +29,16 @@ static bool touchesTensors(Operation *op) {
          llvm::any_of(op->getResultTypes(), isTensor);
 }
 
-/// arith/math elementwise op on tensors -> linalg.generic over the result's
-/// iteration space, the op itself (on scalars) as the body. Scalar operands
-/// (the condition of a select) are used in the body directly.
+/// arith/math elementwise op on tensors -> linalg.generic
+/// (ElementwiseToLinalg.h), or a located error.
 static LogicalResult rewriteElementwise(Operation *op) {
   if (op->getNumResults() != 1)
     return op->emitOpError("cannot be partitioned: an elementwise op with ")
            << op->getNumResults() << " results";
-  auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
-  if (!resultType.hasStaticShape())
+  if (!cast<RankedTensorType>(op->getResult(0).getType()).hasStaticShape())
     return op->emitOpError("cannot be partitioned: dynamic shapes are not "
                            "supported");
-  OpBuilder b(op);
-  Location loc = op->getLoc();
-  SmallVector<Value> inputs;
-  for (Value operand : op->getOperands())
-    if (isTensor(operand.getType()))
-      inputs.push_back(operand);
-  Value init = tensor::EmptyOp::create(b, loc, resultType.getShape(),
-                                       resultType.getElementType(),
-                                       resultType.getEncoding());
-  unsigned rank = resultType.getRank();
-  SmallVector<AffineMap> maps(inputs.size() + 1,
-                              b.getMultiDimIdentityMap(rank));
-  SmallVector<utils::IteratorType> iterators(rank,
-                                             utils::IteratorType::parallel);
-  auto generic = linalg::GenericOp::create(
-      b, loc, TypeRange{resultType}, inputs, ValueRange{init}, maps, iterators,
-      [&](OpBuilder &nb, Location nl, ValueRange args) {
-        SmallVector<Value> scalarOperands;
-        unsigned next = 0;
-        for (Value operand : op->getOperands())
-          scalarOperands.push_back(isTensor(operand.getType()) ? args[next++]
-                                                               : operand);
-        OperationState state(nl, op->getName());
-        state.addOperands(scalarOperands);
-        state.addTypes(resultType.getElementType());
-        state.addAttributes(op->getAttrs());
-        Operation *scalar = nb.create(state);
-        linalg::YieldOp::create(nb, nl, scalar->getResult(0));
-      });
-  op->replaceAllUsesWith(generic->getResults());
-  op->erase();
-  return success();
+  return rewriteElementwiseToGeneric(op);
 }
 
 /// The tensors a linalg op's body reads without them being operands.
@@ -377,11 +345,7 @@ LogicalResult dist::partition::normalizeForPartitioning(func::FuncOp func,
       op->erase();
       continue;
     }
-    bool elementwise =
-        op->hasTrait<OpTrait::Elementwise>() &&
-        isa<arith::ArithDialect, math::MathDialect>(op->getDialect()) &&
-        llvm::all_of(op->getResultTypes(), isTensor);
-    if (elementwise) {
+    if (isElementwiseOnTensors(op)) {
       if (failed(rewriteElementwise(op)))
         ok = false;
       continue;
