@@ -22,9 +22,10 @@ from .mesh import Mesh
 
 __all__ = ["plan", "Plan", "Step", "DTYPES"]
 
-#: Element types the planner knows, with their size in bytes.
-DTYPES = {"f16": 2, "bf16": 2, "f32": 4, "f64": 8, "i1": 1, "i8": 1,
-          "i16": 2, "i32": 4, "i64": 8}
+#: Element types the planner knows, with their size in bytes (the C++
+#: table include/dist/Support/ElementTypes.def, which the runtime, the
+#: planner and the compiler read too).
+DTYPES = dict(_dist.ELEMENT_BYTES)
 
 # Spellings from NumPy and PyTorch (``str(torch.bfloat16)`` is
 # "torch.bfloat16") for the MLIR element types above.

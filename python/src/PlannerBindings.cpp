@@ -226,6 +226,13 @@ void bindPlanner(py::module_ &m) {
   m.attr("DEFAULT_ALPHA") = kDefaultAlpha;
   m.attr("DEFAULT_BETA") = kDefaultBeta;
   m.attr("MAX_MESH_AXES") = kMaxMeshAxes;
+  // The element types and their sizes, from the one table the runtime, the
+  // planner and the compiler read (dist_mlir.DTYPES).
+  py::dict elementBytes;
+#define DIST_ELEMENT_TYPE(Enum, Name, Bytes, IsFloat, RuntimeCode)             \
+  elementBytes[Name] = Bytes;
+#include "dist/Support/ElementTypes.def"
+  m.attr("ELEMENT_BYTES") = elementBytes;
 
   py::register_exception<NoPlanFailure>(m, "NoPlanError", PyExc_ValueError);
 
