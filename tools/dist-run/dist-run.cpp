@@ -188,30 +188,16 @@ cl::opt<unsigned> optLevel("opt-level",
                            cl::init(2), cl::value_desc("0-3"),
                            cl::cat(runCategory));
 
-cl::opt<dist::planner::Strategy>
-    strategy("strategy", cl::desc("How reshards are planned"),
-             cl::init(dist::planner::Strategy::Optimal),
-             dist::strategyOptionValues(), cl::cat(planCategory));
-cl::opt<dist::planner::MoveSet> moves("moves", cl::desc("Moves plans may use"),
-                                      cl::init(dist::planner::MoveSet::All),
-                                      dist::moveSetOptionValues(),
-                                      cl::cat(planCategory));
-cl::opt<std::string> topology(
-    "topology",
-    cl::desc("Topology JSON file, or 'auto': this machine, measured by "
-             "dist-calibrate on the first run for these meshes and ranks and "
-             "cached ($DIST_TOPOLOGY_CACHE, else ~/.cache/dist/topology)"),
-    cl::value_desc("FILE|auto"), cl::cat(planCategory));
-cl::list<std::string> alpha("alpha", cl::desc("Per-axis alpha, AXIS=SECONDS"),
-                            cl::CommaSeparated, cl::cat(planCategory));
-cl::list<std::string> beta("beta", cl::desc("Per-axis beta, AXIS=S_PER_BYTE"),
-                           cl::CommaSeparated, cl::cat(planCategory));
-cl::opt<std::string> cacheDir("cache-dir",
-                              cl::desc("Persistent plan cache directory"),
-                              cl::value_desc("DIR"), cl::cat(planCategory));
-cl::opt<int64_t> maxPeakBytes("max-peak-bytes",
-                              cl::desc("Per-device peak bytes limit"),
-                              cl::init(0), cl::cat(planCategory));
+// How reshards are planned and priced: the rows every planning pipeline
+// declares (PlanningOptions.def).
+#define DIST_PLANNING_OPTION(Member, Flag, Type, Default, Values, Passes,      \
+                             Description)                                      \
+  cl::opt<Type> Member(Flag, cl::desc(Description), cl::init(Default), Values, \
+                       cl::cat(planCategory));
+#define DIST_PLANNING_LIST_OPTION(Member, Flag, Description)                   \
+  cl::list<std::string> Member(Flag, cl::desc(Description),                    \
+                               cl::CommaSeparated, cl::cat(planCategory));
+#include "dist/Dialect/Dist/Transforms/PlanningOptions.def"
 
 // Testing aid (docs/dist-run.md): makes one rank misbehave at its first
 // runtime call of the relevant kind, to check that failures are reported and
@@ -371,13 +357,14 @@ void setPipelineOptions(dist::DistToLLVMPipelineOptions &options,
   options.vectorBytes = vectorBytes;
   options.rowTileElements = rowTileElements;
   options.gpuChip = gpuChip;
-  options.strategy = strategy;
-  options.moves = moves;
+#define DIST_PLANNING_OPTION(Member, Flag, Type, Default, Values, Passes,      \
+                             Description)                                      \
+  options.Member = Member;
+#define DIST_PLANNING_LIST_OPTION(Member, Flag, Description)                   \
+  options.Member = Member;
+#include "dist/Dialect/Dist/Transforms/PlanningOptions.def"
+  // --topology auto, resolved to this machine's calibration.
   options.topology = topologyFile;
-  options.alpha = alpha;
-  options.beta = beta;
-  options.cacheDir = cacheDir;
-  options.maxPeakBytes = maxPeakBytes;
 }
 
 /// Makes `input`'s folder absolute (the workers run elsewhere) and checks

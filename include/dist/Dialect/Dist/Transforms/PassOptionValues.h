@@ -137,6 +137,20 @@ inline EnumOptionValues<ContractionLowering> contractionLoweringOptionValues() {
   return EnumOptionValues<ContractionLowering>(kContractionLoweringWords);
 }
 
+/// An option modifier that offers nothing (free-text options in tables of
+/// options whose rows all name one, PlanningOptions.def).
+struct NoOptionValues {
+  template <typename Opt> void apply(Opt &) const {}
+};
+inline NoOptionValues noOptionValues() { return {}; }
+
+/// Which passes' options a planning option goes to (PlanningOptions.def).
+enum PlanningPasses : unsigned {
+  kPlanningForPartition = 1,
+  kPlanningForLowering = 2,
+  kPlanningForBoth = 3,
+};
+
 /// The word of `value` in `words` (as the option takes it).
 template <typename Enum>
 llvm::StringRef stringifyEnumWord(llvm::ArrayRef<EnumWord<Enum>> words,

@@ -32,57 +32,36 @@ struct ReshardPlanningOptions : public mlir::PassPipelineOptions<Derived> {
   template <typename T>
   using ListOption = typename Base::template ListOption<T>;
 
-  Option<std::string> topology{
-      *this, "topology",
-      llvm::cl::desc("Topology JSON file, or auto (this machine, calibrated "
-                     "once where the tool can)")};
-  ListOption<std::string> alpha{*this, "alpha",
-                                llvm::cl::desc("Per-axis alpha, AXIS=SECONDS")};
-  ListOption<std::string> beta{
-      *this, "beta", llvm::cl::desc("Per-axis beta, AXIS=S_PER_BYTE")};
-  Option<planner::Strategy> strategy{
-      *this, "strategy", llvm::cl::desc("How reshards are planned"),
-      llvm::cl::init(planner::Strategy::Optimal), strategyOptionValues()};
-  Option<planner::MoveSet> moves{
-      *this, "moves", llvm::cl::desc("Moves plans may use"),
-      llvm::cl::init(planner::MoveSet::All), moveSetOptionValues()};
-  Option<std::string> cacheDir{
-      *this, "cache-dir", llvm::cl::desc("Persistent plan cache directory")};
-  Option<int64_t> maxPeakBytes{*this, "max-peak-bytes",
-                               llvm::cl::desc("Per-device peak bytes limit"),
-                               llvm::cl::init(0)};
-
-  Option<LayoutChooser> chooser{
-      *this, "chooser", llvm::cl::desc("How dist-partition chooses layouts"),
-      llvm::cl::init(LayoutChooser::Joint), layoutChooserOptionValues()};
+#define DIST_PLANNING_OPTION(Member, Flag, Type, Default, Values, Passes,      \
+                             Description)                                      \
+  Option<Type> Member{*this, Flag, llvm::cl::desc(Description),                \
+                      llvm::cl::init(Default), Values};
+#define DIST_PLANNING_LIST_OPTION(Member, Flag, Description)                   \
+  ListOption<std::string> Member{*this, Flag, llvm::cl::desc(Description)};
+#include "dist/Dialect/Dist/Transforms/PlanningOptions.def"
 
   /// The dist-partition options these amount to (the same cost model, so
   /// that layouts are chosen by the costs the reshards are then planned at).
   DistPartitionOptions toPartitionOptions() const {
-    DistPartitionOptions options = withPlanningOptions<DistPartitionOptions>();
-    options.chooser = chooser;
-    return options;
+    return forPass<DistPartitionOptions, kPlanningForPartition>();
   }
 
   /// The dist-lower-reshard pass options these amount to.
   DistLowerReshardOptions toLowerReshardOptions() const {
-    DistLowerReshardOptions options =
-        withPlanningOptions<DistLowerReshardOptions>();
-    options.maxPeakBytes = maxPeakBytes;
-    return options;
+    return forPass<DistLowerReshardOptions, kPlanningForLowering>();
   }
 
 private:
-  /// The options both passes take: the cost model and how reshards are
-  /// planned.
-  template <typename PassOptions> PassOptions withPlanningOptions() const {
+  /// The rows of PlanningOptions.def that go to the pass.
+  template <typename PassOptions, unsigned Pass> PassOptions forPass() const {
     PassOptions options;
-    options.topology = topology;
-    options.alpha.assign(alpha.begin(), alpha.end());
-    options.beta.assign(beta.begin(), beta.end());
-    options.strategy = strategy;
-    options.moves = moves;
-    options.cacheDir = cacheDir;
+#define DIST_PLANNING_OPTION(Member, Flag, Type, Default, Values, Passes,      \
+                             Description)                                      \
+  if constexpr ((Passes & Pass) != 0)                                          \
+    options.Member = Member;
+#define DIST_PLANNING_LIST_OPTION(Member, Flag, Description)                   \
+  options.Member.assign(Member.begin(), Member.end());
+#include "dist/Dialect/Dist/Transforms/PlanningOptions.def"
     return options;
   }
 };

@@ -6,9 +6,11 @@
 include "mlir/Pass/PassBase.td"
 
 // The cost model and the planner's knobs: dist-partition prices reshards
-// exactly as dist-lower-reshard then plans them, so both take these options
-// (declared once here; ReshardPlanningOptions in Passes.h forwards them from
-// the pipelines, with the same value tables from PassOptionValues.h).
+// exactly as dist-lower-reshard then plans them, so both take these options.
+// They are the rows of PlanningOptions.def (from which the pipelines and
+// dist-run declare theirs), written out because TableGen cannot read it;
+// test/Dialect/Dist/Transforms/PlanningOptionsTest.cpp checks that the
+// passes take every row under its flag with its default.
 defvar DistReshardPlanningOptions = [
   Option<"topology", "topology", "std::string", /*default=*/"\"\"",
          "JSON file with per-axis cost parameters "
