@@ -44,7 +44,15 @@ extern "C" {
  * only when that allocation fails. A NULL request answers an error object. */
 char *distPlanJSON(const char *request);
 
-/* Releases a string returned by distPlanJSON. NULL is ignored. */
+/* The layout solver dist-partition uses (one strategy per node, least
+ * modelled time within a memory budget), on a problem given as JSON
+ * (docs/partitioning.md, "The solver on its own"): the answer
+ * {"choice": [...], "time": ..., "optimal": ..., ...}, or an error object
+ * naming the fault. Allocated as distPlanJSON's answer. */
+char *distSolveLayoutsJSON(const char *problem);
+
+/* Releases a string returned by distPlanJSON or distSolveLayoutsJSON. NULL
+ * is ignored. */
 void distFreeString(char *string);
 
 #ifdef __cplusplus

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "dist-c/Planner.h"
+#include "dist/Planner/LayoutProblemJSON.h"
 
 #include "dist/Planner/BoundedJSON.h"
 #include "dist/Planner/CostModel.h"
@@ -272,6 +273,16 @@ extern "C" char *distPlanJSON(const char *request) {
   if (!request)
     return toCString(errorObject("request is NULL"));
   llvm::Expected<std::string> text = answer(request);
+  if (!text)
+    return toCString(errorObject(llvm::toString(text.takeError())));
+  return toCString(*text);
+}
+
+extern "C" char *distSolveLayoutsJSON(const char *problem) {
+  if (!problem)
+    return toCString(errorObject("problem is NULL"));
+  llvm::Expected<std::string> text =
+      dist::planner::layout::solveLayoutProblemJSON(problem);
   if (!text)
     return toCString(errorObject(llvm::toString(text.takeError())));
   return toCString(*text);

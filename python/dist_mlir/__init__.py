@@ -80,6 +80,7 @@ from ._errors import (CompileError, CompileWarning, NoPlanError,
                       PlanCacheWarning, RunError)
 from .compiler import compile
 from .layout import Layout
+from .layouts import solve_layouts
 from .mesh import Mesh
 from .placement import (REDUCTIONS, Partial, Placement, Replicate, Shard,
                         StridedShard)
@@ -98,6 +99,7 @@ __all__ = [
     "Mesh", "Layout", "Placement", "Shard", "StridedShard", "Replicate",
     "Partial",
     "REDUCTIONS", "plan", "Plan", "Step", "DTYPES", "compile", "run",
+    "solve_layouts",
     "Program",
     "NoPlanError", "CompileError", "RunError", "CompileWarning",
     "PlanCacheWarning", "PLANNER_VERSION", "DEFAULT_ALPHA", "DEFAULT_BETA",

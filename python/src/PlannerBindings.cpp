@@ -10,6 +10,7 @@
 
 #include "dist/Planner/CostModel.h"
 #include "dist/Planner/Layout.h"
+#include "dist/Planner/LayoutProblemJSON.h"
 #include "dist/Planner/Mesh.h"
 #include "dist/Planner/Plan.h"
 #include "dist/Planner/PlanCache.h"
@@ -461,6 +462,26 @@ void bindPlanner(py::module_ &m) {
         py::arg("target_mesh") = std::nullopt,
         py::arg("target_topology") = std::nullopt,
         py::arg("transfer") = std::nullopt);
+
+  // The layout solver on a problem as JSON (LayoutProblemJSON.h): the
+  // answer's JSON; NoPlanError when nothing fits the memory budget,
+  // ValueError for a bad problem.
+  m.def("solve_layouts", [](const std::string &problem) {
+    llvm::Expected<std::string> answer =
+        layout::solveLayoutProblemJSON(problem);
+    if (answer)
+      return *answer;
+    std::string message;
+    std::error_code code;
+    llvm::handleAllErrors(answer.takeError(),
+                          [&](const llvm::ErrorInfoBase &info) {
+                            message = info.message();
+                            code = info.convertToErrorCode();
+                          });
+    if (code == std::errc::result_out_of_range)
+      throw NoPlanFailure(message);
+    throw py::value_error(message);
+  });
 }
 
 } // namespace dist::python

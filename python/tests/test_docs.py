@@ -8,11 +8,11 @@ import pydoc
 import pytest
 
 import dist_mlir
-from dist_mlir import layout, mesh, placement, planning
+from dist_mlir import layout, layouts, mesh, placement, planning
 
 
-@pytest.mark.parametrize("module", [dist_mlir, mesh, layout, placement,
-                                    planning])
+@pytest.mark.parametrize("module", [dist_mlir, mesh, layout, layouts,
+                                    placement, planning])
 def test_docstring_examples(module) -> None:
     failures, tried = doctest.testmod(
         module, extraglobs=vars(dist_mlir), optionflags=doctest.ELLIPSIS)

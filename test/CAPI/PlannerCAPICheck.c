@@ -1,6 +1,8 @@
 /*===- PlannerCAPICheck.c - dist-c/Planner.h, used from C -----------------===//
  *
  *   dist-capi-planner-check REQUEST   prints distPlanJSON(REQUEST)
+ *   dist-capi-planner-check --layouts PROBLEM
+ *                                     prints distSolveLayoutsJSON(PROBLEM)
  *   dist-capi-planner-check           prints the answer to each bad request
  *                                     below, one per line, and checks that
  *                                     every one is an error object
@@ -51,6 +53,12 @@ int main(int argc, char **argv) {
   size_t i;
   int failures = 0;
   char *answer;
+  if (argc == 3 && strcmp(argv[1], "--layouts") == 0) {
+    answer = distSolveLayoutsJSON(argv[2]);
+    puts(answer);
+    distFreeString(answer);
+    return 0;
+  }
   if (argc == 2) {
     answer = distPlanJSON(argv[1]);
     puts(answer);

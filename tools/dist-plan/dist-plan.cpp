@@ -7,6 +7,7 @@
 //             [--to-mesh MESH] [--cache DIR]
 //             [--max-peak-bytes N] [--format text|json]
 //             [--replay PLAN.json]
+//   dist-plan --layout-problem PROBLEM.json
 //
 // --replay prices a given plan under this topology instead of planning:
 // --format json's output, or a plan given by its moves alone (a peer's, a
@@ -14,12 +15,17 @@
 // another (utils/bench/model_fidelity.py prices each plan under the
 // defaults and under dist-calibrate's file).
 //
+// --layout-problem solves a layout problem given as JSON with the solver
+// dist-partition uses (dist/Planner/LayoutProblemJSON.h; docs/
+// partitioning.md, "The solver on its own") and prints the answer.
+//
 // Exit codes: 0 plan printed; 1 no plan (the reason is printed); 2 a bad
 // argument (the message names it). Arguments are parsed by hand rather than
 // with llvm::cl so that every failure maps to these codes and messages.
 //
 //===----------------------------------------------------------------------===//
 
+#include "dist/Planner/LayoutProblemJSON.h"
 #include "dist/Planner/PlanCache.h"
 #include "dist/Planner/Planner.h"
 
@@ -46,6 +52,7 @@ const char *const kUsage =
     "                 [--to-mesh MESH] [--cache DIR]\n"
     "                 [--max-peak-bytes N] [--format text|json]\n"
     "                 [--replay PLAN.json]\n"
+    "       dist-plan --layout-problem PROBLEM.json\n"
     "\n"
     "  --mesh     '<[\"x\"=2, \"y\"=4]>' (optionally with devices = [...])\n"
     "  --shape    global tensor type, e.g. 1024x1024xf32\n"
@@ -55,6 +62,8 @@ const char *const kUsage =
     "  --moves    collective: no point-to-point redistribute steps\n"
     "  --replay   price this plan (--format json output, or the moves "
     "alone) instead of planning\n"
+    "  --layout-problem  choose a strategy per node of this problem "
+    "(JSON) and print the choice\n"
     "  --topology JSON {\"axes\": {\"x\": {\"alpha\": 1e-5, \"beta\": "
     "2.7e-12}}, \"transfer\": {...}}\n"
     "Defaults: alpha = 1e-5 s and beta = 1/370e9 s/B on every axis; "
@@ -73,9 +82,10 @@ struct Options {
 
 Options parseArguments(int argc, char **argv) {
   static const char *const kKnown[] = {
-      "--mesh",           "--shape",   "--from",     "--to",    "--topology",
-      "--alpha",          "--beta",    "--strategy", "--cache", "--format",
-      "--max-peak-bytes", "--to-mesh", "--moves",    "--replay"};
+      "--mesh",     "--shape",  "--from",           "--to",
+      "--topology", "--alpha",  "--beta",           "--strategy",
+      "--cache",    "--format", "--max-peak-bytes", "--to-mesh",
+      "--moves",    "--replay", "--layout-problem"};
   Options options;
   for (int i = 1; i < argc; ++i) {
     llvm::StringRef arg = argv[i];
@@ -119,10 +129,43 @@ std::string required(Options &options, llvm::StringRef name) {
   return *value;
 }
 
+/// --layout-problem FILE: the answer on stdout (exit 0); no choice within
+/// the problem's memory budget: exit 1; a bad problem: exit 2.
+[[noreturn]] void solveLayoutProblem(Options &options) {
+  std::string file = *take(options, "--layout-problem");
+  if (options.values.size() != 1)
+    badArgument("--layout-problem", "takes no other argument");
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
+      llvm::MemoryBuffer::getFile(file);
+  if (!buffer)
+    badArgument("--layout-problem",
+                "cannot read '" + file + "': " + buffer.getError().message());
+  llvm::Expected<std::string> answer =
+      dist::planner::layout::solveLayoutProblemJSON((*buffer)->getBuffer());
+  if (answer) {
+    llvm::outs() << *answer << "\n";
+    std::exit(0);
+  }
+  std::string message;
+  std::error_code code;
+  llvm::handleAllErrors(answer.takeError(),
+                        [&](const llvm::ErrorInfoBase &info) {
+                          message = info.message();
+                          code = info.convertToErrorCode();
+                        });
+  if (code == std::errc::result_out_of_range) {
+    llvm::errs() << "dist-plan: " << file << ": " << message << "\n";
+    std::exit(kExitNoPlan);
+  }
+  badArgument("--layout-problem", file + ": " + message);
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
   Options options = parseArguments(argc, argv);
+  if (options.values.count("--layout-problem"))
+    solveLayoutProblem(options);
 
   std::string meshText = required(options, "--mesh");
   llvm::Expected<Mesh> mesh = Mesh::parse(meshText);

@@ -21,7 +21,7 @@ dist.mesh @tp = <["tp"=4]>
 // CHECK: scf.yield %[[SUM]]
 // The module's total: 16 x 6.053e-05 s here, and one all-gather (3.000e-05
 // s) in @hoisted.
-// COST: dist-partition: 9 ops partitioned (chooser joint), 3 reshards inserted, modelled cost 9.985e-04 s
+// COST: dist-partition: 9 ops partitioned (chooser optimal), 3 reshards inserted, modelled cost 9.985e-04 s
 func.func @mlp_layers(%x: tensor<8x4096xf32, #dist.sharding<@tp, [{}, {}]>>,
                       %w1: tensor<16x4096x11008xf32, #dist.sharding<@tp, [{}, {}, {"tp"}]>>,
                       %w2: tensor<16x11008x4096xf32, #dist.sharding<@tp, [{}, {"tp"}, {}]>>)

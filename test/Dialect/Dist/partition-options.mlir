@@ -6,13 +6,17 @@
 // RUN: not dist-opt %s --dist-partition="memory-budget=lots" 2>&1 | FileCheck %s --check-prefix=BUDGET
 // RUN: echo '{"device": {"flops": 0}}' > %t.device.json
 // RUN: not dist-opt %s --dist-partition="topology=%t.device.json" 2>&1 | FileCheck %s --check-prefix=DEVICE
-// The baselines and the joint chooser on a program where they differ (the
+// The baselines and the optimal chooser on a program where they differ (the
 // transformer block of docs/tutorial-transformer.md): deciding op by op
-// costs two more collectives.
+// costs two more collectives. (`joint` and `per-op`, the older names of
+// optimal and greedy, are still taken: ALIAS.)
 // The summary remarks are one line each: the module they are about is not
 // printed after them, so no flag is needed to read them.
-// RUN: dist-opt %S/Inputs/transformer-block.mlir --dist-partition="chooser=joint" -dist-remarks -o /dev/null 2>&1 | FileCheck %s --check-prefix=JOINT --implicit-check-not=module --implicit-check-not=note: --implicit-check-not=linalg
-// RUN: dist-opt %S/Inputs/transformer-block.mlir --dist-partition="chooser=per-op" -dist-remarks -o /dev/null 2>&1 | FileCheck %s --check-prefix=PEROP --implicit-check-not=module --implicit-check-not=note: --implicit-check-not=linalg
+// RUN: dist-opt %S/Inputs/transformer-block.mlir --dist-partition="chooser=optimal" -dist-remarks -o /dev/null 2>&1 | FileCheck %s --check-prefix=JOINT --implicit-check-not=module --implicit-check-not=note: --implicit-check-not=linalg
+// RUN: dist-opt %S/Inputs/transformer-block.mlir --dist-partition="chooser=greedy" -dist-remarks -o /dev/null 2>&1 | FileCheck %s --check-prefix=PEROP --implicit-check-not=module --implicit-check-not=note: --implicit-check-not=linalg
+// RUN: dist-opt %S/Inputs/transformer-block.mlir --dist-partition="chooser=per-op" -dist-remarks -o /dev/null 2>&1 | FileCheck %s --check-prefix=ALIAS
+// RUN: dist-opt %S/Inputs/transformer-block.mlir --dist-partition="chooser=joint" -dist-remarks -o /dev/null 2>&1 | FileCheck %s --check-prefix=JOINT
+// ALIAS: 15 ops partitioned (chooser greedy), 6 reshards inserted, modelled cost 1.800e-04 s
 // RUN: dist-opt %S/Inputs/transformer-block.mlir --dist-partition="chooser=keep-larger" -dist-remarks -o /dev/null 2>&1 | FileCheck %s --check-prefix=LARGER --implicit-check-not=module --implicit-check-not=note: --implicit-check-not=linalg
 // The summary is printed also when nothing needs planning. (Each reshard's
 // remark is about its op, which MLIR shows after it; the module is not.)
@@ -27,13 +31,13 @@
 // DEVICE: error: dist-partition: {{.*}}device.flops must be > 0
 
 // JOINT: transformer-block.mlir:0:0: remark: dist-partition: @transformer: proven optimal; modelled compute 2.287e-08 s, communication 1.200e-04 s, peak memory {{.*}} B per device
-// JOINT: transformer-block.mlir:0:0: remark: dist-partition: 15 ops partitioned (chooser joint), 6 reshards inserted, modelled cost 1.200e-04 s
-// PEROP: remark: dist-partition: @transformer: chosen by per-op; modelled compute 2.287e-08 s, communication 1.800e-04 s
-// PEROP: remark: dist-partition: 15 ops partitioned (chooser per-op), 6 reshards inserted, modelled cost 1.800e-04 s
+// JOINT: transformer-block.mlir:0:0: remark: dist-partition: 15 ops partitioned (chooser optimal), 6 reshards inserted, modelled cost 1.200e-04 s
+// PEROP: remark: dist-partition: @transformer: chosen by greedy; modelled compute 2.287e-08 s, communication 1.800e-04 s
+// PEROP: remark: dist-partition: 15 ops partitioned (chooser greedy), 6 reshards inserted, modelled cost 1.800e-04 s
 // LARGER: remark: dist-partition: @transformer: chosen by keep-larger; modelled compute 2.287e-08 s, communication 1.800e-04 s
 // LARGER: remark: dist-partition: 15 ops partitioned (chooser keep-larger), 6 reshards inserted, modelled cost 1.800e-04 s
 // PIPELINE: remark: dist-partition: @megatron_mlp: proven optimal
-// PIPELINE: remark: dist-partition: 3 ops partitioned (chooser joint), 3 reshards inserted, modelled cost 6.002e-05 s
+// PIPELINE: remark: dist-partition: 3 ops partitioned (chooser optimal), 3 reshards inserted, modelled cost 6.002e-05 s
 // PIPELINE: remark: dist-lower-reshard: 3 reshards lowered, {{.*}} modelled cost 6.002e-05 s
 
 dist.mesh @tp = <["tp"=4]>

@@ -13,7 +13,7 @@
 // CHECK-SAME:  %{{.*}}: tensor<32x16xf32, #dist.sharding<@tp, [{"tp"}, {}]>>)
 // CHECK-SAME: -> tensor<8x16xf32, #dist.sharding<@tp, [{"tp"}, {}]>>
 // CHECK-NOT: dist.sharding =
-// REMARK: dist-partition: 3 ops partitioned (chooser joint), 2 reshards inserted
+// REMARK: dist-partition: 3 ops partitioned (chooser optimal), 2 reshards inserted
 // REMARK: remark: planned {{.*}}: [replicate_to_partial {"tp"} sum, 0.000e+00 s]
 // REMARK: remark: planned {{.*}}: [reduce_scatter {"tp"} dim 0 sum
 dist.mesh @tp = <["tp"=2]>

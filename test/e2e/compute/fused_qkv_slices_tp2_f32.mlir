@@ -6,7 +6,7 @@
 // RUN: dist-opt %s --dist-partition -dist-remarks -mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s
 // RUN: rm -rf %t && dist-run --np 2 --timeout 120 --input random:1 %s --dump %t
 // RUN: %check_shards %s %t --input random:1
-// CHECK: 4 ops partitioned (chooser joint), 0 reshards inserted, modelled cost 0.000e+00 s
+// CHECK: 4 ops partitioned (chooser optimal), 0 reshards inserted, modelled cost 0.000e+00 s
 // EXPECT result0 = (arg0 @ arg1)[:, 0:16]
 // EXPECT result1 = (arg0 @ arg1)[:, 16:20]
 // EXPECT result2 = (arg0 @ arg1)[:, 20:24]

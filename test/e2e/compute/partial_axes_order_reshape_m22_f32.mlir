@@ -6,7 +6,7 @@
 // RUN: dist-opt %s --dist-reshard-pipeline -dist-remarks -mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s
 // RUN: rm -rf %t && dist-run --np 4 --timeout 120 %s --dump %t
 // RUN: %check_shards %s %t
-// CHECK: dist-partition: 3 ops partitioned (chooser joint), 0 reshards inserted, modelled cost 0.000e+00 s
+// CHECK: dist-partition: 3 ops partitioned (chooser optimal), 0 reshards inserted, modelled cost 0.000e+00 s
 // EXPECT result0 = (arg0 * 2).reshape(8, 4)
 dist.mesh @m = <["y"=2, "tp"=2]>
 func.func @pr(%a: tensor<8x4xf32, #dist.sharding<@m, [{}, {}], partial = sum {"tp", "y"}>>) -> tensor<8x4xf32, #dist.sharding<@m, [{}, {}], partial = sum {"tp", "y"}>> {

@@ -105,7 +105,7 @@ TEST(PlanningOptions, PipelineValuesReachThePasses) {
   EXPECT_EQ(partition.moves, planner::MoveSet::Collective);
   EXPECT_EQ(lowering.cacheDir, "/tmp/p");
   EXPECT_EQ(partition.topology, "t.json");
-  EXPECT_EQ(partition.chooser, LayoutChooser::PerOp);
+  EXPECT_EQ(partition.chooser, LayoutChooser::Greedy);
   EXPECT_EQ(lowering.maxPeakBytes, 64);
   ASSERT_EQ(partition.alpha.size(), 1u);
   EXPECT_EQ(partition.alpha[0], "x=1e-5");

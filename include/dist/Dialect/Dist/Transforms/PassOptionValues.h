@@ -13,6 +13,7 @@
 #ifndef DIST_DIALECT_DIST_TRANSFORMS_PASSOPTIONVALUES_H
 #define DIST_DIALECT_DIST_TRANSFORMS_PASSOPTIONVALUES_H
 
+#include "dist/Planner/LayoutSolver.h"
 #include "dist/Planner/Plan.h"
 #include "dist/Planner/Planner.h"
 
@@ -22,11 +23,9 @@
 
 namespace dist {
 
-/// How dist-partition chooses layouts (docs/partitioning.md): jointly for
-/// the whole program, op by op in program order (an eager runtime's
-/// dispatch), or each op keeping its largest operand's layout (Shardy's
-/// rule). The last two are baselines for the benchmark.
-enum class LayoutChooser { Joint, PerOp, KeepLarger };
+/// How dist-partition chooses layouts (the MLIR-free layout solver's
+/// choosers, dist/Planner/LayoutSolver.h).
+using planner::layout::LayoutChooser;
 
 /// The last step dist-partition runs (the pipeline is staged: every step can
 /// be inspected on its own).
@@ -54,12 +53,6 @@ template <typename Enum> struct EnumWord {
   const char *word;
   const char *description;
 };
-
-inline constexpr EnumWord<LayoutChooser> kLayoutChooserWords[] = {
-    {LayoutChooser::Joint, "joint", "the whole program at once"},
-    {LayoutChooser::PerOp, "per-op", "op by op, in program order"},
-    {LayoutChooser::KeepLarger, "keep-larger",
-     "each op keeps its largest operand's layout"}};
 
 inline constexpr EnumWord<PartitionStep> kPartitionStepWords[] = {
     {PartitionStep::Normalize, "normalize",
@@ -118,7 +111,14 @@ inline EnumOptionValues<planner::MoveSet> moveSetOptionValues() {
 }
 
 inline EnumOptionValues<LayoutChooser> layoutChooserOptionValues() {
-  return EnumOptionValues<LayoutChooser>(kLayoutChooserWords);
+  static const llvm::SmallVector<EnumWord<LayoutChooser>> words = [] {
+    llvm::SmallVector<EnumWord<LayoutChooser>> all;
+    for (const planner::layout::LayoutChooserWord &word :
+         planner::layout::layoutChooserWords())
+      all.push_back({word.chooser, word.word, word.description});
+    return all;
+  }();
+  return EnumOptionValues<LayoutChooser>(words);
 }
 
 inline EnumOptionValues<PartitionStep> partitionStepOptionValues() {
@@ -160,9 +160,7 @@ llvm::StringRef stringifyEnumWord(llvm::ArrayRef<EnumWord<Enum>> words,
       return word.word;
   return "";
 }
-inline llvm::StringRef stringifyLayoutChooser(LayoutChooser value) {
-  return stringifyEnumWord<LayoutChooser>(kLayoutChooserWords, value);
-}
+using planner::layout::stringifyLayoutChooser;
 inline llvm::StringRef stringifyRuntimeTarget(RuntimeTarget value) {
   return stringifyEnumWord<RuntimeTarget>(kRuntimeTargetWords, value);
 }

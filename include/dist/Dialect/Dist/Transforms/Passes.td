@@ -124,14 +124,18 @@ def DistPartition : Pass<"dist-partition", "::mlir::ModuleOp"> {
     ops to `linalg.generic`, splat constants to `linalg.fill`, one copy of a
     constant per use).
 
-    `chooser` selects how layouts are chosen: `joint` (the default) solves
-    for the whole program at once; `per-op` decides op by op in program
-    order, each op taking the layouts its operands already have when that is
-    cheapest (what an eager runtime such as DTensor does at dispatch); and
-    `keep-larger` makes each op keep its largest operand's layout (the rule
-    of Shardy's explicit-reshard insertion). The last two are baselines for
-    the benchmark. `joint` is exact (docs/partitioning.md, "The exact
-    choice") unless its search passes its limits, and the remark says which.
+    `chooser` selects how layouts are chosen, in the reshard planner's words:
+    `optimal` (the default) solves for the whole program at once; `greedy`
+    decides op by op in program order, each op taking the layouts its
+    operands already have when that is cheapest (what an eager runtime such
+    as DTensor does at dispatch); and `keep-larger` makes each op keep its
+    largest operand's layout (the rule of Shardy's explicit-reshard
+    insertion). The last two are baselines for the benchmark (`joint` and
+    `per-op`, the older names of the first two, are still taken). `optimal`
+    is exact (docs/partitioning.md, "The exact choice") unless its search
+    passes its limits, and the remark says which. The solver is the
+    planner's, MLIR-free (dist/Planner/LayoutSolver.h), and takes problems
+    from other producers too (`dist-plan --layout-problem`).
 
     The objective is the modelled time: every reshard's planned cost, plus,
     when the topology file describes the device (`"device": {"flops": F,
@@ -147,8 +151,8 @@ def DistPartition : Pass<"dist-partition", "::mlir::ModuleOp"> {
   ];
   let options = !listconcat(DistReshardPlanningOptions, [
     Option<"chooser", "chooser", "::dist::LayoutChooser",
-           /*default=*/"::dist::LayoutChooser::Joint",
-           "How layouts are chosen: joint, per-op or keep-larger",
+           /*default=*/"::dist::LayoutChooser::Optimal",
+           "How layouts are chosen: optimal, greedy or keep-larger",
            "::dist::layoutChooserOptionValues()">,
     Option<"stopAfter", "stop-after", "::dist::PartitionStep",
            /*default=*/"::dist::PartitionStep::Partition",
@@ -162,7 +166,7 @@ def DistPartition : Pass<"dist-partition", "::mlir::ModuleOp"> {
            "Bytes one device may hold (0: the topology's device memory, "
            "else unlimited)">,
     Option<"timeLimit", "time-limit", "double", /*default=*/"5.0",
-           "Seconds the exact joint search may take per function before the "
+           "Seconds the exact search may take per function before the "
            "heuristic answers (the remark then gives its optimality gap)">
   ]);
 }

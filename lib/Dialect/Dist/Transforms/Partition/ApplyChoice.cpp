@@ -367,12 +367,9 @@ LogicalResult ChoiceWriter::write() {
   return success();
 }
 
-LogicalResult FunctionPartitioner::apply(const SolveOptions &options,
-                                         Solution &solution, unsigned &reshards,
+LogicalResult FunctionPartitioner::apply(const Solution &solution,
+                                         unsigned &reshards,
                                          unsigned &computeOps) {
-  solution = problem.solve(options);
-  if (!solution.fits)
-    return failure(); // the caller names the smallest budget that fits
   if (solution.choice.empty() || std::isinf(solution.total.time))
     return emitFunctionError(func,
                              "cannot be partitioned: no choice of layouts "

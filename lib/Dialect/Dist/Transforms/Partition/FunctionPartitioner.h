@@ -10,7 +10,7 @@
 #ifndef DIST_LIB_DIALECT_DIST_TRANSFORMS_PARTITION_FUNCTIONPARTITIONER_H
 #define DIST_LIB_DIALECT_DIST_TRANSFORMS_PARTITION_FUNCTIONPARTITIONER_H
 
-#include "LayoutSolver.h"
+#include "dist/Planner/LayoutSolver.h"
 
 #include "dist/Dialect/Dist/Interfaces/PartitionableOpInterface.h"
 
@@ -32,6 +32,13 @@
 #include <vector>
 
 namespace dist::partition {
+
+// The layout problem and its solver are the planner's (MLIR-free).
+using planner::layout::Cost;
+using planner::layout::LayoutProblem;
+using planner::layout::NodeSpec;
+using planner::layout::Solution;
+using planner::layout::SolveOptions;
 
 using mlir::DenseMap;
 using mlir::FailureOr;
@@ -138,9 +145,13 @@ public:
     unbudgeted.budget.reset();
     return problem.minimumPeakBytes(unbudgeted, exact);
   }
-  /// Solves and rewrites. Returns the solution and counts.
-  LogicalResult apply(const SolveOptions &options, Solution &solution,
-                      unsigned &reshards, unsigned &computeOps);
+  /// Chooses a strategy per node (the planner's layout solver).
+  Solution solve(const SolveOptions &options) { return problem.solve(options); }
+  /// Writes `solution` (solve()'s, fitting the budget) into the function:
+  /// counts the reshards inserted and the compute ops. A located error when
+  /// no choice reaches the declared layouts.
+  LogicalResult apply(const Solution &solution, unsigned &reshards,
+                      unsigned &computeOps);
   /// Semantics §6a: in a function with `dist.auto`, arguments and results
   /// without an encoding are free; build() gives them candidate layouts and
   /// apply() writes the chosen ones into the function type.

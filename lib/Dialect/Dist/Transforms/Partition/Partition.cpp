@@ -12,7 +12,6 @@
 #include "../ReshardCostModels.h"
 #include "FunctionError.h"
 #include "FunctionPartitioner.h"
-#include "LayoutSolver.h"
 #include "Normalize.h"
 #include "PairCostMemo.h"
 #include "SignatureLayouts.h"
@@ -89,7 +88,7 @@ static void emitChoiceRemark(func::FuncOp func, const Solution &solution,
   InFlightDiagnostic remark = emitSummaryRemark(func->getParentOp())
                               << "dist-partition: @" << func.getSymName()
                               << ": ";
-  if (chooser != LayoutChooser::Joint) {
+  if (chooser != LayoutChooser::Optimal) {
     remark << "chosen by " << stringifyLayoutChooser(chooser);
   } else if (solution.optimal) {
     remark << "proven optimal";
@@ -359,15 +358,16 @@ LogicalResult DistPartitionPass::partitionFunction(
   options.chooser = chooser;
   options.budget = budget;
   options.timeLimitSeconds = timeLimit;
-  Solution solution;
-  unsigned reshards = 0, ops = 0;
   if (failed(partitioner.build()))
     return failure();
-  if (failed(partitioner.apply(options, solution, reshards, ops))) {
-    if (!solution.fits)
-      emitBudgetError(func, partitioner, options, *budget);
+  Solution solution = partitioner.solve(options);
+  if (!solution.fits) {
+    emitBudgetError(func, partitioner, options, *budget);
     return failure();
   }
+  unsigned reshards = 0, ops = 0;
+  if (failed(partitioner.apply(solution, reshards, ops)))
+    return failure();
   // The choice is in the function type now; the attribute goes, so that
   // the mesh is not kept alive by it once the compute is lowered.
   if (found->isAuto)

@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "LayoutSolver.h"
+#include "dist/Planner/LayoutSolver.h"
 
 #include <gtest/gtest.h>
 
@@ -18,7 +18,7 @@
 #include <memory>
 #include <random>
 
-using namespace dist::partition;
+using namespace dist::planner::layout;
 
 namespace {
 
@@ -159,7 +159,7 @@ TEST(LayoutSolver, ExactEqualsBruteForce) {
     expectSameCost(solution.total, best->total);
     EXPECT_EQ(solution.lowerBound, solution.total.time);
     SolveOptions perOp;
-    perOp.chooser = Chooser::PerOp;
+    perOp.chooser = Chooser::Greedy;
     if (best->total < problem.solve(perOp).total)
       ++baselineWorse;
   }

@@ -1,6 +1,6 @@
 //===- LayoutSolver.cpp - choose one strategy per node, minimising cost ---===//
 
-#include "LayoutSolver.h"
+#include "dist/Planner/LayoutSolver.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringSet.h"
@@ -12,7 +12,7 @@
 #include <limits>
 #include <numeric>
 
-using namespace dist::partition;
+using namespace dist::planner::layout;
 
 /// Whether `solution` keeps within the options' memory budget.
 static bool fitsBudget(const Solution &solution, const SolveOptions &options) {
@@ -649,7 +649,7 @@ Solution LayoutProblem::solve(const SolveOptions &options) {
   // When the exact search cannot finish, no round can prove anything: price
   // everything before the one round, if that is affordable (below).
   const bool affordable = plansToPriceAll() <= kMaxPlansPricedAtOnce;
-  if (options.chooser == Chooser::Joint && affordable) {
+  if (options.chooser == Chooser::Optimal && affordable) {
     SolveOptions sizes = options;
     sizes.budget.reset();
     std::string why;
@@ -737,13 +737,13 @@ Solution LayoutProblem::solveOnce(const SolveOptions &options) const {
   bool optimal = false;
   std::optional<double> bound;
   switch (options.chooser) {
-  case Chooser::PerOp:
+  case Chooser::Greedy:
     choice = perOp();
     break;
   case Chooser::KeepLarger:
     choice = keepLarger();
     break;
-  case Chooser::Joint: {
+  case Chooser::Optimal: {
     const double start = clock();
     auto left = [&] {
       return std::max(0.0, options.timeLimitSeconds - (clock() - start));
@@ -847,4 +847,31 @@ double LayoutProblem::minimumPeakBytes(const SolveOptions &options,
   for (const std::vector<unsigned> &lean : beams(options, Objective::Peak))
     peak = std::min(peak, peakBytes(lean));
   return peak;
+}
+
+llvm::ArrayRef<LayoutChooserWord> dist::planner::layout::layoutChooserWords() {
+  static const LayoutChooserWord words[] = {
+      {LayoutChooser::Optimal, "optimal", "the whole program at once, exactly"},
+      {LayoutChooser::Greedy, "greedy", "op by op, in program order"},
+      {LayoutChooser::KeepLarger, "keep-larger",
+       "each op keeps its largest operand's layout"},
+      {LayoutChooser::Optimal, "joint", "optimal's older name"},
+      {LayoutChooser::Greedy, "per-op", "greedy's older name"}};
+  return words;
+}
+
+llvm::StringRef
+dist::planner::layout::stringifyLayoutChooser(LayoutChooser chooser) {
+  for (const LayoutChooserWord &word : layoutChooserWords())
+    if (word.chooser == chooser)
+      return word.word;
+  return "";
+}
+
+std::optional<LayoutChooser>
+dist::planner::layout::parseLayoutChooser(llvm::StringRef text) {
+  for (const LayoutChooserWord &word : layoutChooserWords())
+    if (text == word.word)
+      return word.chooser;
+  return std::nullopt;
 }

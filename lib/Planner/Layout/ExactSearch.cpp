@@ -33,7 +33,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "LayoutSolver.h"
+#include "dist/Planner/LayoutSolver.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
@@ -44,7 +44,7 @@
 #include <map>
 #include <unordered_map>
 
-using namespace dist::partition;
+using namespace dist::planner::layout;
 
 namespace {
 
@@ -152,7 +152,7 @@ bool LayoutProblem::pastTimeLimit(double start, const SolveOptions &options,
   return true;
 }
 
-std::string dist::partition::timeLimitPassed(double seconds) {
+std::string dist::planner::layout::timeLimitPassed(double seconds) {
   return "the time limit of " + llvm::formatv("{0}", seconds).str() +
          " s passed";
 }

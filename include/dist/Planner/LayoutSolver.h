@@ -20,7 +20,7 @@
 // point's node create.
 //
 // Choosers:
-//  - Joint: the exact search (ExactSearch.cpp): dynamic programming over
+//  - Optimal: the exact search (ExactSearch.cpp): dynamic programming over
 //    the program order whose state is the layouts of the values still live;
 //    it honours a memory budget exactly. When the search space is too large
 //    or the time limit passes, the fallback answers and the remark gives
@@ -34,17 +34,18 @@
 //    graph (exact on trees), decoded backwards, then improved node by node
 //    (iterated conditional modes), with the two baselines improved the
 //    same way.
-//  - PerOp: in program order, each op takes the strategy cheapest given its
+//  - Greedy: in program order, each op takes the strategy cheapest given its
 //    operands' already chosen layouts (an eager runtime's dispatch).
 //  - KeepLarger: each op keeps the layout of its largest operand when some
-//    strategy allows it (cheapest such one), else as PerOp.
+//    strategy allows it (cheapest such one), else as Greedy.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DIST_LIB_DIALECT_DIST_TRANSFORMS_PARTITION_LAYOUTSOLVER_H
-#define DIST_LIB_DIALECT_DIST_TRANSFORMS_PARTITION_LAYOUTSOLVER_H
+#ifndef DIST_PLANNER_LAYOUTSOLVER_H
+#define DIST_PLANNER_LAYOUTSOLVER_H
 
-#include "dist/Dialect/Dist/Transforms/PassOptionValues.h"
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
 
 #include <algorithm>
 #include <cmath>
@@ -55,9 +56,27 @@
 #include <string>
 #include <vector>
 
-namespace dist::partition {
+namespace dist::planner::layout {
 
-using Chooser = ::dist::LayoutChooser;
+/// How layouts are chosen (docs/partitioning.md), in the reshard planner's
+/// words (planner::Strategy): the optimal choice for the whole program at
+/// once (the exact search, or the fallback with its gap past the limits),
+/// greedily op by op in program order (an eager runtime's dispatch), or each
+/// op keeping its largest operand's layout (Shardy's rule). The last two are
+/// baselines for the benchmark.
+enum class LayoutChooser { Optimal, Greedy, KeepLarger };
+using Chooser = LayoutChooser;
+/// The words of the choosers: each one's name first ("optimal", "greedy",
+/// "keep-larger"), then the older names "joint" (optimal) and "per-op"
+/// (greedy), which are still taken.
+struct LayoutChooserWord {
+  LayoutChooser chooser;
+  const char *word;
+  const char *description;
+};
+llvm::ArrayRef<LayoutChooserWord> layoutChooserWords();
+llvm::StringRef stringifyLayoutChooser(LayoutChooser chooser);
+std::optional<LayoutChooser> parseLayoutChooser(llvm::StringRef text);
 
 struct Cost {
   double time = 0, work = 0;
@@ -100,7 +119,7 @@ struct NodeSpec {
 };
 
 struct SolveOptions {
-  Chooser chooser = Chooser::Joint;
+  Chooser chooser = Chooser::Optimal;
   /// Per-device memory budget in bytes (none: unlimited).
   std::optional<double> budget;
   /// Limits of the exact search; past either, the fallback answers.
@@ -387,6 +406,6 @@ private:
                  bool onlyDecided) const;
 };
 
-} // namespace dist::partition
+} // namespace dist::planner::layout
 
 #endif
