@@ -471,16 +471,11 @@ void bindPlanner(py::module_ &m) {
         layout::solveLayoutProblemJSON(problem);
     if (answer)
       return *answer;
-    std::string message;
-    std::error_code code;
-    llvm::handleAllErrors(answer.takeError(),
-                          [&](const llvm::ErrorInfoBase &info) {
-                            message = info.message();
-                            code = info.convertToErrorCode();
-                          });
-    if (code == std::errc::result_out_of_range)
-      throw NoPlanFailure(message);
-    throw py::value_error(message);
+    layout::LayoutProblemFailure failure =
+        layout::describeLayoutProblemError(answer.takeError());
+    if (failure.noChoiceFits)
+      throw NoPlanFailure(failure.message);
+    throw py::value_error(failure.message);
   });
 }
 

@@ -146,18 +146,13 @@ std::string required(Options &options, llvm::StringRef name) {
     llvm::outs() << *answer << "\n";
     std::exit(0);
   }
-  std::string message;
-  std::error_code code;
-  llvm::handleAllErrors(answer.takeError(),
-                        [&](const llvm::ErrorInfoBase &info) {
-                          message = info.message();
-                          code = info.convertToErrorCode();
-                        });
-  if (code == std::errc::result_out_of_range) {
-    llvm::errs() << "dist-plan: " << file << ": " << message << "\n";
+  dist::planner::layout::LayoutProblemFailure failure =
+      dist::planner::layout::describeLayoutProblemError(answer.takeError());
+  if (failure.noChoiceFits) {
+    llvm::errs() << "dist-plan: " << file << ": " << failure.message << "\n";
     std::exit(kExitNoPlan);
   }
-  badArgument("--layout-problem", file + ": " + message);
+  badArgument("--layout-problem", file + ": " + failure.message);
 }
 
 } // namespace

@@ -37,6 +37,14 @@ constexpr int64_t kMaxProblemTableEntries = int64_t(1) << 24;
 /// std::errc::result_out_of_range.
 llvm::Expected<std::string> solveLayoutProblemJSON(llvm::StringRef json);
 
+/// What solveLayoutProblemJSON's error says, and whether it is the one of a
+/// problem with no choice within its memory budget (else a bad problem).
+struct LayoutProblemFailure {
+  std::string message;
+  bool noChoiceFits = false;
+};
+LayoutProblemFailure describeLayoutProblemError(llvm::Error error);
+
 } // namespace dist::planner::layout
 
 #endif // DIST_PLANNER_LAYOUTPROBLEMJSON_H

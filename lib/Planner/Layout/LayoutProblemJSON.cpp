@@ -366,3 +366,14 @@ dist::planner::layout::solveLayoutProblemJSON(llvm::StringRef json) {
   os << llvm::json::Value(std::move(answer));
   return text;
 }
+
+LayoutProblemFailure
+dist::planner::layout::describeLayoutProblemError(llvm::Error error) {
+  LayoutProblemFailure failure;
+  llvm::handleAllErrors(std::move(error), [&](const llvm::ErrorInfoBase &info) {
+    failure.message = info.message();
+    failure.noChoiceFits =
+        info.convertToErrorCode() == std::errc::result_out_of_range;
+  });
+  return failure;
+}

@@ -435,6 +435,8 @@ private:
   void collect(const Edge &edge);
   void relax(uint32_t parent, double g, uint16_t steps, const Pending &p);
   void addChild(uint32_t parent, double g2, uint16_t steps2, const Pending &p);
+  void setPath(Node &child, uint32_t parent, double g2, uint16_t steps2,
+               const Pending &p) const;
   void relaxKnown(StateIndex::Bucket &known, uint32_t parent, double g2,
                   uint16_t steps2, const Pending &p);
 
@@ -738,12 +740,10 @@ void OptimalSearch::relax(uint32_t parent, double g, uint16_t steps,
   addChild(parent, g2, steps2, p);
 }
 
-void OptimalSearch::addChild(uint32_t parent, double g2, uint16_t steps2,
-                             const Pending &p) {
+/// `child` reached from `parent` by `p`'s edge at cost g2 in steps2 steps.
+void OptimalSearch::setPath(Node &child, uint32_t parent, double g2,
+                            uint16_t steps2, const Pending &p) const {
   const Edge &edge = p.edge;
-  const SearchState &next = p.next;
-  Node child;
-  child.state = next;
   child.move = edge.move;
   child.relabel = p.relabel;
   child.parent = parent;
@@ -753,6 +753,15 @@ void OptimalSearch::addChild(uint32_t parent, double g2, uint16_t steps2,
   child.bytes = edge.bytesAfter;
   child.sliceOnly =
       nodes[parent].sliceOnly && edge.move.kind == MoveKind::AllSlice;
+}
+
+void OptimalSearch::addChild(uint32_t parent, double g2, uint16_t steps2,
+                             const Pending &p) {
+  const Edge &edge = p.edge;
+  const SearchState &next = p.next;
+  Node child;
+  child.state = next;
+  setPath(child, parent, g2, steps2, p);
   LowerBound::Latency lat =
       p.hasLatency ? p.latency : bound.latencies(next.layout, next.run);
   child.h = lat.full + lat.classBandwidth;
@@ -797,15 +806,7 @@ void OptimalSearch::relaxKnown(StateIndex::Bucket &known, uint32_t parent,
   }
   known.g = g2;
   known.steps = steps2;
-  child.move = edge.move;
-  child.relabel = p.relabel;
-  child.parent = parent;
-  child.order = edge.order;
-  child.g = g2;
-  child.steps = steps2;
-  child.bytes = edge.bytesAfter;
-  child.sliceOnly =
-      nodes[parent].sliceOnly && edge.move.kind == MoveKind::AllSlice;
+  setPath(child, parent, g2, steps2, p);
   child.closed = false;
   child.permutesDone = child.redistributesDone = false;
   ++child.version;
