@@ -29,6 +29,7 @@
 #include <mpi.h>
 
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -147,6 +148,26 @@ public:
   /// (point to point over the world; only the ranks in `call.role` take
   /// part). Transfers between a pair are matched in table order.
   virtual void exchange(const ExchangeCall &call, Stream s) = 0;
+
+  /// An exchange in flight (distRtExchangeStart): wait() completes it,
+  /// cancel() gives it up (its peers disagreed: nothing it received is
+  /// used, and what it sent may never be received).
+  class PendingExchange {
+  public:
+    virtual ~PendingExchange() = default;
+    virtual void wait() = 0;
+    virtual void cancel() = 0;
+  };
+  /// exchange() without waiting: every box of this rank posted (the local
+  /// copies done) and the rest left to the pending exchange. `tagOfPeer`
+  /// gives the message tag of each peer: exchanges in flight at once
+  /// between a pair use different tags, so that a message never meets
+  /// another exchange's receive. By default the exchange is done at once
+  /// (a stream-ordered backend's exchange is already asynchronous to the
+  /// host) and the pending one has nothing left to do.
+  virtual std::unique_ptr<PendingExchange>
+  exchangeStart(const ExchangeCall &call,
+                const std::function<int(int64_t)> &tagOfPeer, Stream s);
 
   /// Local data movement on backend memory.
   virtual void copy(const CopyPlan &plan, const void *src, void *dst,

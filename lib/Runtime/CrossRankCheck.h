@@ -17,6 +17,7 @@
 #include "Signature.h"
 #include "State.h"
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -78,6 +79,19 @@ void agree(MPI_Comm comm, const std::vector<int64_t> &worldOfMember,
 /// own status, sent to the peers; the caller reports its own failure.
 void exchangeSignatures(const ExchangeRole &role, int32_t dtype, uint64_t hash,
                         int32_t localCode);
+
+/// exchangeSignatures without waiting (distRtExchangeStart): post() sends
+/// this rank's signatures and posts the receives of the peers', each pair on
+/// its own tag; finish() waits for them and, with `check`, compares them as
+/// exchangeSignatures does. The buffers live in the object until finish().
+struct SignatureSwap {
+  std::vector<int64_t> peers;
+  std::vector<ExchangeSignature> mine, theirs;
+  std::vector<MPI_Request> requests;
+  void post(const ExchangeRole &role, int32_t dtype, uint64_t hash,
+            int32_t localCode, const std::function<int(int64_t)> &tagOfPeer);
+  void finish(bool check);
+};
 
 } // namespace dist::rt
 

@@ -126,8 +126,7 @@ public:
   }
 
   void finalize() noexcept override {
-    scratch_.reset();
-    scratchBytes_ = 0;
+    scratch_ = Scratch();
     reductionScratch_.reset();
     reductionScratchBytes_ = 0;
     heaps_.finalize();
@@ -384,7 +383,6 @@ public:
     reqs.waitAll("exchange offers");
 
     // Phase 2: everything else, posted before anything is waited for.
-    scratchUsed_ = 0;
     std::vector<Staged> unstage; // received into scratch, copied at the end
     std::vector<MPI_Datatype> types;
     struct FreeTypes {
@@ -415,7 +413,7 @@ public:
         for (int64_t k : p.entries)
           if (staged(k, x.sendShape))
             scratchBytes += alignUp(x.entry(k).elements() * e);
-    reserveScratch(scratchBytes);
+    scratch_.reserve(scratchBytes);
 
     int64_t doneFlag = 1;
     std::vector<int64_t> doneIn(role.sends.size());
@@ -426,7 +424,7 @@ public:
       for (int64_t k : role.recvs[i].entries) {
         ExchangeEntry en = x.entry(k);
         postBox(k, en, x.recvShape, en.dstOffset(), recv, peer, x.mode, base, e,
-                /*sending=*/false, reqs, types, unstage);
+                /*sending=*/false, reqs, types, unstage, scratch_);
       }
     }
     for (size_t i = 0; i < role.sends.size(); ++i) {
@@ -441,7 +439,8 @@ public:
       for (int64_t k : p.entries) {
         ExchangeEntry en = x.entry(k);
         postBox(k, en, x.sendShape, en.srcOffset(), const_cast<char *>(send),
-                peer, x.mode, base, e, /*sending=*/true, reqs, types, unstage);
+                peer, x.mode, base, e, /*sending=*/true, reqs, types, unstage,
+                scratch_);
       }
     }
     for (int64_t k : role.local) {
@@ -488,6 +487,72 @@ public:
                               recv, st.data, /*toPacked=*/false);
       copyCpu(c.plan, c.src, c.dst);
     }
+  }
+
+  /// distRtExchangeStart on MPI: every box posted with the peer's tag, each
+  /// side describing it as the blocking exchange does (datatype, in place or
+  /// staged through the exchange's own scratch), the local copies done; no
+  /// single copy out of a peer's heap (that needs the peer to answer first).
+  std::unique_ptr<PendingExchange>
+  exchangeStart(const ExchangeCall &x,
+                const std::function<int(int64_t)> &tagOfPeer, Stream) override {
+    auto pending = std::make_unique<MpiPendingExchange>();
+    const ExchangeRole &role = *x.role;
+    const size_t e = dtypeSize(x.dtype);
+    const int nd = x.numDims;
+    const MPI_Datatype base = dataType(x.dtype);
+    const ExchangeMode mode =
+        x.mode == ExchangeMode::Auto ? ExchangeMode::Datatype : x.mode;
+    auto staged = [&](int64_t k, const int64_t *shape) {
+      ExchangeEntry en = x.entry(k);
+      return wire(en, e) == Wire::Chunks
+                 ? !boxIsContiguous(nd, shape, en.size())
+                 : boxMode(en, shape, mode) == BoxMode::Stage;
+    };
+    size_t scratchBytes = 0;
+    for (const ExchangePeer &p : role.recvs)
+      for (int64_t k : p.entries)
+        if (staged(k, x.recvShape))
+          scratchBytes += alignUp(x.entry(k).elements() * e);
+    for (const ExchangePeer &p : role.sends)
+      for (int64_t k : p.entries)
+        if (staged(k, x.sendShape))
+          scratchBytes += alignUp(x.entry(k).elements() * e);
+    pending->scratch.reserve(scratchBytes);
+    std::vector<Staged> unstage;
+    char *recv = static_cast<char *>(x.recv);
+    for (const ExchangePeer &p : role.recvs)
+      for (int64_t k : p.entries) {
+        ExchangeEntry en = x.entry(k);
+        postBox(k, en, x.recvShape, en.dstOffset(), recv,
+                static_cast<int>(p.rank), mode, base, e, /*sending=*/false,
+                pending->recvs, pending->types, unstage, pending->scratch,
+                tagOfPeer(p.rank));
+      }
+    for (const ExchangePeer &p : role.sends)
+      for (int64_t k : p.entries) {
+        ExchangeEntry en = x.entry(k);
+        postBox(k, en, x.sendShape, en.srcOffset(),
+                const_cast<char *>(static_cast<const char *>(x.send)),
+                static_cast<int>(p.rank), mode, base, e, /*sending=*/true,
+                pending->sends, pending->types, unstage, pending->scratch,
+                tagOfPeer(p.rank));
+      }
+    for (int64_t k : role.local) {
+      ExchangeEntry en = x.entry(k);
+      BoxCopy c = boxCopy(nd, en.size(), x.sendShape, en.srcOffset(), x.send,
+                          x.recvShape, en.dstOffset(), x.recv, e);
+      copyCpu(c.plan, c.src, c.dst);
+    }
+    // What arrives in scratch is copied into place at the wait; the plans
+    // are made now, while the table and shapes are at hand.
+    for (const Staged &st : unstage) {
+      ExchangeEntry en = x.entry(st.entry);
+      pending->unstage.push_back(boxPackCopy(nd, x.recvShape, en.dstOffset(),
+                                             en.size(), e, recv, st.data,
+                                             /*toPacked=*/false));
+    }
+    return pending;
   }
 
   void copy(const CopyPlan &plan, const void *src, void *dst, Stream) override {
@@ -645,34 +710,76 @@ private:
     buffer.reset(new char[bytes]);
     size = bytes;
   }
-  void reserveScratch(size_t bytes) {
-    growScratch(scratch_, scratchBytes_, bytes);
-  }
-  char *takeScratch(size_t bytes) {
-    char *p = scratch_.get() + scratchUsed_;
-    scratchUsed_ += alignUp(bytes);
-    return p;
-  }
+  /// Contiguous staging for the boxes of one exchange, reserved at once
+  /// (its size is known before anything is posted) and handed out in
+  /// 64-byte aligned pieces.
+  struct Scratch {
+    std::unique_ptr<char[]> buffer;
+    size_t bytes = 0, used = 0;
+    void reserve(size_t n) {
+      growScratch(buffer, bytes, n);
+      used = 0;
+    }
+    char *take(size_t n) {
+      char *p = buffer.get() + used;
+      used += alignUp(n);
+      return p;
+    }
+  };
+
+  /// An exchange in flight (exchangeStart): its requests, the datatypes
+  /// and scratch they use, and the staged boxes to copy into place.
+  struct MpiPendingExchange final : PendingExchange {
+    Requests recvs, sends;
+    std::vector<MPI_Datatype> types;
+    Scratch scratch;
+    std::vector<BoxCopy> unstage;
+
+    ~MpiPendingExchange() override {
+      for (MPI_Datatype &d : types)
+        MPI_Type_free(&d);
+    }
+    void wait() override {
+      recvs.waitAll("exchange receives");
+      sends.waitAll("exchange sends");
+      for (const BoxCopy &c : unstage)
+        copyCpu(c.plan, c.src, c.dst);
+    }
+    // Receives are cancelled; sends are left to complete on their own (a
+    // peer that disagreed may never receive them, and their tag keeps them
+    // away from any later exchange's receive).
+    void cancel() override {
+      for (MPI_Request &r : recvs.reqs) {
+        MPI_Cancel(&r);
+        MPI_Wait(&r, MPI_STATUS_IGNORE);
+      }
+      recvs.reqs.clear();
+      for (MPI_Request &r : sends.reqs)
+        MPI_Request_free(&r);
+      sends.reqs.clear();
+    }
+  };
 
   /// Posts the send or receive of one box with `peer`.
   void postBox(int64_t k, const ExchangeEntry &en, const int64_t *shape,
                const int64_t *offset, char *tensor, int peer, ExchangeMode mode,
                MPI_Datatype base, size_t e, bool sending, Requests &reqs,
-               std::vector<MPI_Datatype> &types, std::vector<Staged> &unstage) {
+               std::vector<MPI_Datatype> &types, std::vector<Staged> &unstage,
+               Scratch &scratch, int tag = kBoxTag) {
     const int nd = en.numDims;
     const int64_t n = en.elements();
     const size_t bytes = static_cast<size_t>(n) * e;
     char *box = tensor + rowMajorOffset(nd, shape, offset) * int64_t(e);
     auto post = [&](void *buf, int count, MPI_Datatype type) {
       if (sending)
-        checkMpi(MPI_Isend(buf, count, type, peer, kBoxTag, world_, reqs.add()),
+        checkMpi(MPI_Isend(buf, count, type, peer, tag, world_, reqs.add()),
                  "MPI_Isend (exchange)");
       else
-        checkMpi(MPI_Irecv(buf, count, type, peer, kBoxTag, world_, reqs.add()),
+        checkMpi(MPI_Irecv(buf, count, type, peer, tag, world_, reqs.add()),
                  "MPI_Irecv (exchange)");
     };
     auto stage = [&]() -> char * {
-      char *buf = takeScratch(bytes);
+      char *buf = scratch.take(bytes);
       if (sending) {
         BoxCopy c = boxPackCopy(nd, shape, offset, en.size(), e, tensor, buf,
                                 /*toPacked=*/true);
@@ -867,8 +974,8 @@ private:
   NodeHeaps heaps_;
   // Staging of exchange boxes, kept between calls (compiled code repeats
   // the same exchanges).
-  std::unique_ptr<char[]> scratch_;
-  size_t scratchBytes_ = 0, scratchUsed_ = 0;
+  /// The blocking exchange's staging; kept between calls.
+  Scratch scratch_;
   /// reduceScatterDirect's blocks; kept between calls, like scratch_.
   std::unique_ptr<char[]> reductionScratch_;
   size_t reductionScratchBytes_ = 0;

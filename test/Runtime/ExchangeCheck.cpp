@@ -46,6 +46,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <numeric>
 #include <random>
 #include <string>
@@ -269,53 +270,127 @@ Shape position(const Shape &shape, int64_t l) {
 
 using MemoryOf = Memory (*)(int rank);
 
+/// How the exchanges of a scenario run: blocking (distRtExchange), started
+/// and waited for at once (--nonblocking), or started together and waited
+/// for in reverse order (batch()).
+enum class Mode { Blocking, StartWait, Batched };
+Mode gMode = Mode::Blocking;
+
+/// One exchange of a scenario: its buffers, filled when it is made; run()
+/// moves the data, verify() checks every element this rank received.
+struct PreparedExchange {
+  std::string context;
+  Shape global;
+  std::vector<int64_t> table;
+  int64_t count = 0;
+  int dt = 0, salt = 0;
+  bool local = false;
+  const Block *src = nullptr, *dst = nullptr;
+  std::vector<Block> from, to;
+  std::unique_ptr<Buffer> send, recv;
+  int64_t request = 0;
+
+  PreparedExchange(const std::string &context, const Shape &global,
+                   const std::vector<Block> &from0,
+                   const std::vector<Block> &to0, const TableOptions &opt,
+                   int dt, MemoryOf memory, int salt, bool local)
+      : context(context), global(global), dt(dt), salt(salt), local(local),
+        from(from0), to(to0) {
+    table = buildTable(from, to, opt, count);
+    src = blockOf(from, gRank);
+    dst = blockOf(to, gRank);
+    const size_t es = elemSize(dt);
+    const int64_t sendElems = src ? product(src->local) : 0;
+    const int64_t recvElems = dst ? product(dst->local) : 0;
+    send = std::make_unique<Buffer>(sendElems * es, memory(gRank));
+    recv = std::make_unique<Buffer>(recvElems * es, memory(gRank));
+    for (int64_t l = 0; l < sendElems; ++l) {
+      Shape p = position(src->local, l);
+      bool inside = true;
+      Shape g(p.size());
+      for (size_t d = 0; d < p.size(); ++d) {
+        inside = inside && p[d] < src->size[d];
+        g[d] = src->offset[d] + p[d];
+      }
+      encode(dt, inside ? globalValue(dt, linear(global, g), salt) : kPadding,
+             send->data() + l * es);
+    }
+    for (int64_t l = 0; l < recvElems; ++l)
+      encode(dt, kSentinel, recv->data() + l * es);
+  }
+
+  // Ranks without a block pass nothing at all.
+  int32_t call(bool start) {
+    const int64_t nd = static_cast<int64_t>(global.size());
+    const int64_t *sendShape = src ? src->local.data() : nullptr;
+    const int64_t *recvShape = dst ? dst->local.data() : nullptr;
+    void *sendData = src ? send->data() : nullptr;
+    void *recvData = dst ? recv->data() : nullptr;
+    if (start)
+      return distRtExchangeStart(nd, sendShape, sendData, recvShape, recvData,
+                                 count, table.data(), dt, nullptr, &request);
+    return (local ? distRtExchangeLocal
+                  : distRtExchange)(nd, sendShape, sendData, recvShape,
+                                    recvData, count, table.data(), dt, nullptr);
+  }
+
+  void start() {
+    ++gCalls;
+    gContext = context;
+    expectEq(call(/*start=*/true), DIST_RT_OK, "start's return code");
+  }
+  void wait() {
+    gContext = context;
+    expectEq(distRtExchangeWait(request), DIST_RT_OK, "wait's return code");
+  }
+  void run() {
+    if (gMode == Mode::Blocking || local) {
+      ++gCalls;
+      gContext = context;
+      expectEq(call(/*start=*/false), DIST_RT_OK, "return code");
+      return;
+    }
+    start();
+    wait();
+  }
+
+  void verify() {
+    gContext = context;
+    const size_t es = elemSize(dt);
+    const int64_t recvElems = dst ? product(dst->local) : 0;
+    for (int64_t l = 0; l < recvElems; ++l) {
+      Shape p = position(dst->local, l);
+      bool inside = true;
+      Shape g(p.size());
+      for (size_t d = 0; d < p.size(); ++d) {
+        inside = inside && p[d] < dst->size[d];
+        g[d] = dst->offset[d] + p[d];
+      }
+      int64_t want =
+          inside ? globalValue(dt, linear(global, g), salt) : kSentinel;
+      expectEq(decode(dt, recv->data() + l * es), want,
+               "recv element " + std::to_string(l));
+    }
+  }
+};
+
+/// The exchanges of the batch being collected (gMode == Batched).
+std::vector<std::unique_ptr<PreparedExchange>> gBatch;
+
 void checkExchange(const std::string &name, const Shape &global,
                    const std::vector<Block> &from, const std::vector<Block> &to,
                    const TableOptions &opt, int dt, MemoryOf memory, int salt,
                    bool local = false) {
-  gContext = std::string(local ? "local exchange " : "exchange ") + name +
-             " (dtype " + std::to_string(dt) + ")";
-  int64_t count = 0;
-  std::vector<int64_t> table = buildTable(from, to, opt, count);
-  const size_t es = elemSize(dt);
-  const Block *src = blockOf(from, gRank), *dst = blockOf(to, gRank);
-  const int64_t sendElems = src ? product(src->local) : 0;
-  const int64_t recvElems = dst ? product(dst->local) : 0;
-  Buffer send(sendElems * es, memory(gRank)),
-      recv(recvElems * es, memory(gRank));
-  for (int64_t l = 0; l < sendElems; ++l) {
-    Shape p = position(src->local, l);
-    bool inside = true;
-    Shape g(p.size());
-    for (size_t d = 0; d < p.size(); ++d) {
-      inside = inside && p[d] < src->size[d];
-      g[d] = src->offset[d] + p[d];
-    }
-    encode(dt, inside ? globalValue(dt, linear(global, g), salt) : kPadding,
-           send.data() + l * es);
+  auto x = std::make_unique<PreparedExchange>(
+      std::string(local ? "local exchange " : "exchange ") + name + " (dtype " +
+          std::to_string(dt) + ")",
+      global, from, to, opt, dt, memory, salt, local);
+  if (gMode == Mode::Batched && !local) {
+    gBatch.push_back(std::move(x));
+    return;
   }
-  for (int64_t l = 0; l < recvElems; ++l)
-    encode(dt, kSentinel, recv.data() + l * es);
-  ++gCalls;
-  // Ranks without a block pass nothing at all.
-  int32_t rc = (local ? distRtExchangeLocal : distRtExchange)(
-      static_cast<int64_t>(global.size()), src ? src->local.data() : nullptr,
-      src ? send.data() : nullptr, dst ? dst->local.data() : nullptr,
-      dst ? recv.data() : nullptr, count, table.data(), dt, nullptr);
-  expectEq(rc, DIST_RT_OK, "return code");
-  for (int64_t l = 0; l < recvElems; ++l) {
-    Shape p = position(dst->local, l);
-    bool inside = true;
-    Shape g(p.size());
-    for (size_t d = 0; d < p.size(); ++d) {
-      inside = inside && p[d] < dst->size[d];
-      g[d] = dst->offset[d] + p[d];
-    }
-    int64_t want =
-        inside ? globalValue(dt, linear(global, g), salt) : kSentinel;
-    expectEq(decode(dt, recv.data() + l * es), want,
-             "recv element " + std::to_string(l));
-  }
+  x->run();
+  x->verify();
 }
 
 std::vector<int64_t> iota(int64_t from, int64_t n) {
@@ -606,8 +681,12 @@ int main(int argc, char **argv) {
     std::string a = argv[i];
     if (a == "--memory" && i + 1 < argc) {
       memory = argv[++i];
+    } else if (a == "--nonblocking") {
+      gMode = Mode::StartWait;
     } else {
-      std::fprintf(stderr, "usage: %s [--memory all|runtime|host]\n", argv[0]);
+      std::fprintf(stderr,
+                   "usage: %s [--memory all|runtime|host] [--nonblocking]\n",
+                   argv[0]);
       return 2;
     }
   }
@@ -629,6 +708,21 @@ int main(int argc, char **argv) {
     checkExchanges(mixed, "runtime memory on even ranks", salt);
   if (gSize >= 2)
     checkLocalExchangeRefusal();
+  if (gMode == Mode::StartWait) {
+    // Every scenario of one memory kind in flight at once: all started, then
+    // waited for in reverse order, with a blocking exchange in between.
+    gMode = Mode::Batched;
+    checkExchanges(mixed, "in flight together", salt);
+    for (auto &x : gBatch)
+      x->start();
+    gMode = Mode::Blocking;
+    checkExchanges(runtime, "blocking, while others are in flight", salt);
+    for (auto it = gBatch.rbegin(); it != gBatch.rend(); ++it)
+      (*it)->wait();
+    for (auto &x : gBatch)
+      x->verify();
+    gBatch.clear();
+  }
 
   long local[3] = {gCalls, gChecked, gFailures}, total[3];
   MPI_Reduce(local, total, 3, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);

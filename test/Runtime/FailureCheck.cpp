@@ -71,6 +71,24 @@ int exchangeOneToZero(int64_t rows, int32_t dtype) {
                         dtype, nullptr);
 }
 
+// exchangeOneToZero in two halves: start's and wait's return codes.
+struct StartedExchange {
+  int start = 0, wait = 0;
+};
+StartedExchange startedOneToZero(int64_t rows, bool nullSend = false) {
+  int64_t shape[2] = {4, 4};
+  int64_t table[8] = {1, 0, 0, 0, 0, 0, rows, 4};
+  std::vector<float> send(16, 1.0f), recv(16, 0.0f);
+  int64_t request = 0;
+  StartedExchange r;
+  r.start = distRtExchangeStart(2, shape, nullSend ? nullptr : send.data(),
+                                shape, recv.data(), 1, table, DIST_RT_F32,
+                                nullptr, &request);
+  if (r.start == DIST_RT_OK)
+    r.wait = distRtExchangeWait(request);
+  return r;
+}
+
 int expect(bool ok, const char *what) {
   if (!ok) {
     std::fprintf(stderr, "rank %lld: unexpected: %s (%s)\n", (long long)gRank,
@@ -123,6 +141,33 @@ int returnMode() {
   distRtClearError();
   expect(exchangeOneToZero(2, DIST_RT_F32) == DIST_RT_OK,
          "exchange after errors");
+  // The same through distRtExchangeStart/Wait: both starts succeed, both
+  // waits report the mismatch (the data is discarded); a null send buffer on
+  // rank 1 fails its start and rank 0's wait; then the ranks are in step.
+  distRtClearError();
+  StartedExchange nb = startedOneToZero(gRank == 1 ? 3 : 2);
+  expect(nb.start == DIST_RT_OK, "start of a mismatched exchange");
+  if (gRank <= 1)
+    expect(nb.wait == DIST_RT_ERR_MISMATCH &&
+               std::strstr(distRtLastErrorMessage(), "exchange_wait: ranks") !=
+                   nullptr,
+           "non-blocking exchange mismatch not reported at the wait");
+  else
+    expect(nb.wait == DIST_RT_OK, "wait on a rank the table does not name");
+  distRtClearError();
+  nb = startedOneToZero(2, /*nullSend=*/gRank == 1);
+  if (gRank == 1)
+    expect(nb.start == DIST_RT_ERR_INVALID_ARGUMENT,
+           "a bad send buffer not reported at the start");
+  else if (gRank == 0)
+    expect(nb.start == DIST_RT_OK && nb.wait == DIST_RT_ERR_INVALID_ARGUMENT &&
+               std::strstr(distRtLastErrorMessage(),
+                           "world rank 1 failed its checks") != nullptr,
+           "the peer's failure not reported at the wait");
+  distRtClearError();
+  nb = startedOneToZero(2);
+  expect(nb.start == DIST_RT_OK && nb.wait == DIST_RT_OK,
+         "non-blocking exchange after errors");
   distRtFinalize();
   if (gRank == 0)
     std::printf("return-mode: errors returned on all %lld ranks, still in "

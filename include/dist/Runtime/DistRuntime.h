@@ -335,6 +335,37 @@ DIST_RT_API int32_t distRtExchange(int64_t numDims, const int64_t *sendShape,
                                    const int64_t *table, int32_t dtype,
                                    void *stream);
 
+/* distRtExchange in two halves, so that communication overlaps compute
+ * (pipeline hand-offs: receives posted ahead, waits right before first use,
+ * sends overlapped with the next microbatch). distRtExchangeStart checks and
+ * posts everything this rank does in the exchange (the local copies are done
+ * at once) and returns at once with *request set; distRtExchangeWait(request)
+ * completes it: recv then holds its boxes and send may be written again.
+ * Until then send must not be written and recv not read. Every call to start
+ * is waited for exactly once; several exchanges may be in flight at once, in
+ * any mix with the blocking calls. Two ranks that share several exchanges
+ * must start them in the same order (their messages are told apart by that
+ * order, not by the table). A rank the table does not name gets a request
+ * that completes at once.
+ *
+ * Checks as distRtExchange: the table alike on every rank and this rank's
+ * boxes and buffers at start (a failure returns it there; with validation on
+ * and errors returned, the peers are told and fail at their wait instead of
+ * waiting for data: start then waits for its peers' signatures). While
+ * validation is on, the named ranks' signatures travel with the start and
+ * are compared at the wait, before any data is used: a disagreement fails
+ * both waits with DIST_RT_ERR_MISMATCH and the received data is discarded.
+ * "mpi": the boxes as MPI messages (derived datatypes or staging through the
+ * exchange's own scratch; no single copy out of a peer's heap, which needs
+ * the peer to answer first). "nccl": the exchange is enqueued on the stream
+ * at start (already asynchronous to the host) and the wait has nothing left
+ * to do. */
+DIST_RT_API int32_t distRtExchangeStart(
+    int64_t numDims, const int64_t *sendShape, const void *send,
+    const int64_t *recvShape, void *recv, int64_t numTransfers,
+    const int64_t *table, int32_t dtype, void *stream, int64_t *request);
+DIST_RT_API int32_t distRtExchangeWait(int64_t request);
+
 /* distRtExchange for a table whose every transfer is a local copy (srcRank ==
  * dstRank): the redistribute steps that move nothing between ranks (replicated
  * to sharded, for one), which the compiler recognises from its table. Same
