@@ -80,10 +80,12 @@ TEST(PlanningOptions, PassesTakeEveryRowWithThePipelinesDefault) {
   };
   for (const Row &row : kRows) {
     SCOPED_TRACE(row.flag);
-    if (row.passes & kPlanningForPartition)
+    if (row.passes & kPlanningForPartition) {
       EXPECT_EQ(valueIn(partition, row.flag), valueIn(defaults, row.flag));
-    if (row.passes & kPlanningForLowering)
+    }
+    if (row.passes & kPlanningForLowering) {
       EXPECT_EQ(valueIn(lowering, row.flag), valueIn(defaults, row.flag));
+    }
   }
   // Every option the pipeline prints is a row.
   for (const auto &[flag, value] : defaults)
