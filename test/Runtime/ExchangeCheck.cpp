@@ -304,19 +304,23 @@ struct PreparedExchange {
     const int64_t recvElems = dst ? product(dst->local) : 0;
     send = std::make_unique<Buffer>(sendElems * es, memory(gRank));
     recv = std::make_unique<Buffer>(recvElems * es, memory(gRank));
-    for (int64_t l = 0; l < sendElems; ++l) {
-      Shape p = position(src->local, l);
-      bool inside = true;
-      Shape g(p.size());
-      for (size_t d = 0; d < p.size(); ++d) {
-        inside = inside && p[d] < src->size[d];
-        g[d] = src->offset[d] + p[d];
-      }
-      encode(dt, inside ? globalValue(dt, linear(global, g), salt) : kPadding,
-             send->data() + l * es);
-    }
+    for (int64_t l = 0; l < sendElems; ++l)
+      encode(dt, valueAt(*src, l, kPadding), send->data() + l * es);
     for (int64_t l = 0; l < recvElems; ++l)
       encode(dt, kSentinel, recv->data() + l * es);
+  }
+
+  /// The value local element `l` of `block` holds: its global element's,
+  /// or `outside` in the block's padding.
+  int64_t valueAt(const Block &block, int64_t l, int64_t outside) const {
+    Shape p = position(block.local, l);
+    Shape g(p.size());
+    for (size_t d = 0; d < p.size(); ++d) {
+      if (p[d] >= block.size[d])
+        return outside;
+      g[d] = block.offset[d] + p[d];
+    }
+    return globalValue(dt, linear(global, g), salt);
   }
 
   // Ranks without a block pass nothing at all.
@@ -359,16 +363,7 @@ struct PreparedExchange {
     const size_t es = elemSize(dt);
     const int64_t recvElems = dst ? product(dst->local) : 0;
     for (int64_t l = 0; l < recvElems; ++l) {
-      Shape p = position(dst->local, l);
-      bool inside = true;
-      Shape g(p.size());
-      for (size_t d = 0; d < p.size(); ++d) {
-        inside = inside && p[d] < dst->size[d];
-        g[d] = dst->offset[d] + p[d];
-      }
-      int64_t want =
-          inside ? globalValue(dt, linear(global, g), salt) : kSentinel;
-      expectEq(decode(dt, recv->data() + l * es), want,
+      expectEq(decode(dt, recv->data() + l * es), valueAt(*dst, l, kSentinel),
                "recv element " + std::to_string(l));
     }
   }
