@@ -20,6 +20,7 @@
 #include <cstring>
 #include <optional>
 #include <string>
+#include <vector>
 
 using namespace dist::planner;
 
@@ -42,9 +43,29 @@ std::string errorObject(llvm::StringRef message) {
   return text;
 }
 
-constexpr const char *kKnownKeys[] = {"mesh",     "to_mesh", "shape",
-                                      "from",     "to",      "topology",
-                                      "strategy", "moves",   "max_peak_bytes"};
+/// The request's keys (PlanRequestKeys.def: the rows the C API takes).
+const std::vector<llvm::StringRef> &knownKeys() {
+  static const std::vector<llvm::StringRef> keys = [] {
+    std::vector<llvm::StringRef> all;
+#define DIST_PLAN_REQUEST_KEY(Flag, Key, Keyword)                              \
+  if (llvm::StringRef(Key).size())                                             \
+    all.push_back(Key);
+#include "dist/Planner/PlanRequestKeys.def"
+    return all;
+  }();
+  return keys;
+}
+
+/// "a, b or c".
+std::string listOf(const std::vector<llvm::StringRef> &words) {
+  std::string text;
+  for (size_t i = 0; i < words.size(); ++i)
+    text += (i == 0                  ? ""
+             : i + 1 == words.size() ? " or "
+                                     : ", ") +
+            words[i].str();
+  return text;
+}
 
 /// The request's keys, checked for presence and type as they are read.
 class RequestReader {
@@ -55,9 +76,8 @@ public:
   llvm::Error checkKeys() const {
     for (const auto &entry : object) {
       llvm::StringRef key = entry.first;
-      if (!llvm::is_contained(kKnownKeys, key))
-        return fail(key, "unknown key (expected mesh, to_mesh, shape, from, "
-                         "to, topology, strategy, moves or max_peak_bytes)");
+      if (!llvm::is_contained(knownKeys(), key))
+        return fail(key, "unknown key (expected " + listOf(knownKeys()) + ")");
     }
     return llvm::Error::success();
   }

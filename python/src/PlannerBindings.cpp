@@ -234,6 +234,14 @@ void bindPlanner(py::module_ &m) {
   elementBytes[Name] = Bytes;
 #include "dist/Support/ElementTypes.def"
   m.attr("ELEMENT_BYTES") = elementBytes;
+  // The keywords of a plan request, from the table the other doors read
+  // (dist_mlir.plan's parameters are checked against it).
+  py::list requestKeywords;
+#define DIST_PLAN_REQUEST_KEY(Flag, Key, Keyword)                              \
+  if (llvm::StringRef(Keyword).size())                                         \
+    requestKeywords.append(Keyword);
+#include "dist/Planner/PlanRequestKeys.def"
+  m.attr("PLAN_REQUEST_KEYWORDS") = requestKeywords;
 
   py::register_exception<NoPlanFailure>(m, "NoPlanError", PyExc_ValueError);
 

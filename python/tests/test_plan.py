@@ -312,3 +312,15 @@ def test_segmented_layouts() -> None:
         qkv.local_shape((320, 64))
     assert qkv.to_placements() == [
         dist_mlir.StridedShard(0, segments=(256, 64, 64))]
+
+
+def test_plan_keywords_are_the_request_table() -> None:
+    """plan()'s parameters are the Python column of the one table of a
+    request's parts (include/dist/Planner/PlanRequestKeys.def), which
+    dist-plan's flags and the C API's keys come from too."""
+    import inspect
+
+    from dist_mlir import _dist
+
+    params = list(inspect.signature(dist_mlir.plan).parameters)
+    assert sorted(params) == sorted(_dist.PLAN_REQUEST_KEYWORDS)

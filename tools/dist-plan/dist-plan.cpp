@@ -81,11 +81,12 @@ struct Options {
 };
 
 Options parseArguments(int argc, char **argv) {
+  // The request's parts (PlanRequestKeys.def), then what only the tool
+  // takes.
   static const char *const kKnown[] = {
-      "--mesh",     "--shape",  "--from",           "--to",
-      "--topology", "--alpha",  "--beta",           "--strategy",
-      "--cache",    "--format", "--max-peak-bytes", "--to-mesh",
-      "--moves",    "--replay", "--layout-problem"};
+#define DIST_PLAN_REQUEST_KEY(Flag, Key, Keyword) Flag,
+#include "dist/Planner/PlanRequestKeys.def"
+      "--format", "--replay", "--layout-problem"};
   Options options;
   for (int i = 1; i < argc; ++i) {
     llvm::StringRef arg = argv[i];
@@ -96,7 +97,7 @@ Options parseArguments(int argc, char **argv) {
     auto [name, inlineValue] = arg.split('=');
     bool known = false;
     for (const char *k : kKnown)
-      known |= name == k;
+      known |= *k && name == k;
     if (!known) {
       llvm::errs() << "dist-plan: unknown argument '" << arg << "'\n" << kUsage;
       std::exit(kExitBadArgument);
