@@ -394,6 +394,42 @@ TEST_F(Api, ExchangeErrors) {
   distRtClearError();
 }
 
+// distRtExchangeStart/Wait on one rank (local copies, done by the start),
+// and every request it does not know, or a bad table, refused by name.
+TEST_F(Api, NonBlockingExchangeOnOneRankAndErrors) {
+  int32_t a[4] = {1, 2, 3, 4}, b[4] = {};
+  int64_t shape[1] = {4};
+  const std::vector<int64_t> table = {0, 0, 1, 0, 3}; // a[1..3] -> b[0..2]
+  int64_t request = -1;
+  ASSERT_EQ(distRtExchangeStart(1, shape, a, shape, b, 1, table.data(),
+                                DIST_RT_I32, nullptr, &request),
+            DIST_RT_OK)
+      << distRtLastErrorMessage();
+  EXPECT_GT(request, 0);
+  ASSERT_EQ(distRtExchangeWait(request), DIST_RT_OK);
+  EXPECT_EQ(std::vector<int32_t>(b, b + 4), (std::vector<int32_t>{2, 3, 4, 0}));
+  // Waited for once only.
+  EXPECT_EQ(distRtExchangeWait(request), DIST_RT_ERR_INVALID_ARGUMENT);
+  expectError(DIST_RT_ERR_INVALID_ARGUMENT, "exchange_wait",
+              "is not an exchange in flight");
+  EXPECT_EQ(distRtExchangeWait(12345), DIST_RT_ERR_INVALID_ARGUMENT);
+  expectError(DIST_RT_ERR_INVALID_ARGUMENT, "exchange_wait",
+              "request 12345 is not an exchange in flight");
+  EXPECT_EQ(distRtExchangeStart(1, shape, a, shape, b, 1, table.data(),
+                                DIST_RT_I32, nullptr, nullptr),
+            DIST_RT_ERR_INVALID_ARGUMENT);
+  expectError(DIST_RT_ERR_INVALID_ARGUMENT, "exchange_start",
+              "request is NULL");
+  const std::vector<int64_t> past = {0, 0, 2, 0, 3}; // a[2..4]: past a
+  EXPECT_EQ(distRtExchangeStart(1, shape, a, shape, b, 1, past.data(),
+                                DIST_RT_I32, nullptr, &request),
+            DIST_RT_ERR_INVALID_ARGUMENT);
+  expectError(DIST_RT_ERR_INVALID_ARGUMENT, "exchange_start",
+              "srcOffset[0] + size[0] = 2 + 3 exceeds sendShape[0] = 4");
+  EXPECT_EQ(request, 0); // nothing to wait for
+  distRtClearError();
+}
+
 TEST_F(Api, LocalDataMovement) {
   // A 4x6 i16 tensor: pack on dim 1 into 3 chunks, unpack back.
   std::vector<int16_t> t(24), packed(24), back(24);
