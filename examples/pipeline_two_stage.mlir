@@ -2,9 +2,9 @@
 // layer on ranks 0-3 (tp=4) with its input split by tokens; its output is
 // handed to stage 1 on ranks 4-7 (dp=2 x tp=2), whose layer splits tokens
 // over dp and w1's columns over tp. Each stage is its own function on its
-// own mesh (dist-partition works within one mesh); the hand-off between
-// them is one dist.reshard across meshes, which dist-lower-reshard plans
-// (semantics §3a).
+// own mesh (pipeline_stages_one_function.mlir writes both in one function);
+// the hand-off between them is one dist.reshard across meshes, which
+// dist-lower-reshard plans (semantics §3a).
 
 dist.mesh @stage0 = <["tp"=4], devices = [0, 1, 2, 3]>
 dist.mesh @stage1 = <["dp"=2, "tp"=2], devices = [4, 5, 6, 7]>

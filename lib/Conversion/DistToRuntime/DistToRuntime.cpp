@@ -18,12 +18,16 @@
 #include "dist/Dialect/Dist/IR/DistOps.h"
 #include "dist/Dialect/Dist/IR/SegmentPieces.h"
 
+#include "mlir/Analysis/SliceAnalysis.h"
+#include "mlir/Analysis/TopologicalSortUtils.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/MemRef/Utils/MemRefUtils.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/WalkPatternRewriteDriver.h"
 
@@ -306,6 +310,68 @@ int64_t groupSize(MeshOp mesh, ArrayRef<int64_t> axes) {
 }
 
 /// What the patterns share: the runtime's calls and the functions' streams.
+/// Creating a group is collective over the world (every rank takes part,
+/// members or not, in the same order): the groups a stage function creates
+/// are created before its guarded call, by every rank, with what they are
+/// computed from (constants and the mesh handle) cloned; the stage's own
+/// calls then find them made. Failure (nothing created) when a group is
+/// computed from anything else.
+LogicalResult createStageGroups(OpBuilder &b, func::FuncOp callee) {
+  llvm::SetVector<Operation *> slice;
+  BackwardSliceOptions options;
+  options.inclusive = true;
+  options.omitUsesFromAbove = false;
+  bool ok = true;
+  callee.walk([&](func::CallOp inner) {
+    if (inner.getCallee() == runtimeEntrySymbol(RuntimeEntry::Group))
+      ok &= succeeded(getBackwardSlice(inner.getOperation(), &slice, options));
+  });
+  for (Operation *op : slice)
+    ok &= llvm::all_of(op->getOperands(),
+                       [&](Value operand) {
+                         Operation *def = operand.getDefiningOp();
+                         return def && slice.contains(def);
+                       }) &&
+          op->getNumRegions() == 0;
+  if (!ok)
+    return failure();
+  IRMapping mapping;
+  for (Operation *op : topologicalSort(slice))
+    b.clone(*op, mapping);
+  return success();
+}
+
+/// Semantics §3c: a call of a stage function (`dist.stage = @mesh`, one that
+/// computes on that mesh alone) runs only on the mesh's ranks; elsewhere
+/// its results (out-parameters by now) are never read. The attribute goes,
+/// so that nothing keeps the mesh symbol alive.
+void guardStageCalls(ModuleOp module, RuntimeCalls &calls) {
+  SymbolTable symbols(module);
+  SmallVector<func::CallOp> stageCalls;
+  module.walk([&](func::CallOp call) {
+    auto callee = symbols.lookup<func::FuncOp>(call.getCallee());
+    if (callee && callee->hasAttr(kStageAttrName) && call.getNumResults() == 0)
+      stageCalls.push_back(call);
+  });
+  for (func::CallOp call : stageCalls) {
+    auto callee = symbols.lookup<func::FuncOp>(call.getCallee());
+    auto mesh = symbols.lookup<MeshOp>(
+        callee->getAttrOfType<FlatSymbolRefAttr>(kStageAttrName).getValue());
+    OpBuilder b(call);
+    if (!mesh || failed(createStageGroups(b, callee)))
+      continue;
+    Location loc = call.getLoc();
+    Value handle = calls.mesh(b, loc, mesh);
+    Value contains = calls.call(b, loc, RuntimeEntry::MeshContains, handle)[0];
+    Value member = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
+                                         contains, calls.i32(b, loc, 0));
+    auto guard = scf::IfOp::create(b, loc, member, /*withElseRegion=*/false);
+    call->moveBefore(guard.thenBlock()->getTerminator());
+  }
+  for (func::FuncOp func : module.getOps<func::FuncOp>())
+    func->removeAttr(kStageAttrName);
+}
+
 class LoweringState {
 public:
   LoweringState(ModuleOp module, bool device) : calls(module), device(device) {}
@@ -958,6 +1024,7 @@ struct ConvertDistToRuntimePass
       if (state.failed)
         return signalPassFailure();
     }
+    guardStageCalls(module, state.calls);
     // The meshes now live in the runtime calls' constant tables; drop the
     // symbols nothing refers to any more, so the module is plain LLVM-able IR.
     for (MeshOp mesh : llvm::make_early_inc_range(module.getOps<MeshOp>()))

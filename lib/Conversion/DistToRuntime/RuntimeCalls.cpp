@@ -71,6 +71,13 @@ const EntryRow &rowOf(RuntimeEntry entry) {
   return rows[static_cast<size_t>(entry)];
 }
 
+} // namespace
+
+llvm::StringRef dist::runtimeEntrySymbol(RuntimeEntry entry) {
+  return rowOf(entry).symbol;
+}
+
+namespace {
 // Every row against the declaration in DistRuntime.h, at build time.
 template <typename T> constexpr bool isKind(Kind kind) {
   switch (kind) {

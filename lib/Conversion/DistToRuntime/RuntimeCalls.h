@@ -27,6 +27,9 @@ enum class RuntimeEntry {
 #include "RuntimeEntryPoints.def"
 };
 
+/// The C symbol of `entry` (its row's).
+llvm::StringRef runtimeEntrySymbol(RuntimeEntry entry);
+
 /// The runtime's element type code (DIST_RT_F16 ...), if it has one.
 std::optional<int32_t> getRuntimeDType(mlir::Type elementType);
 /// The runtime's reduction code (DIST_RT_SUM ...).

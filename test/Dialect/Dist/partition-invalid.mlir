@@ -20,15 +20,67 @@ func.func @unsharded_argument(%a: tensor<4xf32>) -> tensor<4xf32, #dist.sharding
 
 // -----
 
+// Semantics §3c: each op computes on one mesh (a function's compute may
+// span several meshes, cut into stages: partition-stages.mlir).
 dist.mesh @a = <["x"=2]>
 dist.mesh @b = <["x"=2]>
-// expected-error @+1 {{'func.func' op cannot be partitioned: its compute uses tensors on several meshes}}
 func.func @two_meshes(%a: tensor<4xf32, #dist.sharding<@a, [{"x"}]>>, %b: tensor<4xf32, #dist.sharding<@b, [{"x"}]>>)
     -> tensor<4xf32, #dist.sharding<@a, [{"x"}]>> {
   %e = tensor.empty() : tensor<4xf32, #dist.sharding<@a, [{"x"}]>>
+  // expected-error @+1 {{'linalg.map' op cannot be partitioned: it uses tensors on @a and @b (semantics §3c: each op computes on one mesh; a dist.reshard moves a tensor to another)}}
   %s = linalg.map { arith.addf } ins(%a, %b : tensor<4xf32, #dist.sharding<@a, [{"x"}]>>, tensor<4xf32, #dist.sharding<@b, [{"x"}]>>)
                   outs(%e : tensor<4xf32, #dist.sharding<@a, [{"x"}]>>)
   return %s : tensor<4xf32, #dist.sharding<@a, [{"x"}]>>
+}
+
+// -----
+
+// An op without layouts between two meshes.
+dist.mesh @a = <["x"=2], devices = [0, 1]>
+dist.mesh @b = <["x"=2], devices = [2, 3]>
+func.func @free_between(%a: tensor<4xf32, #dist.sharding<@a, [{"x"}]>>, %b: tensor<4xf32, #dist.sharding<@b, [{"x"}]>>)
+    -> tensor<4xf32> {
+  %ex = tensor.empty() : tensor<4xf32>
+  %x = linalg.map { arith.negf } ins(%a : tensor<4xf32, #dist.sharding<@a, [{"x"}]>>) outs(%ex : tensor<4xf32>)
+  %y = linalg.map { arith.negf } ins(%b : tensor<4xf32, #dist.sharding<@b, [{"x"}]>>) outs(%ex : tensor<4xf32>)
+  // expected-error @+1 {{'arith.addf' op cannot be partitioned: it exchanges values with ops on @a and @b (semantics §3c: each op computes on one mesh; a dist.reshard moves a tensor to another)}}
+  %s = arith.addf %x, %y : tensor<4xf32>
+  return %s : tensor<4xf32>
+}
+
+// -----
+
+// A scalar computed on one stage's ranks is not there on another's.
+dist.mesh @a = <["x"=2], devices = [0, 1]>
+dist.mesh @b = <["x"=2], devices = [2, 3]>
+func.func @scalar_crossing(%a: tensor<4xf32, #dist.sharding<@a, [{}]>>, %b: tensor<4xf32, #dist.sharding<@b, [{"x"}]>>)
+    -> tensor<4xf32, #dist.sharding<@b, [{"x"}]>> {
+  %c0 = arith.constant 0 : index
+  %s = tensor.extract %a[%c0] : tensor<4xf32, #dist.sharding<@a, [{}]>>
+  %e = tensor.empty() : tensor<4xf32, #dist.sharding<@b, [{"x"}]>>
+  // expected-error @+1 {{'linalg.fill' op cannot be partitioned: it uses a value computed on @a while it computes on @b (semantics §3c: values go from one mesh to another as tensors, through a dist.reshard)}}
+  %f = linalg.fill ins(%s : f32) outs(%e : tensor<4xf32, #dist.sharding<@b, [{"x"}]>>) -> tensor<4xf32, #dist.sharding<@b, [{"x"}]>>
+  %r = arith.addf %f, %b : tensor<4xf32, #dist.sharding<@b, [{"x"}]>>
+  return %r : tensor<4xf32, #dist.sharding<@b, [{"x"}]>>
+}
+
+// -----
+
+// A tensor that goes from one stage to a later one on the same mesh is a
+// stage's result and a stage's argument: it needs a layout.
+dist.mesh @a = <["x"=2], devices = [0, 1]>
+dist.mesh @b = <["x"=2], devices = [2, 3]>
+func.func @free_between_stages(%a: tensor<4xf32, #dist.sharding<@a, [{"x"}]>>)
+    -> tensor<4xf32, #dist.sharding<@a, [{"x"}]>> {
+  %e = tensor.empty() : tensor<4xf32>
+  // expected-error @+1 {{'linalg.map' op cannot be partitioned: its result goes from one stage to a later one on the same mesh without a layout (give it a #dist.sharding type)}}
+  %n = linalg.map { arith.negf } ins(%a : tensor<4xf32, #dist.sharding<@a, [{"x"}]>>) outs(%e : tensor<4xf32>)
+  %to_b = dist.reshard %a : tensor<4xf32, #dist.sharding<@a, [{"x"}]>> -> tensor<4xf32, #dist.sharding<@b, [{"x"}]>>
+  %m = math.exp %to_b : tensor<4xf32, #dist.sharding<@b, [{"x"}]>>
+  %back = dist.reshard %m : tensor<4xf32, #dist.sharding<@b, [{"x"}]>> -> tensor<4xf32, #dist.sharding<@a, [{"x"}]>>
+  %e2 = tensor.empty() : tensor<4xf32, #dist.sharding<@a, [{"x"}]>>
+  %r = linalg.map { arith.addf } ins(%n, %back : tensor<4xf32>, tensor<4xf32, #dist.sharding<@a, [{"x"}]>>) outs(%e2 : tensor<4xf32, #dist.sharding<@a, [{"x"}]>>)
+  return %r : tensor<4xf32, #dist.sharding<@a, [{"x"}]>>
 }
 
 // -----
@@ -191,4 +243,17 @@ dist.mesh @m = <["x"=2]>
 func.func @dynamic_result(%a: tensor<8xf32, #dist.sharding<@m, [{"x"}]>>, %n: index) -> tensor<?xf32> {
   %s = tensor.extract_slice %a[0] [%n] [1] : tensor<8xf32, #dist.sharding<@m, [{"x"}]>> to tensor<?xf32>
   return %s : tensor<?xf32>
+}
+
+// -----
+
+// Auto-sharding chooses layouts on one mesh.
+dist.mesh @a = <["x"=2], devices = [0, 1]>
+dist.mesh @b = <["x"=2], devices = [2, 3]>
+// expected-error @+1 {{'func.func' op cannot be partitioned: dist.auto chooses layouts on one mesh, but its compute uses @a and @b (semantics §3c: give the stages' arguments layouts)}}
+func.func @auto_two_meshes(%a: tensor<4xf32, #dist.sharding<@a, [{"x"}]>>) -> tensor<4xf32, #dist.sharding<@b, [{"x"}]>>
+    attributes {dist.auto = @a} {
+  %n = arith.negf %a : tensor<4xf32, #dist.sharding<@a, [{"x"}]>>
+  %r = dist.reshard %n : tensor<4xf32, #dist.sharding<@a, [{"x"}]>> -> tensor<4xf32, #dist.sharding<@b, [{"x"}]>>
+  return %r : tensor<4xf32, #dist.sharding<@b, [{"x"}]>>
 }

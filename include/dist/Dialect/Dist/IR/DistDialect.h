@@ -13,4 +13,11 @@
 
 #include "dist/Dialect/Dist/IR/DistDialect.h.inc"
 
+namespace dist {
+/// `dist.stage = @mesh` on a function: it computes on that mesh alone (a
+/// pipeline stage, semantics §3c), so a call of it runs only on the mesh's
+/// ranks. Set by dist-partition, read by convert-dist-to-runtime.
+inline constexpr llvm::StringLiteral kStageAttrName = "dist.stage";
+} // namespace dist
+
 #endif // DIST_DIALECT_DIST_IR_DISTDIALECT_H

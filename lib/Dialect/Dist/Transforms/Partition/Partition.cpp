@@ -15,6 +15,7 @@
 #include "Normalize.h"
 #include "PairCostMemo.h"
 #include "SignatureLayouts.h"
+#include "SplitStages.h"
 #include "dist/Dialect/Dist/IR/DistOps.h"
 #include "dist/Dialect/Dist/IR/PlannerInterop.h"
 #include "dist/Dialect/Dist/Transforms/Passes.h"
@@ -69,6 +70,7 @@ private:
   };
   /// normalize -> build the layout problem -> solve -> apply, for one
   /// function; failure when it reported an error.
+  LogicalResult splitIntoStages(ModuleOp module);
   LogicalResult partitionFunction(func::FuncOp func,
                                   SymbolTableCollection &symbols,
                                   planner::PlanCache &cache,
@@ -380,6 +382,31 @@ LogicalResult DistPartitionPass::partitionFunction(
   return success();
 }
 
+/// Semantics §3c: every function whose compute spans several meshes becomes
+/// calls of stage functions (SplitStages.h), each then partitioned alone.
+LogicalResult DistPartitionPass::splitIntoStages(ModuleOp module) {
+  SymbolTable symbols(module);
+  bool failedAny = false;
+  for (func::FuncOp func : llvm::to_vector(module.getOps<func::FuncOp>())) {
+    // Layouts written on the signature alone go into the types first.
+    SmallVector<Stage> stages;
+    if (failed(applySignatureLayouts(func)) ||
+        failed(splitStages(func, symbols, stages))) {
+      failedAny = true;
+      continue;
+    }
+    if (stages.empty() || !(remarks || remarksRequested()))
+      continue;
+    InFlightDiagnostic remark = emitSummaryRemark(module)
+                                << "dist-partition: @" << func.getSymName()
+                                << ": " << stages.size() << " stages:";
+    for (auto [i, stage] : llvm::enumerate(stages))
+      remark << (i ? "," : "") << " @" << stage.func.getSymName() << " on "
+             << stage.mesh << " (" << stage.ops << " ops)";
+  }
+  return failure(failedAny);
+}
+
 void DistPartitionPass::runOnOperation() {
   ModuleOp module = getOperation();
   if (failed(costModels.resolveAuto(module)) ||
@@ -396,12 +423,17 @@ void DistPartitionPass::runOnOperation() {
     budget = device.memory;
 
   Totals totals;
-  bool failedAny = false;
   SymbolTableCollection symbols;
-  for (func::FuncOp func : module.getOps<func::FuncOp>())
-    if (!func.isExternal() &&
-        failed(partitionFunction(func, symbols, cache, budget, totals)))
+  if (failed(splitIntoStages(module)))
+    return signalPassFailure();
+  bool failedAny = false;
+  for (func::FuncOp func : module.getOps<func::FuncOp>()) {
+    if (func.isExternal())
+      continue;
+    markStageFunction(func, symbols);
+    if (failed(partitionFunction(func, symbols, cache, budget, totals)))
       failedAny = true;
+  }
   cache.flushCosts();
   if (failedAny)
     return signalPassFailure();
