@@ -57,6 +57,9 @@ echo "bench: local compute per op class (products vs BLAS, fused ops vs memcpy)"
 peers=$("$root/utils/bench/peers/setup.sh")
 "${DIST_NUMPY_PYTHON:-/usr/bin/python3}" "$root/utils/bench/op_classes.py" "$build" --peers "$peers" \
   > "$work/op-classes.md"
+echo "bench: where the masked softmax's time goes (from cache, two ablations)"
+"${DIST_NUMPY_PYTHON:-/usr/bin/python3}" "$root/utils/bench/softmax_breakdown.py" "$build" \
+  > "$work/softmax-breakdown.md"
 echo "bench: reshard plans beside JAX/XLA's and DTensor's, priced in dist's model"
 "$peers" "$root/utils/bench/peers/plan_peers.py" "$build" > "$work/plan-peers.md" 2>/dev/null
 echo "bench: a Llama layer against torch eager and jax.jit (the peers' venv)"
@@ -258,6 +261,8 @@ users would run instead (docs/compiler.md, "Local compute").
 $(cat "$work/local-compute.md")
 
 $(cat "$work/op-classes.md")
+
+$(cat "$work/softmax-breakdown.md")
 
 $(cat "$work/llama-layer.md")
 
