@@ -181,9 +181,18 @@ void dist::buildCpuVectorLoweringPipeline(OpPassManager &pm) {
 
 const char *dist::defaultCudaToolkit() { return DIST_CUDA_TOOLKIT_DIR; }
 
+void dist::buildPartitionPipeline(OpPassManager &pm,
+                                  const DistToLLVMPipelineOptions &options) {
+  // Semantics §3c: the microbatches first, so that every stage of each
+  // becomes its own function.
+  if (options.microbatches != 1)
+    pm.addPass(createDistPipeline(DistPipelineOptions{options.microbatches}));
+  pm.addPass(createDistPartition(options.toPartitionOptions()));
+}
+
 void dist::buildDistToLLVMPipeline(OpPassManager &pm,
                                    const DistToLLVMPipelineOptions &options) {
-  pm.addPass(createDistPartition(options.toPartitionOptions()));
+  buildPartitionPipeline(pm, options);
   buildReshardLoweringPipeline(pm, options.toLowerReshardOptions());
   buildDistLocalToLLVMPipeline(pm, options);
 }

@@ -248,7 +248,7 @@ LogicalResult planProgram(ModuleOp module,
                           const DistToLLVMPipelineOptions &options,
                           double *modelledSeconds) {
   PassManager pm(module.getContext(), ModuleOp::getOperationName());
-  pm.addPass(createDistPartition(options.toPartitionOptions()));
+  buildPartitionPipeline(pm, options);
   DistLowerReshardOptions lowering = options.toLowerReshardOptions();
   // The modelled cost is what dist-lower-reshard's summary remark says
   // (semantics §5 --reps): ask for its remarks, read the summary, and show

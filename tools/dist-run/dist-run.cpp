@@ -118,6 +118,12 @@ cl::opt<int64_t> vectorBytes(
              "AVX-512; LLVM splits wider vectors for narrower ISAs)"),
     cl::init(dist::codegen::kDefaultVectorBytes), cl::value_desc("B"),
     cl::cat(runCategory));
+cl::opt<int64_t> microbatches(
+    "microbatches",
+    cl::desc("Run a function whose compute spans several meshes as a "
+             "pipeline of M microbatches of its dist.batch_dim arguments "
+             "(semantics §3c; default 1: as written)"),
+    cl::init(1), cl::value_desc("M"), cl::cat(runCategory));
 cl::opt<int64_t> rowTileElements(
     "row-tile-elements",
     cl::desc("--compute fused: about how many elements a block of rows that "
@@ -318,6 +324,9 @@ std::optional<int> checkCommandLine() {
   if (vectorBytes < 1 || vectorBytes > 1024)
     return usageError("--vector-bytes must be 1 to 1024 (got " +
                       llvm::Twine(vectorBytes) + ")");
+  if (microbatches < 1)
+    return usageError("--microbatches must be at least 1 (got " +
+                      llvm::Twine(microbatches) + ")");
   if (rowTileElements < 1)
     return usageError("--row-tile-elements must be at least 1 (got " +
                       llvm::Twine(rowTileElements) + ")");
@@ -356,6 +365,7 @@ void setPipelineOptions(dist::DistToLLVMPipelineOptions &options,
   options.compute = compute;
   options.vectorBytes = vectorBytes;
   options.rowTileElements = rowTileElements;
+  options.microbatches = microbatches;
   options.gpuChip = gpuChip;
 #define DIST_PLANNING_OPTION(Member, Flag, Type, Default, Values, Passes,      \
                              Description)                                      \

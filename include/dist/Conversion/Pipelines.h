@@ -77,6 +77,12 @@ struct DistToLLVMPipelineOptions
       llvm::cl::desc("compute=fused: about how many elements a block of rows "
                      "dist-fuse-rows computes together holds"),
       llvm::cl::init(codegen::kDefaultRowTileElements)};
+  Option<int64_t> microbatches{
+      *this, "microbatches",
+      llvm::cl::desc("Run a function whose compute spans several meshes as "
+                     "a pipeline of this many microbatches (dist-pipeline, "
+                     "semantics §3c; 1: as written)"),
+      llvm::cl::init(1)};
   Option<std::string> gpuChip{
       *this, "gpu-chip",
       llvm::cl::desc("target=gpu: the GPU architecture kernels are compiled "
@@ -115,6 +121,11 @@ void buildCpuComputePipeline(mlir::OpPassManager &pm,
 /// The vector code's lowering towards LLVM, after bufferization:
 /// multi-reductions, transfers, vector math.
 void buildCpuVectorLoweringPipeline(mlir::OpPassManager &pm);
+
+/// The choice of layouts: dist-pipeline (when `microbatches` is not 1),
+/// then dist-partition.
+void buildPartitionPipeline(mlir::OpPassManager &pm,
+                            const DistToLLVMPipelineOptions &options);
 
 /// Everything after reshard planning: localize, bufferize, convert to
 /// runtime calls and lower to the LLVM dialect.

@@ -171,4 +171,35 @@ def DistPartition : Pass<"dist-partition", "::mlir::ModuleOp"> {
   ]);
 }
 
+def DistPipeline : Pass<"dist-pipeline", "::mlir::ModuleOp"> {
+  let summary = "Run a function whose compute spans several meshes as a "
+                "pipeline of microbatches";
+  let description = [{
+    Semantics §3c. In a function whose tensors lie on several meshes and
+    whose arguments mark a batch dim (`{dist.batch_dim = D}`), every op runs
+    once per microbatch: the marked arguments are sliced into `microbatches`
+    equal parts along their batch dims (which `microbatches` must divide),
+    each op is cloned per part with the batch dim of its tensors cut to the
+    part (found by following the batch dims through the ops' indexing maps,
+    elementwise ops and reshards), and each result with a batch dim is the
+    concatenation of its parts. Ops are emitted microbatch after microbatch,
+    so that dist-partition cuts one stage function per mesh and microbatch:
+    a stage's ranks compute microbatch `m + 1` while the next stage computes
+    `m` (GPipe's order; the hand-offs are still blocking). An op that mixes
+    the batch with other dims, reduces over it, or that no rule follows is a
+    located error.
+
+    ```mlir
+    func.func @f(%x: tensor<16x32xf32, #dist.sharding<@s0, [{}, {} ]>> {dist.batch_dim = 0 : i64}, ...)
+    // dist-pipeline{microbatches=2}: %x[0:8] and %x[8:16] each through the
+    // stages, the results concatenated along dim 0
+    ```
+  }];
+  let dependentDialects = ["::mlir::tensor::TensorDialect"];
+  let options = [
+    Option<"microbatches", "microbatches", "int64_t", /*default=*/"1",
+           "How many parts the batch is cut into (1: the function as it is)">
+  ];
+}
+
 #endif // DIST_DIALECT_DIST_TRANSFORMS_PASSES_TD
