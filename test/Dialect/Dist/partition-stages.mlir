@@ -6,6 +6,9 @@
 
 // Two Megatron MLP halves: tp=4 on ranks 0-3, then dp=2 x tp=2 on 4-7.
 // REMARK: remark: dist-partition: @two_stages: 2 stages: @two_stages_stage0 on @s0 (6 ops), @two_stages_stage1 on @s1 (3 ops)
+// The modelled pipeline: each stage's partitioned time, the planned hand-off,
+// the step in program order (GPipe, blocking hand-offs).
+// REMARK: remark: dist-partition: @two_stages: pipeline of 2 stages x 1 microbatches (gpipe, blocking hand-offs): stages @s0 3.000e-05 s, @s1 1.000e-05 s; hand-offs 1.000e-05 s; step 5.001e-05 s, bubble 60.0%
 // CHECK-LABEL: func.func @two_stages(
 // CHECK-SAME: %[[X:[a-z0-9]+]]: tensor<8x16xf32, #dist.sharding<@s0, [{}, {}]>>, %[[W0:[a-z0-9]+]]: {{.*}}, %[[W1:[a-z0-9]+]]: {{.*}})
 // CHECK-NEXT: %[[H:.*]] = call @two_stages_stage0(%[[X]], %[[W0]])
@@ -80,6 +83,7 @@ func.func @there_and_back(%x: tensor<8xf32, #dist.sharding<@a, [{"x"}]>>) -> ten
 // stage. A function on a mesh without a device list (the whole world), or
 // one that calls another, is not marked.
 // REMARK: remark: dist-partition: @hand_off: 1 stages: @hand_off_stage0 on @p (1 ops)
+// REMARK: remark: dist-partition: @hand_off: pipeline of 1 stages x 1 microbatches (gpipe, blocking hand-offs): stages @p {{.*}} s; hand-offs none; then 1.000e-05 s of hand-offs; step 1.000e-05 s, bubble 0.0%
 // CHECK-LABEL: func.func @hand_off(
 // CHECK-NEXT: call @hand_off_stage0
 // CHECK-NEXT: dist.reshard

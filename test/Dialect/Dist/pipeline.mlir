@@ -2,6 +2,9 @@
 // RUN: dist-opt %s -split-input-file --dist-pipeline=microbatches=1 | FileCheck %s --check-prefix=ONE
 // RUN: not dist-opt %s --dist-pipeline=microbatches=0 2>&1 | FileCheck %s --check-prefix=ZERO
 // ZERO: error: dist-pipeline: microbatches must be at least 1, got 0
+// RUN: dist-opt %s -split-input-file --dist-pipeline=microbatches=2 --dist-partition -dist-remarks -o /dev/null 2>&1 | FileCheck %s --check-prefix=MODEL
+// MODEL: remark: dist-partition: @two_stages: 4 stages: @two_stages_stage0 on @s0 (8 ops), @two_stages_stage1 on @s1 (3 ops), @two_stages_stage2 on @s0 (8 ops), @two_stages_stage3 on @s1 (4 ops)
+// MODEL: remark: dist-partition: @two_stages: pipeline of 2 stages x 2 microbatches (gpipe, blocking hand-offs): stages @s0 {{[0-9.e+-]+}} s, @s1 {{[0-9.e+-]+}} s; hand-offs {{[0-9.e+-]+}} s; step {{[0-9.e+-]+}} s, bubble {{[0-9.]+}}%
 // Semantics §3c: the batch dims followed through the ops, the body cloned
 // per microbatch with the batch cut to the part, the results concatenated.
 

@@ -146,41 +146,17 @@ LogicalResult DistLowerReshardPass::lowerReshard(
     return success();
   }
 
-  FailureOr<ResolvedShardings> resolved = resolveShardings(
-      reshard, cast<ShardingAttr>(sourceType.getEncoding()),
-      cast<ShardingAttr>(targetType.getEncoding()), symbolTable,
-      /*allowCrossMesh=*/true);
-  if (failed(resolved))
+  std::optional<ResolvedShardings> resolved;
+  FailureOr<planner::PlanRequest> requested =
+      costModels.requestFor(reshard, symbolTable, &resolved);
+  if (failed(requested))
     return failure();
   MeshOp mesh = resolved->mesh;
   const planner::Mesh &plannerMesh = resolved->plannerMesh;
   const planner::Layout &source = resolved->source, &target = resolved->target;
-  std::optional<int64_t> elementBytes =
-      getElementBytes(sourceType.getElementType());
-  if (!elementBytes)
-    return reshard.emitOpError("cannot plan a reshard of element type ")
-           << sourceType.getElementType() << ", which has no fixed byte size";
-
-  FailureOr<const planner::AlphaBetaCostModel *> model =
-      costModels.get(mesh, plannerMesh);
-  if (failed(model))
-    return failure();
-
-  planner::PlanRequest request(plannerMesh,
-                               std::vector<int64_t>(sourceType.getShape()),
-                               *elementBytes, source, target);
+  planner::PlanRequest &request = *requested;
   request.strategy = strategy;
-  request.costModel = *model;
   request.moves = moves;
-  if (resolved->isCrossMesh()) {
-    FailureOr<const planner::AlphaBetaCostModel *> targetModel =
-        costModels.get(resolved->targetMesh, *resolved->targetPlannerMesh);
-    if (failed(targetModel))
-      return failure();
-    request.targetMesh = *resolved->targetPlannerMesh;
-    request.targetCostModel = *targetModel;
-    request.transfer = costModels.transfer();
-  }
   if (maxPeakBytes > 0)
     request.maxPeakBytes = maxPeakBytes;
 

@@ -182,3 +182,42 @@ planner::PlanCache &dist::getPlanCache(MLIRContext *context,
         mlir::emitWarning(UnknownLoc::get(context)) << warning;
       });
 }
+
+FailureOr<planner::PlanRequest>
+ReshardCostModels::requestFor(ReshardOp reshard,
+                              SymbolTableCollection &symbolTable,
+                              std::optional<ResolvedShardings> *resolvedOut) {
+  RankedTensorType sourceType = reshard.getInput().getType();
+  RankedTensorType targetType = reshard.getType();
+  FailureOr<ResolvedShardings> resolved = resolveShardings(
+      reshard, cast<ShardingAttr>(sourceType.getEncoding()),
+      cast<ShardingAttr>(targetType.getEncoding()), symbolTable,
+      /*allowCrossMesh=*/true);
+  if (failed(resolved))
+    return failure();
+  std::optional<int64_t> elementBytes =
+      getElementBytes(sourceType.getElementType());
+  if (!elementBytes)
+    return reshard.emitOpError("cannot plan a reshard of element type ")
+           << sourceType.getElementType() << ", which has no fixed byte size";
+  FailureOr<const planner::AlphaBetaCostModel *> model =
+      get(resolved->mesh, resolved->plannerMesh);
+  if (failed(model))
+    return failure();
+  planner::PlanRequest request(
+      resolved->plannerMesh, std::vector<int64_t>(sourceType.getShape()),
+      *elementBytes, resolved->source, resolved->target);
+  request.costModel = *model;
+  if (resolved->isCrossMesh()) {
+    FailureOr<const planner::AlphaBetaCostModel *> targetModel =
+        get(resolved->targetMesh, *resolved->targetPlannerMesh);
+    if (failed(targetModel))
+      return failure();
+    request.targetMesh = *resolved->targetPlannerMesh;
+    request.targetCostModel = *targetModel;
+    request.transfer = transfer();
+  }
+  if (resolvedOut)
+    resolvedOut->emplace(*resolved);
+  return request;
+}

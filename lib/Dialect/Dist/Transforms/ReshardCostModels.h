@@ -14,9 +14,11 @@
 #define DIST_LIB_DIALECT_DIST_TRANSFORMS_RESHARDCOSTMODELS_H
 
 #include "dist/Dialect/Dist/IR/DistOps.h"
+#include "dist/Dialect/Dist/IR/PlannerInterop.h"
 #include "dist/Planner/CostModel.h"
 #include "dist/Planner/Mesh.h"
 #include "dist/Planner/PlanCache.h"
+#include "dist/Planner/Planner.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/DenseMap.h"
@@ -50,6 +52,14 @@ public:
   /// The cost model of `mesh` (built on first use, then kept).
   mlir::FailureOr<const planner::AlphaBetaCostModel *>
   get(MeshOp mesh, const planner::Mesh &plannerMesh);
+
+  /// The planner's request for `reshard` under these models: both layouts
+  /// resolved, each mesh's model and, across meshes, the transfer (semantics
+  /// §3, §3a), and in `resolved` (if given) its meshes and layouts. Errors
+  /// are reported at the reshard.
+  mlir::FailureOr<planner::PlanRequest>
+  requestFor(ReshardOp reshard, mlir::SymbolTableCollection &symbolTable,
+             std::optional<ResolvedShardings> *resolved = nullptr);
 
   /// The link between two meshes from the topology file's "transfer", if
   /// it has one (else the planner's default, semantics §3a).

@@ -14,6 +14,7 @@
 #include "FunctionPartitioner.h"
 #include "Normalize.h"
 #include "PairCostMemo.h"
+#include "PipelineRemark.h"
 #include "SignatureLayouts.h"
 #include "SplitStages.h"
 #include "dist/Dialect/Dist/IR/DistOps.h"
@@ -71,6 +72,9 @@ private:
   /// normalize -> build the layout problem -> solve -> apply, for one
   /// function; failure when it reported an error.
   LogicalResult splitIntoStages(ModuleOp module);
+  /// The functions cut into stages, and each stage's modelled seconds.
+  SmallVector<func::FuncOp> pipelines;
+  StageTimes stageSeconds;
   LogicalResult partitionFunction(func::FuncOp func,
                                   SymbolTableCollection &symbols,
                                   planner::PlanCache &cache,
@@ -374,6 +378,8 @@ LogicalResult DistPartitionPass::partitionFunction(
   // the mesh is not kept alive by it once the compute is lowered.
   if (found->isAuto)
     func->removeAttr(kAutoAttrName);
+  if (func->hasAttr(kStageAttrName))
+    stageSeconds[func] = solution.compute + solution.comm;
   totals.cost += solution.comm;
   totals.reshards += reshards;
   totals.ops += ops;
@@ -395,7 +401,10 @@ LogicalResult DistPartitionPass::splitIntoStages(ModuleOp module) {
       failedAny = true;
       continue;
     }
-    if (stages.empty() || !(remarks || remarksRequested()))
+    if (stages.empty())
+      continue;
+    pipelines.push_back(func);
+    if (!(remarks || remarksRequested()))
       continue;
     InFlightDiagnostic remark = emitSummaryRemark(module)
                                 << "dist-partition: @" << func.getSymName()
@@ -409,6 +418,8 @@ LogicalResult DistPartitionPass::splitIntoStages(ModuleOp module) {
 
 void DistPartitionPass::runOnOperation() {
   ModuleOp module = getOperation();
+  pipelines.clear();
+  stageSeconds.clear();
   if (failed(costModels.resolveAuto(module)) ||
       failed(costModels.checkAxesExist(module)))
     return signalPassFailure();
@@ -434,6 +445,10 @@ void DistPartitionPass::runOnOperation() {
     if (failed(partitionFunction(func, symbols, cache, budget, totals)))
       failedAny = true;
   }
+  if (!failedAny && (remarks || remarksRequested()))
+    for (func::FuncOp caller : pipelines)
+      emitPipelineRemark(caller, stageSeconds, costModels, cache,
+                         ReshardPlanning{strategy, moves}, symbols);
   cache.flushCosts();
   if (failedAny)
     return signalPassFailure();
