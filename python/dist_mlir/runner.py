@@ -28,6 +28,7 @@ def run(program: str | os.PathLike, np: int, backend: str = "mpi",
         inputs: str | Sequence[numpy.ndarray] = "iota",
         entry: str | None = None, *,
         options: Sequence[str] = (),
+        microbatches: int = 1,
         timeout: float | None = None) -> list[list[numpy.ndarray]]:
     """Compiles ``program`` and runs its entry function on ``np`` ranks.
 
@@ -53,6 +54,9 @@ def run(program: str | os.PathLike, np: int, backend: str = "mpi",
         entry: function to run; default: the only public function.
         options: extra dist-run flags, e.g. ``["--strategy=greedy"]``;
             with ``--reps R``, dist-run's timing line is printed (stdout).
+        microbatches: a function whose compute spans several meshes runs as
+            a pipeline of this many microbatches of its ``dist.batch_dim``
+            arguments (``--microbatches``, semantics §3c); 1: as written.
         timeout: seconds before the job is killed (``None``: no limit).
 
     Returns:
@@ -84,6 +88,9 @@ def run(program: str | os.PathLike, np: int, backend: str = "mpi",
         raise ValueError(f"entry: expected a function name, got {entry!r}")
     if isinstance(options, str):
         raise TypeError("options must be a sequence of flags, not one string")
+    if isinstance(microbatches, bool) or not isinstance(microbatches, int) \
+            or microbatches < 1:
+        raise ValueError(f"microbatches: expected a positive int, got {microbatches!r}")
     tool = find_tool("dist-run")
 
     with tempfile.TemporaryDirectory(prefix="dist_mlir-run-") as scratch:
@@ -107,6 +114,8 @@ def run(program: str | os.PathLike, np: int, backend: str = "mpi",
                    "--input", inputs, "--dump", dump]
         if entry is not None:
             command += ["--entry", entry]
+        if microbatches != 1:
+            command += ["--microbatches", str(microbatches)]
         command += list(options)
         # A session of its own, so that a timeout can kill mpirun and every
         # rank it started, not just the front process.

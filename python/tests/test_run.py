@@ -193,3 +193,38 @@ def test_cross_mesh_handoff() -> None:
     numpy.testing.assert_array_equal(results[0][3], whole[:, 3:])
     with pytest.raises(RunError, match="--np 3 is too small: mesh @s1 names rank 3"):
         dist_mlir.run(HANDOFF, 3, timeout=120)
+
+
+# Two stages, one rank each: x (its batch marked) times w on rank 0, the
+# result handed to rank 1 and doubled there.
+STAGES = """
+dist.mesh @s0 = <["x"=1], devices = [0]>
+dist.mesh @s1 = <["x"=1], devices = [1]>
+func.func @stages(%x: tensor<8x4xf32, #dist.sharding<@s0, [{}, {}]>> {dist.batch_dim = 0 : i64},
+                  %w: tensor<4x4xf32, #dist.sharding<@s0, [{}, {}]>>)
+    -> tensor<8x4xf32, #dist.sharding<@s1, [{}, {}]>> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x4xf32, #dist.sharding<@s0, [{}, {}]>>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<8x4xf32, #dist.sharding<@s0, [{}, {}]>>) -> tensor<8x4xf32, #dist.sharding<@s0, [{}, {}]>>
+  %h = linalg.matmul ins(%x, %w : tensor<8x4xf32, #dist.sharding<@s0, [{}, {}]>>, tensor<4x4xf32, #dist.sharding<@s0, [{}, {}]>>)
+                     outs(%f : tensor<8x4xf32, #dist.sharding<@s0, [{}, {}]>>) -> tensor<8x4xf32, #dist.sharding<@s0, [{}, {}]>>
+  %s = dist.reshard %h : tensor<8x4xf32, #dist.sharding<@s0, [{}, {}]>> -> tensor<8x4xf32, #dist.sharding<@s1, [{}, {}]>>
+  %y = arith.addf %s, %s : tensor<8x4xf32, #dist.sharding<@s1, [{}, {}]>>
+  return %y : tensor<8x4xf32, #dist.sharding<@s1, [{}, {}]>>
+}
+"""
+
+
+def test_microbatches() -> None:
+    """The pipelined program gives the unpipelined one's result."""
+    x = numpy.arange(32, dtype=numpy.float32).reshape(8, 4)
+    w = numpy.arange(16, dtype=numpy.float32).reshape(4, 4) / 8
+    for m in (1, 2, 4):
+        results = dist_mlir.run(STAGES, 2, inputs=[x, w], microbatches=m, timeout=120)
+        assert results[0][0] is None
+        numpy.testing.assert_allclose(results[0][1], 2 * (x @ w), rtol=1e-6)
+    for bad in (0, -1, 1.5, True):
+        with pytest.raises(ValueError, match="microbatches: expected a positive int"):
+            dist_mlir.run(STAGES, 2, microbatches=bad)
+    with pytest.raises(RunError, match="microbatches=3 does not divide the batch extent 8"):
+        dist_mlir.run(STAGES, 2, microbatches=3, timeout=120)
