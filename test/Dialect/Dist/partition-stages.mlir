@@ -83,7 +83,7 @@ func.func @there_and_back(%x: tensor<8xf32, #dist.sharding<@a, [{"x"}]>>) -> ten
 // stage. A function on a mesh without a device list (the whole world), or
 // one that calls another, is not marked.
 // REMARK: remark: dist-partition: @hand_off: 1 stages: @hand_off_stage0 on @p (1 ops)
-// REMARK: remark: dist-partition: @hand_off: pipeline of 1 stages x 1 microbatches (gpipe, blocking hand-offs): stages @p {{.*}} s; hand-offs none; then 1.000e-05 s of hand-offs; step 1.000e-05 s, bubble 0.0%
+// REMARK: remark: dist-partition: @hand_off: pipeline of 1 stages x 1 microbatches (gpipe, blocking hand-offs): stages @p {{.*}} s; hand-offs none; then 1.000e-05 s; step 1.000e-05 s, bubble 0.0%
 // CHECK-LABEL: func.func @hand_off(
 // CHECK-NEXT: call @hand_off_stage0
 // CHECK-NEXT: dist.reshard

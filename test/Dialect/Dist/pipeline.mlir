@@ -1,10 +1,14 @@
 // RUN: dist-opt %s -split-input-file --dist-pipeline=microbatches=2 | FileCheck %s
 // RUN: dist-opt %s -split-input-file --dist-pipeline=microbatches=1 | FileCheck %s --check-prefix=ONE
-// RUN: not dist-opt %s --dist-pipeline=microbatches=0 2>&1 | FileCheck %s --check-prefix=ZERO
+// RUN: not dist-opt %s -split-input-file --dist-pipeline=microbatches=0 2>&1 | FileCheck %s --check-prefix=ZERO
 // ZERO: error: dist-pipeline: microbatches must be at least 1, got 0
 // RUN: dist-opt %s -split-input-file --dist-pipeline=microbatches=2 --dist-partition -dist-remarks -o /dev/null 2>&1 | FileCheck %s --check-prefix=MODEL
 // MODEL: remark: dist-partition: @two_stages: 4 stages: @two_stages_stage0 on @s0 (8 ops), @two_stages_stage1 on @s1 (3 ops), @two_stages_stage2 on @s0 (8 ops), @two_stages_stage3 on @s1 (4 ops)
 // MODEL: remark: dist-partition: @two_stages: pipeline of 2 stages x 2 microbatches (gpipe, blocking hand-offs): stages @s0 {{[0-9.e+-]+}} s, @s1 {{[0-9.e+-]+}} s; hand-offs {{[0-9.e+-]+}} s; step {{[0-9.e+-]+}} s, bubble {{[0-9.]+}}%
+// A result on the first stage's mesh is concatenated after the last
+// microbatch: a stage past the pipe, modelled after it has drained.
+// MODEL: remark: dist-partition: @direct: 6 stages:
+// MODEL: remark: dist-partition: @direct: pipeline of 2 stages x 2 microbatches (gpipe, blocking hand-offs): stages @a {{[0-9.e+-]+}} s, @b {{[0-9.e+-]+}} s; hand-offs {{[0-9.e+-]+}} s; then {{[0-9.e+-]+}} s; step {{[0-9.e+-]+}} s, bubble {{[0-9.]+}}%
 // Semantics §3c: the batch dims followed through the ops, the body cloned
 // per microbatch with the batch cut to the part, the results concatenated.
 
@@ -79,4 +83,23 @@ func.func @weight_result(%x: tensor<8xf32, #dist.sharding<@a, [{"x"}]>> {dist.ba
   %to_b = dist.reshard %n : tensor<8xf32, #dist.sharding<@a, [{"x"}]>> -> tensor<8xf32, #dist.sharding<@b, [{"x"}]>>
   %we = math.exp %w : tensor<4xf32, #dist.sharding<@b, [{}]>>
   return %to_b, %we : tensor<8xf32, #dist.sharding<@b, [{"x"}]>>, tensor<4xf32, #dist.sharding<@b, [{}]>>
+}
+// -----
+
+// CHECK-LABEL: func.func @direct(
+// CHECK: tensor.concat dim(0)
+// CHECK: tensor.concat dim(0)
+dist.mesh @a = <["x"=2], devices = [0, 1]>
+dist.mesh @b = <["x"=3], devices = [2, 3, 4]>
+func.func @direct(%x: tensor<8x4xf32, #dist.sharding<@a, [{"x"}, {}]>> {dist.batch_dim = 0 : i64}, %w: tensor<4xf32, #dist.sharding<@b, [{}]>>)
+    -> (tensor<8x4xf32, #dist.sharding<@a, [{"x"}, {}]>>, tensor<8x4xf32, #dist.sharding<@b, [{"x"}, {}]>>, tensor<8x4xf32, #dist.sharding<@b, [{"x"}, {}]>>) {
+  %s = dist.reshard %x : tensor<8x4xf32, #dist.sharding<@a, [{"x"}, {}]>> -> tensor<8x4xf32, #dist.sharding<@b, [{"x"}, {}]>>
+  %e = tensor.empty() : tensor<8x4xf32, #dist.sharding<@b, [{"x"}, {}]>>
+  %y = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%s, %w : tensor<8x4xf32, #dist.sharding<@b, [{"x"}, {}]>>, tensor<4xf32, #dist.sharding<@b, [{}]>>) outs(%e : tensor<8x4xf32, #dist.sharding<@b, [{"x"}, {}]>>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %m = arith.mulf %p, %q : f32
+    linalg.yield %m : f32
+  } -> tensor<8x4xf32, #dist.sharding<@b, [{"x"}, {}]>>
+  return %x, %y, %y : tensor<8x4xf32, #dist.sharding<@a, [{"x"}, {}]>>, tensor<8x4xf32, #dist.sharding<@b, [{"x"}, {}]>>, tensor<8x4xf32, #dist.sharding<@b, [{"x"}, {}]>>
 }

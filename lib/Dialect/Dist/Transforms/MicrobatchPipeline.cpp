@@ -340,6 +340,9 @@ struct DistPipelinePass
         continue;
       }
       cloneMicrobatches(func, batch, extent, microbatches);
+      func->setAttr(kMicrobatchesAttrName,
+                    IntegerAttr::get(IntegerType::get(&getContext(), 64),
+                                     static_cast<int64_t>(microbatches)));
     }
     if (failedAny)
       signalPassFailure();

@@ -18,6 +18,10 @@ namespace dist {
 /// pipeline stage, semantics §3c), so a call of it runs only on the mesh's
 /// ranks. Set by dist-partition, read by convert-dist-to-runtime.
 inline constexpr llvm::StringLiteral kStageAttrName = "dist.stage";
+/// `dist.microbatches = M` on a function dist-pipeline cut into M
+/// microbatches: read (and dropped) by dist-partition's pipeline remark.
+inline constexpr llvm::StringLiteral kMicrobatchesAttrName =
+    "dist.microbatches";
 } // namespace dist
 
 #endif // DIST_DIALECT_DIST_IR_DISTDIALECT_H

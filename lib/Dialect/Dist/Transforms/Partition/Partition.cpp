@@ -73,7 +73,8 @@ private:
   /// function; failure when it reported an error.
   LogicalResult splitIntoStages(ModuleOp module);
   /// The functions cut into stages, and each stage's modelled seconds.
-  SmallVector<func::FuncOp> pipelines;
+  /// With the microbatches dist-pipeline cut them into (0: not known).
+  SmallVector<std::pair<func::FuncOp, int64_t>> pipelines;
   StageTimes stageSeconds;
   LogicalResult partitionFunction(func::FuncOp func,
                                   SymbolTableCollection &symbols,
@@ -401,9 +402,13 @@ LogicalResult DistPartitionPass::splitIntoStages(ModuleOp module) {
       failedAny = true;
       continue;
     }
+    int64_t microbatches = 0;
+    if (auto mark = func->getAttrOfType<IntegerAttr>(kMicrobatchesAttrName))
+      microbatches = mark.getInt();
+    func->removeAttr(kMicrobatchesAttrName);
     if (stages.empty())
       continue;
-    pipelines.push_back(func);
+    pipelines.push_back({func, microbatches});
     if (!(remarks || remarksRequested()))
       continue;
     InFlightDiagnostic remark = emitSummaryRemark(module)
@@ -446,8 +451,8 @@ void DistPartitionPass::runOnOperation() {
       failedAny = true;
   }
   if (!failedAny && (remarks || remarksRequested()))
-    for (func::FuncOp caller : pipelines)
-      emitPipelineRemark(caller, stageSeconds, costModels, cache,
+    for (auto [caller, microbatches] : pipelines)
+      emitPipelineRemark(caller, microbatches, stageSeconds, costModels, cache,
                          ReshardPlanning{strategy, moves}, symbols);
   cache.flushCosts();
   if (failedAny)

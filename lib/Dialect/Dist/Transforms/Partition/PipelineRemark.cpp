@@ -74,8 +74,22 @@ LogicalResult collectStages(func::FuncOp caller, const StageTimes &stageSeconds,
 }
 
 /// The stages of one microbatch: the shortest prefix of the calls whose
-/// meshes are distinct and repeat through all of them.
-size_t pipelinePeriod(ArrayRef<StageCall> calls) {
+/// meshes are distinct and repeat through the calls (through M periods when
+/// M is known; what follows them runs once the pipe has drained).
+size_t pipelinePeriod(ArrayRef<StageCall> calls, int64_t microbatches) {
+  // The longest period that M microbatches repeat (the calls after them
+  // hold the concatenated results).
+  for (size_t period = microbatches > 0 ? calls.size() / microbatches : 0;
+       period > 0; --period) {
+    llvm::StringSet<> distinct;
+    bool ok = true;
+    for (size_t i = 0; ok && i < period; ++i)
+      ok = distinct.insert(calls[i].mesh).second;
+    for (size_t i = period; ok && i < period * microbatches; ++i)
+      ok = calls[i].mesh == calls[i % period].mesh;
+    if (ok)
+      return period;
+  }
   for (size_t period = 1; period <= calls.size(); ++period) {
     if (calls.size() % period)
       continue;
@@ -93,20 +107,25 @@ size_t pipelinePeriod(ArrayRef<StageCall> calls) {
 
 } // namespace
 
-void dist::partition::emitPipelineRemark(func::FuncOp caller,
-                                         const StageTimes &stageSeconds,
-                                         ReshardCostModels &models,
-                                         planner::PlanCache &cache,
-                                         const ReshardPlanning &planning,
-                                         SymbolTableCollection &symbols) {
+void dist::partition::emitPipelineRemark(
+    func::FuncOp caller, int64_t microbatches, const StageTimes &stageSeconds,
+    ReshardCostModels &models, planner::PlanCache &cache,
+    const ReshardPlanning &planning, SymbolTableCollection &symbols) {
   SmallVector<StageCall> calls;
   SmallVector<double> handoffs;
   if (failed(collectStages(caller, stageSeconds, models, cache, planning,
                            symbols, calls, handoffs)))
     return;
-  size_t period = pipelinePeriod(calls);
+  size_t period = pipelinePeriod(calls, microbatches);
   planner::pipeline::PipelineModel model;
-  model.microbatches = static_cast<int64_t>(calls.size() / period);
+  model.microbatches = microbatches > 0 && period * microbatches <= calls.size()
+                           ? microbatches
+                           : static_cast<int64_t>(calls.size() / period);
+  // What follows the last microbatch (dist-pipeline's concatenations of the
+  // results, the hand-offs after them) runs once the pipe has drained.
+  double drained = handoffs.back();
+  for (size_t i = period * model.microbatches; i < calls.size(); ++i)
+    drained += calls[i].seconds + handoffs[i - 1];
   model.overlapHandoffs = false; // blocking exchanges, in program order
   for (size_t i = 0; i < period; ++i) {
     model.stages.push_back({calls[i].seconds, 0});
@@ -133,11 +152,9 @@ void dist::partition::emitPipelineRemark(func::FuncOp caller,
            << llvm::formatv("{0:e3}", model.handoffs[i].forward) << " s";
   if (period == 1)
     remark << " none";
-  if (handoffs.back() > 0)
-    remark << "; then " << llvm::formatv("{0:e3}", handoffs.back())
-           << " s of hand-offs";
-  remark << "; step "
-         << llvm::formatv("{0:e3}", step->stepSeconds + handoffs.back())
+  if (drained > 0)
+    remark << "; then " << llvm::formatv("{0:e3}", drained) << " s";
+  remark << "; step " << llvm::formatv("{0:e3}", step->stepSeconds + drained)
          << " s, bubble " << llvm::formatv("{0:f1}", 100 * step->bubbleFraction)
          << "%";
 }

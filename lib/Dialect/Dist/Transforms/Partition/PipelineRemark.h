@@ -30,8 +30,9 @@ struct ReshardPlanning {
 
 /// Emits the summary remark of `caller`'s pipeline: per stage its time, per
 /// hand-off its planned cost, the step time and the bubble; nothing when its
-/// calls are not all stages with known times.
-void emitPipelineRemark(mlir::func::FuncOp caller,
+/// calls are not all stages with known times. `microbatches`: how many
+/// dist-pipeline made (0: read from the repeating stage meshes).
+void emitPipelineRemark(mlir::func::FuncOp caller, int64_t microbatches,
                         const StageTimes &stageSeconds,
                         ReshardCostModels &models, planner::PlanCache &cache,
                         const ReshardPlanning &planning,
