@@ -309,7 +309,6 @@ int64_t groupSize(MeshOp mesh, ArrayRef<int64_t> axes) {
   return q;
 }
 
-/// What the patterns share: the runtime's calls and the functions' streams.
 /// Creating a group is collective over the world (every rank takes part,
 /// members or not, in the same order): the groups a stage function creates
 /// are created before its guarded call, by every rank, with what they are
@@ -372,6 +371,7 @@ void guardStageCalls(ModuleOp module, RuntimeCalls &calls) {
     func->removeAttr(kStageAttrName);
 }
 
+/// What the patterns share: the runtime's calls and the functions' streams.
 class LoweringState {
 public:
   LoweringState(ModuleOp module, bool device) : calls(module), device(device) {}

@@ -69,13 +69,14 @@ private:
     double cost = 0;
     unsigned reshards = 0, ops = 0;
   };
-  /// normalize -> build the layout problem -> solve -> apply, for one
-  /// function; failure when it reported an error.
+  /// Semantics §3c: functions computing on several meshes cut into stages.
   LogicalResult splitIntoStages(ModuleOp module);
-  /// The functions cut into stages, and each stage's modelled seconds.
-  /// With the microbatches dist-pipeline cut them into (0: not known).
+  /// The functions cut into stages, each with the microbatches dist-pipeline
+  /// cut it into (0: not known), and each stage's modelled seconds.
   SmallVector<std::pair<func::FuncOp, int64_t>> pipelines;
   StageTimes stageSeconds;
+  /// normalize -> build the layout problem -> solve -> apply, for one
+  /// function; failure when it reported an error.
   LogicalResult partitionFunction(func::FuncOp func,
                                   SymbolTableCollection &symbols,
                                   planner::PlanCache &cache,
